@@ -1,0 +1,33 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "realm-browser",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "RealmStorage", targets: ["RealmStorage"]),
+        .executable(name: "realm-browser", targets: ["realm-browser"]),
+        .executable(name: "realm-bench", targets: ["realm-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
+    ],
+    targets: [
+        // The storage engine: file format, copy-on-write B+trees, MVCC transactions.
+        .target(
+            name: "RealmStorage",
+            dependencies: [.product(name: "Atomics", package: "swift-atomics")]
+        ),
+        // SQLite's C API, used only by the benchmark program for side-by-side runs.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .executableTarget(name: "realm-browser", dependencies: ["RealmStorage"]),
+        .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "CSQLite"]),
+        // A child process for the crash and multi-process tests.
+        .executableTarget(name: "realm-storage-worker", dependencies: ["RealmStorage"]),
+        .testTarget(
+            name: "RealmStorageTests",
+            dependencies: ["RealmStorage", "realm-storage-worker"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,88 @@
+/// Appends little-endian fields to a growing byte buffer.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    var count: Int { bytes.count }
+
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+    mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    mutating func string(_ s: String) {
+        let utf8 = Array(s.utf8)
+        u32(UInt32(utf8.count))
+        bytes.append(contentsOf: utf8)
+    }
+    mutating func raw<S: Sequence>(_ s: S) where S.Element == UInt8 { bytes.append(contentsOf: s) }
+    mutating func zeros(_ n: Int) { if n > 0 { bytes.append(contentsOf: repeatElement(0, count: n)) } }
+    /// Pads with zeros to a multiple of `alignment` bytes.
+    mutating func align(_ alignment: Int) {
+        let r = bytes.count % alignment
+        if r != 0 { zeros(alignment - r) }
+    }
+    mutating func patchU32(_ v: UInt32, at offset: Int) {
+        withUnsafeBytes(of: v.littleEndian) { for i in 0..<4 { bytes[offset + i] = $0[i] } }
+    }
+    mutating func patchU64(_ v: UInt64, at offset: Int) {
+        withUnsafeBytes(of: v.littleEndian) { for i in 0..<8 { bytes[offset + i] = $0[i] } }
+    }
+}
+
+/// Reads little-endian fields from a byte buffer, throwing on overrun instead of trapping.
+struct ByteReader {
+    let buffer: UnsafeRawBufferPointer
+    var offset: Int
+
+    init(_ buffer: UnsafeRawBufferPointer, offset: Int = 0) {
+        self.buffer = buffer
+        self.offset = offset
+    }
+
+    struct Overrun: Error {}
+
+    private mutating func need(_ n: Int) throws {
+        if n < 0 || offset > buffer.count - n { throw Overrun() }
+    }
+    mutating func u8() throws -> UInt8 { try need(1); defer { offset += 1 }; return buffer[offset] }
+    mutating func u16() throws -> UInt16 {
+        try need(2); defer { offset += 2 }
+        return UInt16(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+    }
+    mutating func u32() throws -> UInt32 {
+        try need(4); defer { offset += 4 }
+        return UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+    mutating func u64() throws -> UInt64 {
+        try need(8); defer { offset += 8 }
+        return UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+    mutating func i64() throws -> Int64 { Int64(bitPattern: try u64()) }
+    mutating func string(maxLength: Int = 1 << 24) throws -> String {
+        let n = Int(try u32())
+        if n > maxLength { throw Overrun() }
+        try need(n)
+        defer { offset += n }
+        guard let s = String(validating: UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + n]), as: UTF8.self) else {
+            throw Overrun()
+        }
+        return s
+    }
+    mutating func bytes(_ n: Int) throws -> UnsafeRawBufferPointer {
+        try need(n)
+        defer { offset += n }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + n])
+    }
+    mutating func skip(_ n: Int) throws { try need(n); offset += n }
+}
+
+extension UnsafeRawBufferPointer {
+    @inline(__always) func u32(at offset: Int) -> UInt32 {
+        UInt32(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+    @inline(__always) func u64(at offset: Int) -> UInt64 {
+        UInt64(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+}

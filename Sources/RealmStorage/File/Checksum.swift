@@ -1,0 +1,61 @@
+/// A fast non-cryptographic 64-bit hash used for node and meta checksums.
+///
+/// Four independent multiply-rotate lanes over 8-byte words (the structure of xxHash64),
+/// written here; it detects torn and flipped bytes, not tampering (encryption adds an HMAC).
+@inline(__always) private func round(_ acc: UInt64, _ input: UInt64) -> UInt64 {
+    var a = acc &+ input &* 0xC2B2_AE3D_27D4_EB4F
+    a = (a << 31) | (a >> 33)
+    return a &* 0x9E37_79B1_85EB_CA87
+}
+
+@inline(__always) private func avalanche(_ h0: UInt64) -> UInt64 {
+    var h = h0
+    h ^= h >> 33
+    h = h &* 0xC2B2_AE3D_27D4_EB4F
+    h ^= h >> 29
+    h = h &* 0x1656_67B1_9E37_79F9
+    h ^= h >> 32
+    return h
+}
+
+func hash64(_ buffer: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+    let n = buffer.count
+    var i = 0
+    var h: UInt64
+    if n >= 32 {
+        var v1 = seed &+ 0x9E37_79B1_85EB_CA87 &+ 0xC2B2_AE3D_27D4_EB4F
+        var v2 = seed &+ 0xC2B2_AE3D_27D4_EB4F
+        var v3 = seed
+        var v4 = seed &- 0x9E37_79B1_85EB_CA87
+        while i + 32 <= n {
+            v1 = round(v1, buffer.u64(at: i))
+            v2 = round(v2, buffer.u64(at: i + 8))
+            v3 = round(v3, buffer.u64(at: i + 16))
+            v4 = round(v4, buffer.u64(at: i + 24))
+            i += 32
+        }
+        h = ((v1 << 1) | (v1 >> 63)) &+ ((v2 << 7) | (v2 >> 57)) &+ ((v3 << 12) | (v3 >> 52)) &+ ((v4 << 18) | (v4 >> 46))
+        h = (h ^ round(0, v1)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+        h = (h ^ round(0, v2)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+        h = (h ^ round(0, v3)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+        h = (h ^ round(0, v4)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+    } else {
+        h = seed &+ 0x27D4_EB2F_1656_67C5
+    }
+    h = h &+ UInt64(n)
+    while i + 8 <= n {
+        h ^= round(0, buffer.u64(at: i))
+        h = ((h << 27) | (h >> 37)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+        i += 8
+    }
+    while i < n {
+        h ^= UInt64(buffer[i]) &* 0x27D4_EB2F_1656_67C5
+        h = ((h << 11) | (h >> 53)) &* 0x9E37_79B1_85EB_CA87
+        i += 1
+    }
+    return avalanche(h)
+}
+
+func hash64(_ bytes: [UInt8], seed: UInt64 = 0) -> UInt64 {
+    bytes.withUnsafeBytes { hash64($0, seed: seed) }
+}

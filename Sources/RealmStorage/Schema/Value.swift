@@ -1,0 +1,88 @@
+import Foundation
+
+/// The key of an object within its class. Keys are assigned in increasing order and never reused.
+public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt64
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    public static func < (a: ObjectKey, b: ObjectKey) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { "#\(rawValue)" }
+}
+
+/// A point in time with nanosecond precision: seconds since 1970-01-01T00:00:00Z plus nanoseconds.
+///
+/// `nanoseconds` has the same sign as `seconds` (or either sign when `seconds` is 0), as in Realm.
+public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var seconds: Int64
+    public var nanoseconds: Int32
+    public init(seconds: Int64, nanoseconds: Int32 = 0) {
+        self.seconds = seconds
+        self.nanoseconds = nanoseconds
+    }
+    public init(_ date: Date) {
+        let t = date.timeIntervalSince1970
+        let s = t.rounded(.towardZero)
+        self.seconds = Int64(s)
+        self.nanoseconds = Int32(((t - s) * 1e9).rounded())
+    }
+    public var date: Date { Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1e9) }
+    public static func < (a: Timestamp, b: Timestamp) -> Bool {
+        (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds)
+    }
+    public var description: String { "\(seconds)s\(nanoseconds)ns" }
+}
+
+/// A value stored in a property, a list element or a mixed property.
+public enum Value: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case float(Float)
+    case double(Double)
+    case string(String)
+    case data([UInt8])
+    case date(Timestamp)
+    case objectId(ObjectId)
+    case uuid(UUID)
+    case decimal128(Decimal128)
+    /// A to-one link (or a list-of-links element): the key of the target object in the property's target class.
+    case link(ObjectKey)
+
+    public var isNull: Bool { if case .null = self { return true } else { return false } }
+
+    /// The property type this value naturally belongs to, or nil for `.null`.
+    public var type: PropertyType? {
+        switch self {
+        case .null: return nil
+        case .bool: return .bool
+        case .int: return .int
+        case .float: return .float
+        case .double: return .double
+        case .string: return .string
+        case .data: return .data
+        case .date: return .date
+        case .objectId: return .objectId
+        case .uuid: return .uuid
+        case .decimal128: return .decimal128
+        case .link: return .link
+        }
+    }
+}
+
+extension Value: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let v): return v ? "true" : "false"
+        case .int(let v): return String(v)
+        case .float(let v): return String(v)
+        case .double(let v): return String(v)
+        case .string(let v): return "\"\(v)\""
+        case .data(let v): return "<\(v.count) bytes>"
+        case .date(let v): return v.description
+        case .objectId(let v): return "oid(\(v))"
+        case .uuid(let v): return "uuid(\(v.uuidString.lowercased()))"
+        case .decimal128(let v): return v.description
+        case .link(let k): return "link(\(k))"
+        }
+    }
+}

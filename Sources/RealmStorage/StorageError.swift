@@ -1,0 +1,72 @@
+/// Every error the storage engine reports. Each case says what failed and where; none carries user values.
+public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file is not a database of this format (its first bytes are something else).
+    case notADatabase(path: String)
+    /// The file was written by a newer version of the format than this build reads.
+    case newerFormat(path: String, fileVersion: UInt32, supported: UInt32)
+    /// The file is shorter than its header says it must be.
+    case truncated(path: String, expectedBytes: UInt64, actualBytes: UInt64)
+    /// A structure inside the file failed a check; `location` names the structure and page.
+    case corrupt(path: String, location: String, reason: String)
+    /// An operating-system call failed.
+    case io(path: String, operation: String, errno: Int32)
+    /// The database was opened read-only and a write was attempted.
+    case readOnly(path: String)
+    /// The file is in use by another process and the operation needs exclusive access.
+    case inUseByAnotherProcess(path: String, operation: String)
+    /// A schema change or object operation named a class that does not exist.
+    case noSuchClass(String)
+    /// A class with that name already exists.
+    case classExists(String)
+    /// A property name that does not exist on the class.
+    case noSuchProperty(className: String, property: String)
+    /// A property with that name already exists on the class.
+    case propertyExists(className: String, property: String)
+    /// A name is empty or too long (class names ≤ 57 bytes, property names ≤ 63 bytes).
+    case invalidName(kind: String, name: String, reason: String)
+    /// The schema definition is invalid (bad primary key type, unindexable type, missing link target, ...).
+    case invalidSchema(String)
+    /// A value does not fit the property (wrong type, null in a required property, too long).
+    case typeMismatch(className: String, property: String, expected: String, got: String)
+    /// A value exceeds a size limit (strings and data ≤ 16 MB).
+    case valueTooLarge(className: String, property: String, bytes: Int, limit: Int)
+    /// A primary key value is already used by another object of the class. The value is not included.
+    case duplicatePrimaryKey(className: String, property: String)
+    /// The object does not exist (deleted, or never created) in this version.
+    case noSuchObject(className: String, key: UInt64)
+    /// A list index is outside the list.
+    case indexOutOfRange(index: Int, count: Int)
+    /// The transaction was already committed or rolled back.
+    case transactionEnded
+
+    public var description: String {
+        switch self {
+        case .notADatabase(let p): return "\(p): not a database file (unknown header)"
+        case .newerFormat(let p, let v, let s):
+            return "\(p): written by a newer format version (\(v)); this build reads versions up to \(s)"
+        case .truncated(let p, let e, let a): return "\(p): file is truncated: expected at least \(e) bytes, found \(a)"
+        case .corrupt(let p, let l, let r): return "\(p): corrupt \(l): \(r)"
+        case .io(let p, let op, let e): return "\(p): \(op) failed: \(String(cString: strerror(e)))"
+        case .readOnly(let p): return "\(p): opened read-only; writes are not allowed"
+        case .inUseByAnotherProcess(let p, let op): return "\(p): cannot \(op): the file is open in another process"
+        case .noSuchClass(let c): return "no class named '\(c)'"
+        case .classExists(let c): return "class '\(c)' already exists"
+        case .noSuchProperty(let c, let p): return "class '\(c)' has no property '\(p)'"
+        case .propertyExists(let c, let p): return "class '\(c)' already has a property '\(p)'"
+        case .invalidName(let k, let n, let r): return "invalid \(k) name '\(n)': \(r)"
+        case .invalidSchema(let m): return "invalid schema: \(m)"
+        case .typeMismatch(let c, let p, let e, let g): return "\(c).\(p) expects \(e), got \(g)"
+        case .valueTooLarge(let c, let p, let b, let l): return "\(c).\(p): value of \(b) bytes exceeds the limit of \(l) bytes"
+        case .duplicatePrimaryKey(let c, let p): return "duplicate primary key for \(c).\(p)"
+        case .noSuchObject(let c, let k): return "no object \(c) #\(k)"
+        case .indexOutOfRange(let i, let n): return "index \(i) out of range for a list of \(n)"
+        case .transactionEnded: return "the transaction has already ended"
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,4 @@
+@main
+struct WorkerMain {
+    static func main() { print("worker: not yet") }
+}
