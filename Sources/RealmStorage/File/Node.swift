@@ -1,0 +1,74 @@
+/// Node types stored in the first byte of every node header (see docs/FILE_FORMAT.md, "Nodes").
+enum NodeType: UInt8 {
+    case tableInner = 1
+    case cluster = 2
+    case list = 3
+    case blob = 5
+    case indexLeaf = 6
+    case indexInner = 7
+    case catalogue = 8
+    case freeList = 9
+    case commitLog = 10
+}
+
+let pageSize = 4096
+let nodeHeaderSize = 16
+
+/// Builds a node: reserves the 16-byte header, lets the caller append the body, then seals length and checksum.
+struct NodeBuilder {
+    var w: ByteWriter
+    let type: NodeType
+
+    init(_ type: NodeType, capacity: Int = 256) {
+        self.type = type
+        w = ByteWriter(capacity: capacity)
+        w.zeros(nodeHeaderSize)
+    }
+
+    /// The finished node bytes, header filled in. Not padded to a page; the store pads.
+    consuming func finish() -> [UInt8] {
+        var bytes = w.bytes
+        bytes[0] = type.rawValue
+        let length = UInt32(bytes.count)
+        withUnsafeBytes(of: length.littleEndian) { for i in 0..<4 { bytes[4 + i] = $0[i] } }
+        let sum = nodeChecksum(bytes)
+        withUnsafeBytes(of: sum.littleEndian) { for i in 0..<8 { bytes[8 + i] = $0[i] } }
+        return bytes
+    }
+}
+
+/// The checksum of a node: `hash64` of its bytes with the checksum field (bytes 8..<16) taken as zero.
+func nodeChecksum(_ node: UnsafeRawBufferPointer) -> UInt64 {
+    let head = hash64(UnsafeRawBufferPointer(rebasing: node[0..<8]), seed: 0x5245_414C)
+    return hash64(UnsafeRawBufferPointer(rebasing: node[nodeHeaderSize...]), seed: head)
+}
+
+func nodeChecksum(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { nodeChecksum($0) } }
+
+/// Number of pages a node of `length` bytes occupies.
+@inline(__always) func pagesFor(bytes length: Int) -> Int { (length + pageSize - 1) / pageSize }
+
+/// Read access to committed nodes of one snapshot.
+protocol NodeSource: AnyObject {
+    /// The bytes of the node at `ref` (its length taken from the header), checked against the file's bounds
+    /// and, when `expected` is given, its type. Throws `StorageError.corrupt` naming the page otherwise.
+    func node(_ ref: UInt64, expected: NodeType?) throws -> UnsafeRawBufferPointer
+    /// The path of the database, for error messages.
+    var displayPath: String { get }
+}
+
+/// Allocation within one write transaction. Written nodes become visible to this transaction at once and to
+/// others at commit; freed nodes are reused only once no reader can still see them.
+protocol NodeSink: NodeSource {
+    /// Writes a finished node (from `NodeBuilder.finish()`) into free space and returns its ref.
+    func write(_ node: [UInt8]) throws -> UInt64
+    /// Marks the node at `ref`, which belongs to the version this transaction started from, as free from the
+    /// version this transaction commits.
+    func free(_ ref: UInt64) throws
+}
+
+extension NodeSource {
+    func corrupt(_ ref: UInt64, _ reason: String) -> StorageError {
+        .corrupt(path: displayPath, location: "node at page \(ref)", reason: reason)
+    }
+}
