@@ -1,4 +1,467 @@
+// realm-bench: the same workloads against the engine and against SQLite in one
+// run, with equal durability, printing median times and SQLite/engine ratios.
+// See docs/PERFORMANCE.md.
+
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// MARK: - Options
+
+struct Options {
+    var objects = 1_000_000
+    var quick = false
+    var only: Set<String>?
+    var repeats = 5
+    var directory: String?
+
+    var singleCommits: Int { quick ? 1_000 : 10_000 }
+
+    static let usage = """
+        usage: realm-bench [options]
+
+        Runs the same workloads against the engine and against SQLite (WAL,
+        synchronous=FULL) and prints the median time of each, and the ratio
+        sqlite/engine (> 1 means the engine is faster).
+
+        options:
+          --objects N        objects inserted by `insert` (default 1000000)
+          --quick            1,000 single commits instead of 10,000
+          --only NAME[,NAME] run only these workloads (`insert` always runs,
+                             the others need its data); names:
+                             \(Workloads.keys[..<5].joined(separator: ", ")),
+                             \(Workloads.keys[5...].joined(separator: ", "))
+          --repeat K         runs of each read workload, median reported (default 5)
+          --dir PATH         directory for the database files (default
+                             ./.build/bench-tmp, else $TMPDIR); a fresh
+                             subdirectory is made and removed afterwards
+          --help             this text
+        """
+
+    struct ParseError: Error { var message: String }
+
+    /// Parses the arguments after the program name; nil means `--help`.
+    static func parse(_ arguments: [String]) throws(ParseError) -> Options? {
+        var options = Options()
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            // Accept both `--name value` and `--name=value`.
+            var flag = argument
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                flag = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(ParseError) -> String {
+                if let inlineValue { return inlineValue }
+                guard let next = rest.popFirst() else { throw ParseError(message: "\(flag) needs a value") }
+                return next
+            }
+            func positive() throws(ParseError) -> Int {
+                let text = try value()
+                guard let n = Int(text.replacingOccurrences(of: "_", with: "")), n > 0 else {
+                    throw ParseError(message: "\(flag) needs a positive integer, got '\(text)'")
+                }
+                return n
+            }
+            func noValue() throws(ParseError) {
+                if inlineValue != nil { throw ParseError(message: "\(flag) takes no value") }
+            }
+            switch flag {
+            case "--help", "-h":
+                try noValue()
+                return nil
+            case "--quick":
+                try noValue()
+                options.quick = true
+            case "--objects":
+                options.objects = try positive()
+            case "--repeat":
+                options.repeats = try positive()
+            case "--dir":
+                let dir = try value()
+                guard !dir.isEmpty else { throw ParseError(message: "--dir needs a path") }
+                options.directory = dir
+            case "--only":
+                var names = Set<String>()
+                for raw in try value().split(separator: ",") {
+                    let name = Workloads.normalise(String(raw))
+                    guard Workloads.keys.contains(name) else {
+                        throw ParseError(message: "unknown workload '\(raw)'; known: \(Workloads.keys.joined(separator: ", "))")
+                    }
+                    names.insert(name)
+                }
+                guard !names.isEmpty else { throw ParseError(message: "--only needs at least one workload name") }
+                options.only = names
+            default:
+                throw ParseError(message: "unknown argument '\(argument)'")
+            }
+        }
+        return options
+    }
+}
+
+// MARK: - Workloads
+
+struct Workload {
+    /// The name for `--only`.
+    let key: String
+    /// The name in the table.
+    let title: String
+    /// Timed runs; the median is reported. Writes run once.
+    let repeats: Int
+    /// The timed work; its result must be equal for both targets.
+    let run: (any BenchTarget) throws -> Int
+    /// An untimed query of the state a write left behind, also compared.
+    let check: (label: String, query: (any BenchTarget) throws -> Int)?
+}
+
+enum Workloads {
+    static let keys = [
+        "insert", "single-commits", "count-range", "sum-range", "indexed-eq",
+        "non-indexed-eq", "pk-lookup", "iterate-all", "update-all", "delete-all",
+    ]
+
+    /// "Count Range" and "count range" both name `count-range`.
+    static func normalise(_ name: String) -> String {
+        name.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: " ", with: "-")
+    }
+
+    static let ageRange = 20...40
+    static let indexedLookups = 10_000
+    static let primaryKeyLookups = 100_000
+    static let everyAge = 0...Int.max
+
+    /// The workloads in the order they run, with their inputs built up front.
+    static func make(options: Options, seed: UInt64) -> [Workload] {
+        let generator = PeopleGenerator(seed: seed)
+        let n = options.objects
+        let bulk = generator.people(0..<n)
+        let singles = generator.people(n..<(n + options.singleCommits))
+
+        var rng = SplitMix64(seed: seed ^ 0x0123_4567_89AB_CDEF)
+        let names = (0..<indexedLookups).map { _ in "name-\(rng.next(below: PeopleGenerator.nameCount))" }
+        let ids = (0..<primaryKeyLookups).map { _ in rng.next(below: n) }
+        let reads = options.repeats
+        let singlesTitle = options.singleCommits % 1_000 == 0
+            ? "\(options.singleCommits / 1_000)k single commits" : "\(options.singleCommits) single commits"
+
+        let all: [Workload] = [
+            Workload(key: "insert", title: "insert \(n)", repeats: 1,
+                     run: { try $0.insertAll(bulk) },
+                     check: ("sum(age)", { try $0.sumAge(in: everyAge) })),
+            Workload(key: "single-commits", title: singlesTitle, repeats: 1,
+                     run: { try $0.insertOneByOne(singles) },
+                     check: ("count", { try $0.countAge(in: everyAge) })),
+            Workload(key: "count-range", title: "count range", repeats: reads,
+                     run: { try $0.countAge(in: ageRange) }, check: nil),
+            Workload(key: "sum-range", title: "sum range", repeats: reads,
+                     run: { try $0.sumAge(in: ageRange) }, check: nil),
+            Workload(key: "indexed-eq", title: "indexed string eq", repeats: reads,
+                     run: { try $0.lookupNames(names) }, check: nil),
+            Workload(key: "non-indexed-eq", title: "non-indexed string eq", repeats: reads,
+                     run: { try $0.countCity(Cities.zurich) }, check: nil),
+            Workload(key: "pk-lookup", title: "primary key lookup", repeats: reads,
+                     run: { try $0.lookupAges(ids: ids) }, check: nil),
+            Workload(key: "iterate-all", title: "iterate all", repeats: reads,
+                     run: { try $0.iterateAll() }, check: nil),
+            Workload(key: "update-all", title: "update all", repeats: 1,
+                     run: { try $0.incrementAllAges() },
+                     check: ("sum(age)", { try $0.sumAge(in: everyAge) })),
+            Workload(key: "delete-all", title: "delete all", repeats: 1,
+                     run: { try $0.deleteAll() },
+                     check: ("count", { try $0.countAge(in: everyAge) })),
+        ]
+        return all.filter { $0.key == "insert" || options.only?.contains($0.key) ?? true }
+    }
+}
+
+// MARK: - Measuring
+
+enum Outcome {
+    case measured(ms: Double, result: Int, check: Int?)
+    case failed(String)
+    case notRun
+
+    var ms: Double? {
+        if case .measured(let ms, _, _) = self { return ms }
+        return nil
+    }
+}
+
+struct TargetRun {
+    var outcomes: [Outcome]
+    var fileSize: Int?
+    var unavailable: String?
+}
+
+enum Timing {
+    static func milliseconds(_ d: Duration) -> Double {
+        let (seconds, attoseconds) = d.components
+        return Double(seconds) * 1_000 + Double(attoseconds) / 1e15
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let mid = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+    }
+}
+
+/// Runs every workload against one target in a fresh directory, printing a
+/// progress line per workload. After the first failure the rest are not run:
+/// the database state is no longer known.
+func run(_ target: any BenchTarget, workloads: [Workload], directory: String) -> TargetRun {
+    var result = TargetRun(outcomes: Array(repeating: .notRun, count: workloads.count))
+    do {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try target.setUp(directory: directory)
+    } catch {
+        result.unavailable = "\(error)"
+        Output.line("[\(target.name)] not available: \(error)")
+        return result
+    }
+    defer { target.tearDown() }
+    if let settings = target.settingsDescription() { Output.line("[\(target.name)] \(settings)") }
+
+    let clock = ContinuousClock()
+    for (index, workload) in workloads.enumerated() {
+        do {
+            var times: [Double] = []
+            var value: Int?
+            for _ in 0..<workload.repeats {
+                let start = clock.now
+                let v = try workload.run(target)
+                times.append(Timing.milliseconds(clock.now - start))
+                if let value, value != v {
+                    throw BenchFailure(description: "result changed between runs: \(value) then \(v)")
+                }
+                value = v
+            }
+            let check = try workload.check.map { try $0.query(target) }
+            let ms = Timing.median(times)
+            result.outcomes[index] = .measured(ms: ms, result: value ?? 0, check: check)
+            var line = "[\(target.name)] \(workload.title.padded(24)) \(Format.ms(ms).leftPadded(10)) ms   result \(value ?? 0)"
+            if let check, let label = workload.check?.label { line += ", \(label) \(check)" }
+            Output.line(line)
+            if workload.key == "insert" { result.fileSize = try target.fileSize() }
+        } catch {
+            result.outcomes[index] = .failed("\(error)")
+            Output.line("[\(target.name)] \(workload.title): FAILED: \(error)")
+            break
+        }
+    }
+    return result
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+// MARK: - Output
+
+enum Output {
+    /// Unbuffered, so progress shows while a long workload runs.
+    static func line(_ text: String, toStandardError: Bool = false) {
+        let bytes = Array((text + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(toStandardError ? 2 : 1, $0.baseAddress, $0.count) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}
+
+enum Format {
+    static func ms(_ value: Double) -> String {
+        String(format: value < 1 ? "%.3f" : value < 10 ? "%.2f" : "%.1f", value)
+    }
+
+    static func bytes(_ value: Int) -> String {
+        let mib = Double(value) / 1_048_576
+        return String(format: "%.1f MiB (%d bytes)", mib, value)
+    }
+}
+
+extension String {
+    func padded(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
+
+/// The closing table. Returns false when a result differed between the
+/// targets or SQLite failed.
+func printTable(workloads: [Workload], engine: TargetRun, sqlite: TargetRun) -> Bool {
+    var ok = true
+    var mismatches = 0
+    var ratios: [Double] = []
+    var rows: [[String]] = [["workload", "engine ms", "sqlite ms", "sqlite/engine", "result"]]
+    for (index, workload) in workloads.enumerated() {
+        let e = engine.outcomes[index], s = sqlite.outcomes[index]
+        var ratio = "n/a"
+        if let em = e.ms, let sm = s.ms, em > 0 {
+            ratios.append(sm / em)
+            ratio = String(format: "%.2f", sm / em)
+        }
+        let note: String
+        switch (e, s) {
+        case let (.measured(_, er, ec), .measured(_, sr, sc)):
+            if er == sr && ec == sc {
+                note = describe(sr, sc, workload)
+            } else {
+                ok = false
+                mismatches += 1
+                note = "MISMATCH engine \(describe(er, ec, workload)) vs sqlite \(describe(sr, sc, workload))"
+            }
+        case let (_, .measured(_, sr, sc)):
+            note = describe(sr, sc, workload)
+        case (_, .failed):
+            ok = false
+            note = "sqlite FAILED"
+        case (.measured, .notRun):
+            note = "sqlite not run"
+        case (_, .notRun):
+            note = ""
+        }
+        if case .failed = e { ok = false }
+        rows.append([workload.title, cell(e), cell(s), ratio, note])
+    }
+
+    let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    for (r, row) in rows.enumerated() {
+        let cells = row.enumerated().map { column, text in
+            column == 0 || column == row.count - 1 ? text.padded(widths[column]) : text.leftPadded(widths[column])
+        }
+        var line = cells.joined(separator: " | ")
+        while line.hasSuffix(" ") { line.removeLast() }
+        Output.line(line)
+        if r == 0 {
+            Output.line(widths.map { String(repeating: "-", count: $0) }.joined(separator: "-|-"))
+        }
+    }
+
+    Output.line("")
+    let size = { (run: TargetRun) in run.fileSize.map(Format.bytes) ?? "n/a" }
+    Output.line("file size after insert: engine \(size(engine)), sqlite \(size(sqlite))")
+    if ratios.isEmpty {
+        Output.line("geometric mean of sqlite/engine: n/a (engine not measured)")
+    } else {
+        let mean = exp(ratios.map { log($0) }.reduce(0, +) / Double(ratios.count))
+        Output.line(String(format: "geometric mean of sqlite/engine over %d workloads: %.2f", ratios.count, mean)
+            + (mean >= 1 ? " (engine faster)" : " (sqlite faster)"))
+    }
+    if mismatches > 0 {
+        Output.line("MISMATCH in \(mismatches) workload(s): the targets disagree, so their times are not comparable")
+    }
+    return ok
+}
+
+private func cell(_ outcome: Outcome) -> String {
+    switch outcome {
+    case .measured(let ms, _, _): Format.ms(ms)
+    case .failed: "error"
+    case .notRun: "n/a"
+    }
+}
+
+private func describe(_ result: Int, _ check: Int?, _ workload: Workload) -> String {
+    guard let check, let label = workload.check?.label else { return "\(result)" }
+    return "\(result); \(label) \(check)"
+}
+
+// MARK: - Directory
+
+enum Scratch {
+    /// --dir, else ./.build/bench-tmp when run from the package, else $TMPDIR.
+    static func base(_ requested: String?) -> String {
+        if let requested { return requested }
+        let cwd = FileManager.default.currentDirectoryPath
+        if FileManager.default.fileExists(atPath: cwd + "/.build") { return cwd + "/.build/bench-tmp" }
+        if let tmp = ProcessInfo.processInfo.environment["TMPDIR"], !tmp.isEmpty { return tmp }
+        return "/tmp"
+    }
+
+    /// The type of the file system holding `path` ("ext4", "tmpfs", ...),
+    /// from the longest matching mount point in /proc/self/mounts.
+    static func fileSystemType(_ path: String) -> String? {
+        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return nil }
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        var best: (mountPoint: String, type: String)?
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3 else { continue }
+            // Mount points escape spaces as \040.
+            let mountPoint = fields[1].replacingOccurrences(of: "\\040", with: " ")
+            let prefix = mountPoint.hasSuffix("/") ? mountPoint : mountPoint + "/"
+            guard resolved == mountPoint || resolved.hasPrefix(prefix) else { continue }
+            if mountPoint.count >= (best?.mountPoint.count ?? -1) { best = (mountPoint, String(fields[2])) }
+        }
+        return best?.type
+    }
+}
+
+// MARK: - Main
+
 @main
 struct BenchMain {
-    static func main() { print("realm-bench: not yet") }
+    static func main() {
+        let options: Options
+        do throws(Options.ParseError) {
+            guard let parsed = try Options.parse(Array(CommandLine.arguments.dropFirst())) else {
+                Output.line(Options.usage)
+                return
+            }
+            options = parsed
+        } catch {
+            Output.line("realm-bench: \(error.message)\nrun 'realm-bench --help' for usage", toStandardError: true)
+            exit(2)
+        }
+
+        let base = Scratch.base(options.directory)
+        let runDirectory = base + "/realm-bench-\(getpid())"
+        let files = FileManager.default
+        do {
+            try? files.removeItem(atPath: runDirectory)
+            try files.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
+        } catch {
+            Output.line("realm-bench: cannot create \(runDirectory): \(error)", toStandardError: true)
+            exit(1)
+        }
+        defer { try? files.removeItem(atPath: runDirectory) }
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        let workloads = Workloads.make(options: options, seed: 0x5EED_0FBE_7C4A_1100)
+        Output.line("realm-bench: \(options.objects) objects, \(options.singleCommits) single commits, "
+            + "\(options.repeats) runs per read workload (median)")
+        let fileSystem = Scratch.fileSystemType(runDirectory)
+        Output.line("directory: \(runDirectory) (\(fileSystem ?? "file system unknown"), removed afterwards)")
+        if let fileSystem, ["tmpfs", "ramfs"].contains(fileSystem) {
+            Output.line("warning: the directory is on \(fileSystem), where fsync costs nothing; use --dir on a disk")
+        }
+        Output.line("data generated in \(Format.ms(Timing.milliseconds(clock.now - start))) ms")
+        Output.line("")
+
+        let engine = run(EngineTarget(), workloads: workloads, directory: runDirectory + "/engine")
+        try? files.removeItem(atPath: runDirectory + "/engine")
+        let sqlite = run(SQLiteTarget(), workloads: workloads, directory: runDirectory + "/sqlite")
+        try? files.removeItem(atPath: runDirectory + "/sqlite")
+
+        Output.line("")
+        let ok = printTable(workloads: workloads, engine: engine, sqlite: sqlite)
+        if !ok {
+            Output.line("realm-bench: FAILED (mismatch or error above)", toStandardError: true)
+            try? files.removeItem(atPath: runDirectory)
+            exit(1)
+        }
+    }
 }
