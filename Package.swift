@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "realm-browser",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "RealmStorage", targets: ["RealmStorage"]),
         .executable(name: "realm-browser", targets: ["realm-browser"]),

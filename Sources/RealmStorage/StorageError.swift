@@ -38,6 +38,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case indexOutOfRange(index: Int, count: Int)
     /// The transaction was already committed or rolled back.
     case transactionEnded
+    /// This thread already has a write transaction open on the database.
+    case writeInProgress(path: String)
 
     public var description: String {
         switch self {
@@ -61,6 +63,7 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noSuchObject(let c, let k): return "no object \(c) #\(k)"
         case .indexOutOfRange(let i, let n): return "index \(i) out of range for a list of \(n)"
         case .transactionEnded: return "the transaction has already ended"
+        case .writeInProgress(let p): return "\(p): this thread already has a write transaction open"
         }
     }
 }

@@ -65,6 +65,8 @@ protocol NodeSink: NodeSource {
     /// Marks the node at `ref`, which belongs to the version this transaction started from, as free from the
     /// version this transaction commits.
     func free(_ ref: UInt64) throws
+    /// Gives back a node this transaction wrote and no longer needs (never visible to anyone else).
+    func discard(_ ref: UInt64) throws
 }
 
 extension NodeSource {

@@ -1,0 +1,251 @@
+/// Copy-on-write changes to one class's object tree within a write transaction.
+struct TreeMutator {
+    let sink: NodeSink
+    /// The class's current properties (columns of removed properties are dropped when a cluster is decoded).
+    let properties: [PropertyInfo]
+
+    /// Turns a committed node into its dirty, decoded form, freeing the committed copy.
+    func dirty(_ child: TreeChild) throws -> TreeChild {
+        guard case .clean(let ref) = child else { return child }
+        if ref == 0 { return .leaf(DirtyLeaf()) }
+        let node = try sink.node(ref, expected: nil)
+        if TableTree.isLeafNode(node) {
+            let view = try ClusterView(node: node, ref: ref, source: sink)
+            let leaf = try DirtyLeaf.decode(view, properties: properties, source: sink, freeBlob: { try sink.free($0) })
+            try sink.free(ref)
+            return .leaf(leaf)
+        }
+        guard node[0] == NodeType.tableInner.rawValue else { throw sink.corrupt(ref, "expected a table node, found type \(node[0])") }
+        let v = try InnerView(node: node, ref: ref, source: sink)
+        let inner = DirtyInner(level: v.level,
+                               firstKeys: (0..<v.count).map { v.firstKey($0) },
+                               children: (0..<v.count).map { .clean(v.ref($0)) },
+                               counts: (0..<v.count).map { v.childCount($0) })
+        try sink.free(ref)
+        return .inner(inner)
+    }
+
+    /// The dirty leaf and row holding `key`, making the path to it dirty; nil when the key is absent.
+    func leafForUpdate(_ child: inout TreeChild, key: UInt64) throws -> (DirtyLeaf, Int)? {
+        child = try dirty(child)
+        switch child {
+        case .leaf(let l):
+            return l.row(of: key).map { (l, $0) }
+        case .inner(let n):
+            if n.children.isEmpty { return nil }
+            return try leafForUpdate(&n.children[n.childIndex(for: key)], key: key)
+        case .clean:
+            preconditionFailure("dirty() returned a clean node")
+        }
+    }
+
+    /// Inserts a new object. `values` maps column IDs to values; other columns take their defaults.
+    func insert(_ root: inout TreeChild, key: UInt64, values: [UInt32: Value]) throws {
+        if let (firstKey, right, count) = try insert(into: &root, key: key, values: values) {
+            let leftCount = try TreeMutator.count(root)
+            let leftFirst = try firstKeyOf(root) ?? key
+            let level = (try TreeMutator.level(root)) + 1
+            root = .inner(DirtyInner(level: level, firstKeys: [leftFirst, firstKey], children: [root, right],
+                                     counts: [leftCount, count]))
+        }
+    }
+
+    private func insert(into child: inout TreeChild, key: UInt64, values: [UInt32: Value]) throws -> (UInt64, TreeChild, Int)? {
+        child = try dirty(child)
+        switch child {
+        case .leaf(let l):
+            let pos = l.insertionPoint(of: key)
+            precondition(pos == l.keys.count || l.keys[pos] != key, "object key \(key) already exists")
+            l.keys.insert(key, at: pos)
+            for col in Array(l.columns.keys) {
+                let p = properties.first { $0.columnID == col }
+                l.columns[col]!.insert(values[col] ?? p?.defaultValue ?? .null, at: pos)
+            }
+            for (col, v) in values where l.columns[col] == nil {
+                guard let p = properties.first(where: { $0.columnID == col }) else { continue }
+                var column = Array(repeating: p.defaultValue, count: l.keys.count)
+                column[pos] = v
+                l.columns[col] = column
+            }
+            guard l.keys.count > clusterCapacity else { return nil }
+            // Appending past the end keeps the left leaf full; otherwise split in halves.
+            let cut = pos == l.keys.count - 1 ? l.keys.count - 1 : l.keys.count / 2
+            let right = DirtyLeaf(keys: Array(l.keys[cut...]))
+            l.keys.removeSubrange(cut...)
+            for col in Array(l.columns.keys) {
+                right.columns[col] = Array(l.columns[col]![cut...])
+                l.columns[col]!.removeSubrange(cut...)
+            }
+            return (right.keys[0], .leaf(right), right.keys.count)
+        case .inner(let n):
+            let i = n.childIndex(for: key)
+            let split = try insert(into: &n.children[i], key: key, values: values)
+            n.firstKeys[i] = min(n.firstKeys[i], key)
+            if let (fk, right, count) = split {
+                n.counts[i] = n.counts[i] + 1 - count
+                n.children.insert(right, at: i + 1)
+                n.firstKeys.insert(fk, at: i + 1)
+                n.counts.insert(count, at: i + 1)
+            } else {
+                n.counts[i] += 1
+            }
+            guard n.children.count > innerCapacity else { return nil }
+            let cut = i + 1 == n.children.count - 1 ? n.children.count - 1 : n.children.count / 2
+            let right = DirtyInner(level: n.level, firstKeys: Array(n.firstKeys[cut...]),
+                                   children: Array(n.children[cut...]), counts: Array(n.counts[cut...]))
+            n.firstKeys.removeSubrange(cut...)
+            n.children.removeSubrange(cut...)
+            n.counts.removeSubrange(cut...)
+            return (right.firstKeys[0], .inner(right), right.counts.reduce(0, +))
+        case .clean:
+            preconditionFailure("dirty() returned a clean node")
+        }
+    }
+
+    /// Removes the object with `key` (which must exist). Returns the values it had, by column ID.
+    @discardableResult
+    func remove(_ root: inout TreeChild, key: UInt64) throws -> [UInt32: Value] {
+        var removed: [UInt32: Value] = [:]
+        _ = try remove(from: &root, key: key, removed: &removed)
+        // Collapse empty roots and roots with a single child.
+        while true {
+            if case .inner(let n) = root {
+                if n.children.isEmpty { root = .clean(0); break }
+                if n.children.count == 1 { root = n.children[0]; continue }
+            }
+            if case .leaf(let l) = root, l.keys.isEmpty { root = .clean(0) }
+            break
+        }
+        return removed
+    }
+
+    private func remove(from child: inout TreeChild, key: UInt64, removed: inout [UInt32: Value]) throws -> Bool {
+        child = try dirty(child)
+        switch child {
+        case .leaf(let l):
+            guard let row = l.row(of: key) else { return false }
+            l.keys.remove(at: row)
+            for col in Array(l.columns.keys) { removed[col] = l.columns[col]!.remove(at: row) }
+            return true
+        case .inner(let n):
+            guard !n.children.isEmpty else { return false }
+            let i = n.childIndex(for: key)
+            guard try remove(from: &n.children[i], key: key, removed: &removed) else { return false }
+            n.counts[i] -= 1
+            if n.counts[i] == 0 {
+                n.children.remove(at: i)
+                n.firstKeys.remove(at: i)
+                n.counts.remove(at: i)
+            } else if let fk = try firstKeyOf(n.children[i]) {
+                n.firstKeys[i] = fk
+            }
+            return true
+        case .clean:
+            preconditionFailure("dirty() returned a clean node")
+        }
+    }
+
+    private func firstKeyOf(_ child: TreeChild) throws -> UInt64? {
+        switch child {
+        case .leaf(let l): return l.keys.first
+        case .inner(let n): return n.firstKeys.first
+        case .clean(let ref): return try TableTree.key(at: 0, .clean(ref), source: sink)
+        }
+    }
+
+    static func count(_ child: TreeChild) throws -> Int {
+        switch child {
+        case .leaf(let l): return l.keys.count
+        case .inner(let n): return n.counts.reduce(0, +)
+        case .clean: preconditionFailure("count of a clean child is taken from its parent")
+        }
+    }
+
+    static func level(_ child: TreeChild) throws -> Int {
+        switch child {
+        case .leaf: return 0
+        case .inner(let n): return n.level
+        case .clean: preconditionFailure("level of a clean child is taken from its parent")
+        }
+    }
+
+    // MARK: Commit
+
+    struct Entry {
+        var firstKey: UInt64
+        var ref: UInt64
+        var count: Int
+    }
+
+    /// Writes every dirty node of the tree and returns the new root ref (0 for an empty tree).
+    func write(_ root: TreeChild) throws -> UInt64 {
+        if case .clean(let ref) = root { return ref }
+        var level = try TreeMutator.level(root)
+        var entries = try write(root, level: level)
+        while entries.count > 1 {
+            level += 1
+            entries = try writeInner(entries, level: level)
+        }
+        return entries.first?.ref ?? 0
+    }
+
+    private func write(_ child: TreeChild, level: Int) throws -> [Entry] {
+        switch child {
+        case .clean:
+            preconditionFailure("clean children are kept by their parent")
+        case .leaf(let l):
+            return try writeLeaf(l, rows: 0..<l.keys.count)
+        case .inner(let n):
+            var entries: [Entry] = []
+            entries.reserveCapacity(n.children.count)
+            for (i, c) in n.children.enumerated() {
+                if case .clean(let ref) = c {
+                    entries.append(Entry(firstKey: n.firstKeys[i], ref: ref, count: n.counts[i]))
+                } else {
+                    entries += try write(c, level: n.level - 1)
+                }
+            }
+            return try writeInner(entries, level: n.level)
+        }
+    }
+
+    private func writeLeaf(_ l: DirtyLeaf, rows: Range<Int>) throws -> [Entry] {
+        if rows.isEmpty { return [] }
+        // Encode into a scratch list of blobs first, so a leaf that must be split does not leak its blobs.
+        var blobs: [UInt64] = []
+        let bytes = try l.encode(rows: rows, properties: properties, storeBlob: { buf in
+            var b = NodeBuilder(.blob, capacity: buf.count + nodeHeaderSize)
+            b.w.raw(buf)
+            let ref = try sink.write(b.finish())
+            blobs.append(ref)
+            return ref
+        })
+        if bytes.count > clusterSplitBytes && rows.count > 1 {
+            for ref in blobs { try sink.discard(ref) }
+            let mid = rows.lowerBound + rows.count / 2
+            return try writeLeaf(l, rows: rows.lowerBound..<mid) + writeLeaf(l, rows: mid..<rows.upperBound)
+        }
+        let ref = try sink.write(bytes)
+        return [Entry(firstKey: l.keys[rows.lowerBound], ref: ref, count: rows.count)]
+    }
+
+    private func writeInner(_ entries: [Entry], level: Int) throws -> [Entry] {
+        let chunks = (entries.count + innerCapacity - 1) / innerCapacity
+        var out: [Entry] = []
+        var start = 0
+        for c in 0..<chunks {
+            let end = entries.count * (c + 1) / chunks
+            let part = entries[start..<end]
+            var b = NodeBuilder(.tableInner, capacity: 64 + part.count * 12)
+            b.w.u32(UInt32(part.count))
+            b.w.u32(UInt32(level))
+            PackedInts.encode(part.map { Int64(bitPattern: $0.firstKey) }, into: &b.w)
+            PackedInts.encode(part.map { Int64(bitPattern: $0.ref) }, into: &b.w)
+            PackedInts.encode(part.map { Int64($0.count) }, into: &b.w)
+            let ref = try sink.write(b.finish())
+            out.append(Entry(firstKey: part.first!.firstKey, ref: ref, count: part.reduce(0) { $0 + $1.count }))
+            start = end
+        }
+        return out
+    }
+}

@@ -1,0 +1,187 @@
+/// Largest number of children of an inner node.
+let innerCapacity = 256
+
+/// A child of a table inner node (or a table root): committed, or changed in this transaction.
+enum TreeChild {
+    case clean(UInt64)
+    case leaf(DirtyLeaf)
+    case inner(DirtyInner)
+
+    var isDirty: Bool { if case .clean = self { return false } else { return true } }
+}
+
+/// A table inner node being changed by a write transaction.
+final class DirtyInner {
+    var level: Int
+    var firstKeys: [UInt64]
+    var children: [TreeChild]
+    var counts: [Int]
+
+    init(level: Int, firstKeys: [UInt64] = [], children: [TreeChild] = [], counts: [Int] = []) {
+        self.level = level
+        self.firstKeys = firstKeys
+        self.children = children
+        self.counts = counts
+    }
+
+    /// Index of the child whose key range holds `key` (the last child whose first key is ≤ key, or 0).
+    func childIndex(for key: UInt64) -> Int {
+        var lo = 0, hi = firstKeys.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if firstKeys[mid] <= key { lo = mid + 1 } else { hi = mid }
+        }
+        return max(lo - 1, 0)
+    }
+}
+
+/// A committed table inner node read in place.
+struct InnerView {
+    let count: Int
+    let level: Int
+    let firstKeys: PackedIntsReader
+    let refs: PackedIntsReader
+    let counts: PackedIntsReader
+
+    init(node: UnsafeRawBufferPointer, ref: UInt64, source: NodeSource) throws {
+        guard node.count >= 24 else { throw source.corrupt(ref, "inner node shorter than its header") }
+        count = Int(node.u32(at: 16))
+        level = Int(node.u32(at: 20))
+        guard count >= 1, count <= 1 << 16, level >= 1, level < 64 else {
+            throw source.corrupt(ref, "inner node header out of range (\(count) children, level \(level))")
+        }
+        do {
+            firstKeys = try PackedIntsReader(node, offset: 24, count: count)
+            refs = try PackedIntsReader(node, offset: 24 + firstKeys.byteLength, count: count)
+            counts = try PackedIntsReader(node, offset: 24 + firstKeys.byteLength + refs.byteLength, count: count)
+        } catch {
+            throw source.corrupt(ref, "inner node arrays are malformed")
+        }
+    }
+
+    func childIndex(for key: UInt64) -> Int {
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if UInt64(bitPattern: firstKeys[mid]) <= key { lo = mid + 1 } else { hi = mid }
+        }
+        return max(lo - 1, 0)
+    }
+
+    @inline(__always) func ref(_ i: Int) -> UInt64 { UInt64(bitPattern: refs[i]) }
+    @inline(__always) func firstKey(_ i: Int) -> UInt64 { UInt64(bitPattern: firstKeys[i]) }
+    @inline(__always) func childCount(_ i: Int) -> Int { Int(counts[i]) }
+}
+
+/// Where an object's row lives.
+enum RowLocation {
+    case clean(ClusterView, Int)
+    case dirty(DirtyLeaf, Int)
+}
+
+/// One leaf as visited by an iteration, in key order.
+enum LeafAccess {
+    case clean(ClusterView)
+    case dirty(DirtyLeaf)
+
+    var count: Int {
+        switch self {
+        case .clean(let v): return v.count
+        case .dirty(let l): return l.keys.count
+        }
+    }
+
+    func key(at i: Int) -> UInt64 {
+        switch self {
+        case .clean(let v): return v.key(at: i)
+        case .dirty(let l): return l.keys[i]
+        }
+    }
+}
+
+/// Read operations on a table tree; the tree may mix committed and dirty nodes.
+enum TableTree {
+    static func isLeafNode(_ node: UnsafeRawBufferPointer) -> Bool { node[0] == NodeType.cluster.rawValue }
+
+    static func locate(_ root: TreeChild, key: UInt64, source: NodeSource) throws -> RowLocation? {
+        var current = root
+        while true {
+            switch current {
+            case .leaf(let l):
+                return l.row(of: key).map { .dirty(l, $0) }
+            case .inner(let n):
+                if n.children.isEmpty { return nil }
+                current = n.children[n.childIndex(for: key)]
+            case .clean(let ref):
+                if ref == 0 { return nil }
+                let node = try source.node(ref, expected: nil)
+                if isLeafNode(node) {
+                    let v = try ClusterView(node: node, ref: ref, source: source)
+                    return v.row(of: key).map { .clean(v, $0) }
+                }
+                guard node[0] == NodeType.tableInner.rawValue else { throw source.corrupt(ref, "expected a table node, found type \(node[0])") }
+                let v = try InnerView(node: node, ref: ref, source: source)
+                current = .clean(v.ref(v.childIndex(for: key)))
+            }
+        }
+    }
+
+    /// The key at position `index` in key order.
+    static func key(at index: Int, _ root: TreeChild, source: NodeSource) throws -> UInt64? {
+        var current = root
+        var i = index
+        while true {
+            switch current {
+            case .leaf(let l):
+                return i < l.keys.count ? l.keys[i] : nil
+            case .inner(let n):
+                var next: TreeChild?
+                for c in 0..<n.children.count {
+                    if i < n.counts[c] { next = n.children[c]; break }
+                    i -= n.counts[c]
+                }
+                guard let nx = next else { return nil }
+                current = nx
+            case .clean(let ref):
+                if ref == 0 { return nil }
+                let node = try source.node(ref, expected: nil)
+                if isLeafNode(node) {
+                    let v = try ClusterView(node: node, ref: ref, source: source)
+                    return i < v.count ? v.key(at: i) : nil
+                }
+                let v = try InnerView(node: node, ref: ref, source: source)
+                var next: UInt64?
+                for c in 0..<v.count {
+                    let n = v.childCount(c)
+                    if i < n { next = v.ref(c); break }
+                    i -= n
+                }
+                guard let nx = next else { return nil }
+                current = .clean(nx)
+            }
+        }
+    }
+
+    /// Visits every leaf in key order; `body` returns false to stop. Returns false if stopped.
+    @discardableResult
+    static func forEachLeaf(_ root: TreeChild, source: NodeSource, _ body: (LeafAccess) throws -> Bool) throws -> Bool {
+        switch root {
+        case .leaf(let l):
+            return l.keys.isEmpty ? true : try body(.dirty(l))
+        case .inner(let n):
+            for c in n.children where !(try forEachLeaf(c, source: source, body)) { return false }
+            return true
+        case .clean(let ref):
+            if ref == 0 { return true }
+            let node = try source.node(ref, expected: nil)
+            if isLeafNode(node) {
+                let v = try ClusterView(node: node, ref: ref, source: source)
+                return v.count == 0 ? true : try body(.clean(v))
+            }
+            guard node[0] == NodeType.tableInner.rawValue else { throw source.corrupt(ref, "expected a table node, found type \(node[0])") }
+            let v = try InnerView(node: node, ref: ref, source: source)
+            for c in 0..<v.count where !(try forEachLeaf(.clean(v.ref(c)), source: source, body)) { return false }
+            return true
+        }
+    }
+}

@@ -1,0 +1,52 @@
+/// One of the two meta slots (pages 0 and 1): the root of one committed version.
+struct Meta: Equatable {
+    static let magic: [UInt8] = [0x52, 0x42, 0x44, 0x42, 0x00, 0x0D, 0x0A, 0x1A]
+    static let formatVersion: UInt32 = 1
+    static let encodedSize = 128
+
+    var version: UInt64
+    var catalogueRef: UInt64
+    var freeListRef: UInt64
+    var commitLogRef: UInt64
+    var pageCount: UInt64
+    var flags: UInt64 = 0
+
+    func encode() -> [UInt8] {
+        var w = ByteWriter(capacity: pageSize)
+        w.raw(Meta.magic)
+        w.u32(Meta.formatVersion)
+        w.u32(UInt32(pageSize))
+        w.u64(version)
+        w.u64(catalogueRef)
+        w.u64(freeListRef)
+        w.u64(commitLogRef)
+        w.u64(pageCount)
+        w.u64(flags)
+        w.zeros(120 - w.count)
+        w.u64(hash64(w.bytes))
+        w.zeros(pageSize - w.count)
+        return w.bytes
+    }
+
+    enum Decoded {
+        case valid(Meta)
+        case foreign        // not our magic
+        case newer(UInt32)  // our magic, a format this build does not read
+        case damaged        // our magic, bad checksum or impossible fields
+    }
+
+    static func decode(_ page: UnsafeRawBufferPointer) -> Decoded {
+        guard page.count >= encodedSize else { return .foreign }
+        if !zip(page[0..<8], magic).allSatisfy({ $0 == $1 }) { return .foreign }
+        let format = page.u32(at: 8)
+        if format > formatVersion { return .newer(format) }
+        if format != formatVersion { return .damaged }
+        if hash64(UnsafeRawBufferPointer(rebasing: page[0..<120])) != page.u64(at: 120) { return .damaged }
+        if page.u32(at: 12) != UInt32(pageSize) { return .damaged }
+        let m = Meta(version: page.u64(at: 16), catalogueRef: page.u64(at: 24), freeListRef: page.u64(at: 32),
+                     commitLogRef: page.u64(at: 40), pageCount: page.u64(at: 48), flags: page.u64(at: 56))
+        if m.pageCount < 2 || m.catalogueRef >= m.pageCount || m.freeListRef >= m.pageCount
+            || m.commitLogRef >= m.pageCount { return .damaged }
+        return .valid(m)
+    }
+}

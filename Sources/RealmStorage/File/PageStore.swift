@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One read-only (file) or read-write (memory) view of the database's pages.
+///
+/// The mapping reserves far more address space than the file needs, so the file can grow without remapping;
+/// when it outgrows the reservation a new, larger mapping is made and the old one stays alive for as long as
+/// a snapshot still references it.
+final class Mapping: @unchecked Sendable {
+    // Safe to share: the mapped memory is never written through this object for files, and for in-memory
+    // stores every write happens under the writer lock into pages no published snapshot can reach.
+    let base: UnsafeMutableRawPointer
+    let length: Int
+
+    init(base: UnsafeMutableRawPointer, length: Int) {
+        self.base = base
+        self.length = length
+    }
+
+    deinit { munmap(base, length) }
+}
+
+/// The pages of one database: a file (`pwrite` to write, a shared read-only map to read) or anonymous memory.
+final class PageStore: @unchecked Sendable {
+    // Mutable state (`mapping`, `fileBytes`) is only changed under `stateLock`; readers take the current
+    // mapping once per snapshot and keep a strong reference to it.
+    let path: String
+    let fd: Int32
+    let isMemory: Bool
+    let readOnly: Bool
+    private let stateLock = PthreadMutex()
+    private var _mapping: Mapping
+
+    static let defaultReservation = 1 << 36  // 64 GiB of address space; pages beyond the file are never touched
+
+    /// Opens a file store. `fd` is owned by the store from here on.
+    init(path: String, fd: Int32, readOnly: Bool) throws {
+        self.path = path
+        self.fd = fd
+        self.isMemory = false
+        self.readOnly = readOnly
+        let size = try PageStore.fileSize(fd: fd, path: path)
+        _mapping = try PageStore.mapFile(fd: fd, path: path, length: max(PageStore.defaultReservation, size * 2))
+    }
+
+    /// Creates an empty in-memory store.
+    init(memoryNamed name: String) throws {
+        self.path = name
+        self.fd = -1
+        self.isMemory = true
+        self.readOnly = false
+        _mapping = try PageStore.mapAnonymous(length: PageStore.defaultReservation, path: name)
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    var mapping: Mapping { stateLock.withLock { _mapping } }
+
+    /// Bytes in the file (or in use in memory), as the OS reports it for files.
+    private var memoryBytes = 0
+    func currentSize() throws -> Int {
+        if isMemory { return stateLock.withLock { memoryBytes } }
+        return try PageStore.fileSize(fd: fd, path: path)
+    }
+
+    /// Makes sure the mapping covers `bytes` bytes (after the file grew).
+    func ensureMapped(bytes: Int) throws {
+        try stateLock.withLock {
+            if bytes <= _mapping.length { return }
+            let newLength = max(bytes * 2, _mapping.length * 2)
+            if isMemory {
+                let m = try PageStore.mapAnonymous(length: newLength, path: path)
+                m.base.copyMemory(from: _mapping.base, byteCount: memoryBytes)
+                _mapping = m
+            } else {
+                _mapping = try PageStore.mapFile(fd: fd, path: path, length: newLength)
+            }
+        }
+    }
+
+    /// Writes `bytes` at page `page`. Pages written must not be reachable from any published version.
+    func write(_ bytes: UnsafeRawBufferPointer, atPage page: UInt64) throws {
+        let offset = Int(page) * pageSize
+        if isMemory {
+            try ensureMapped(bytes: offset + bytes.count)
+            stateLock.withLock {
+                _mapping.base.advanced(by: offset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                memoryBytes = max(memoryBytes, offset + bytes.count)
+            }
+            return
+        }
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StorageError.io(path: path, operation: "write", errno: errno)
+            }
+            done += n
+        }
+        try ensureMapped(bytes: offset + bytes.count)
+    }
+
+    /// Flushes written data to stable storage (one `fdatasync`).
+    func sync() throws {
+        if isMemory { return }
+        if fdatasync(fd) != 0 { throw StorageError.io(path: path, operation: "fdatasync", errno: errno) }
+    }
+
+    func truncate(toPages pages: UInt64) throws {
+        if isMemory { stateLock.withLock { memoryBytes = min(memoryBytes, Int(pages) * pageSize) }; return }
+        if ftruncate(fd, off_t(Int(pages) * pageSize)) != 0 {
+            throw StorageError.io(path: path, operation: "ftruncate", errno: errno)
+        }
+    }
+
+    static func fileSize(fd: Int32, path: String) throws -> Int {
+        var st = stat()
+        if fstat(fd, &st) != 0 { throw StorageError.io(path: path, operation: "fstat", errno: errno) }
+        return Int(st.st_size)
+    }
+
+    private static func mapFile(fd: Int32, path: String, length: Int) throws -> Mapping {
+        guard let p = mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0), p != MAP_FAILED else {
+            throw StorageError.io(path: path, operation: "mmap", errno: errno)
+        }
+        return Mapping(base: p, length: length)
+    }
+
+    private static func mapAnonymous(length: Int, path: String) throws -> Mapping {
+        guard let p = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
+              p != MAP_FAILED else {
+            throw StorageError.io(path: path, operation: "mmap", errno: errno)
+        }
+        return Mapping(base: p, length: length)
+    }
+}
+
+/// A small pthread mutex wrapper usable from any thread (`Synchronization.Mutex` needs non-copyable plumbing).
+final class PthreadMutex: @unchecked Sendable {
+    // Safe: the pthread mutex itself provides the synchronisation; the pointer is never shared otherwise.
+    private let m: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        m = .allocate(capacity: 1)
+        pthread_mutex_init(m, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(m)
+        m.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(m) }
+    func unlock() { pthread_mutex_unlock(m) }
+
+    @inline(__always) func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(m)
+        defer { pthread_mutex_unlock(m) }
+        return try body()
+    }
+}

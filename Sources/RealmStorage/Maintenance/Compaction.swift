@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Database {
+    /// Writes a compacted copy of the newest version to `path`, which must not exist: only live data,
+    /// contiguous, with object keys, schema and schema version preserved.
+    public func writeCopy(to path: String) throws {
+        if access(path, F_OK) == 0 { throw StorageError.io(path: path, operation: "create the copy", errno: EEXIST) }
+        try read { source in
+            let target = try Database.open(path: path)
+            try Database.copy(from: source, into: target)
+        }
+        unlink(path + ".lock")
+    }
+
+    /// Copies every class and object of `source` into the empty database `target`, in batches.
+    static func copy(from source: Snapshot, into target: Database, batch: Int = 100_000) throws {
+        var catalogue = source.catalogue
+        for i in catalogue.classes.indices {
+            catalogue.classes[i].tableRoot = 0
+            catalogue.classes[i].objectCount = 0
+            for j in catalogue.classes[i].properties.indices { catalogue.classes[i].properties[j].indexRoot = 0 }
+        }
+        var tx = try target.beginWrite()
+        tx.catalogue = catalogue
+        tx.catalogueChanged = true
+        var pending = 0
+        for c in source.catalogue.classes {
+            var failure: Error?
+            try TableTree.forEachLeaf(source.root(of: c.classID), source: source) { leaf in
+                guard case .clean(let view) = leaf else { return true }
+                do {
+                    try copyLeaf(view, c, from: source, into: tx)
+                    pending += view.count
+                    if pending >= batch {
+                        try tx.commit()
+                        tx = try target.beginWrite()
+                        pending = 0
+                    }
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            if let f = failure { tx.rollback(); throw f }
+        }
+        try tx.commit()
+    }
+
+    private static func copyLeaf(_ view: ClusterView, _ c: ClassInfo, from source: Snapshot, into tx: WriteTransaction) throws {
+        let ci = try tx.classIndex(c.classID)
+        let current = tx.catalogue.classes[ci]
+        let mutator = TreeMutator(sink: tx, properties: current.properties)
+        var root = tx.root(of: c.classID)
+        let readers = try c.properties.map { p in p.hasColumn ? try view.reader(for: p, source: source) : nil }
+        for row in 0..<view.count {
+            let key = view.key(at: row)
+            var values: [UInt32: Value] = [:]
+            for (pi, p) in c.properties.enumerated() where p.hasColumn {
+                guard let r = readers[pi] else { continue }
+                let raw = try r.value(at: row, loadBlob: { try source.blob($0, length: $1) })
+                if p.isList {
+                    if case .int(let ref) = raw, ref != 0 {
+                        tx.dirtyLists[SlotKey(classID: c.classID, key: key, columnID: p.columnID)] =
+                            try ListNode.decode(source.node(UInt64(ref), expected: .list), ref: UInt64(ref), source: source)
+                    }
+                    values[p.columnID] = .int(0)
+                } else if p.type == .backlink {
+                    let keys = try source.decodeBacklinks(raw)
+                    if !keys.isEmpty { tx.dirtyBacklinks[SlotKey(classID: c.classID, key: key, columnID: p.columnID)] = keys }
+                    values[p.columnID] = .int(0)
+                } else {
+                    values[p.columnID] = raw
+                }
+            }
+            try mutator.insert(&root, key: key, values: values)
+            for p in current.properties where p.isIndexed {
+                try tx.addToIndex(c.classID, p, values[p.columnID] ?? p.defaultValue, key)
+            }
+        }
+        tx.roots[c.classID] = root
+        tx.catalogue.classes[ci].objectCount += UInt64(view.count)
+    }
+
+    /// Bytes of the file holding live data (the rest is free space).
+    public func usedBytes() throws -> Int {
+        try read { s in
+            var free: UInt64 = 0
+            if s.meta.freeListRef != 0 {
+                for (e, _) in try FreeSpace.decode(s.node(s.meta.freeListRef, expected: .freeList), ref: s.meta.freeListRef,
+                                                    source: s, pageCount: s.meta.pageCount) { free += e.count }
+            }
+            return Int(s.meta.pageCount - free) * pageSize
+        }
+    }
+
+    /// Rewrites the file with only its live data and swaps it in atomically (rename). Refused while another
+    /// process has the file open, or while snapshots or a write transaction of this process are open.
+    public func compact() throws {
+        if isInMemory || isReadOnly { throw StorageError.readOnly(path: path) }
+        try coordinator.lockWriter()
+        defer { coordinator.unlockWriter() }
+        if openSnapshotCount > 0 {
+            throw StorageError.inUseByAnotherProcess(path: path, operation: "compact while \(openSnapshotCount) snapshot(s) of this process are open")
+        }
+        let temp = path + ".compact"
+        unlink(temp)
+        unlink(temp + ".lock")
+        let done = try coordinator.withExclusiveAccess {
+            try read { source in
+                let target = try Database.open(path: temp)
+                try Database.copy(from: source, into: target)
+            }
+            unlink(temp + ".lock")
+            if rename(temp, path) != 0 { throw StorageError.io(path: path, operation: "rename the compacted file", errno: errno) }
+            try reopenStore()
+        }
+        if !done {
+            throw StorageError.inUseByAnotherProcess(path: path, operation: "compact")
+        }
+    }
+}

@@ -1,0 +1,260 @@
+/// What `Database.verify()` found.
+public struct VerifyReport: Sendable, CustomStringConvertible {
+    public var version: UInt64 = 0
+    public var classes = 0
+    public var objects = 0
+    public var nodes = 0
+    public var usedPages: UInt64 = 0
+    public var freePages: UInt64 = 0
+    public var totalPages: UInt64 = 0
+    /// Every problem found, each naming the structure and page. Empty when the file is sound.
+    public var problems: [String] = []
+
+    public var isOK: Bool { problems.isEmpty }
+
+    public var description: String {
+        var s = "version \(version): \(classes) classes, \(objects) objects, \(nodes) nodes; "
+            + "\(usedPages) pages used, \(freePages) free, \(totalPages) in the file"
+        if problems.isEmpty { s += "\nno problems found" } else {
+            s += "\n\(problems.count) problem(s):\n" + problems.prefix(50).map { "  - " + $0 }.joined(separator: "\n")
+        }
+        return s
+    }
+}
+
+extension Database {
+    /// Walks every structure of the newest version: checksums of every node, B+tree order and counts, values,
+    /// links and backlinks, indexes, and page accounting (every page used exactly once or free exactly once).
+    public func verify() throws -> VerifyReport {
+        try read { snapshot in
+            var v = Verifier(snapshot: snapshot)
+            return try v.run()
+        }
+    }
+}
+
+private struct Verifier {
+    let s: Snapshot
+    var report = VerifyReport()
+    /// Page → owner description, for overlap detection.
+    var owner: [UInt64: String] = [:]
+
+    init(snapshot: Snapshot) { s = snapshot }
+
+    mutating func problem(_ p: String) { report.problems.append(p) }
+
+    /// Records that `ref` is a node owned by `what`; checks its checksum.
+    mutating func claim(_ ref: UInt64, _ what: String) -> Bool {
+        guard let node = try? s.node(ref, expected: nil) else {
+            problem("\(what): node at page \(ref) is outside the file or has a bad length")
+            return false
+        }
+        if nodeChecksum(node) != node.u64(at: 8) { problem("\(what): node at page \(ref) fails its checksum") }
+        report.nodes += 1
+        let pages = UInt64(pagesFor(bytes: node.count))
+        for p in ref..<ref + pages {
+            if let other = owner[p] {
+                problem("page \(p) is used twice: by \(what) and by \(other)")
+                return false
+            }
+            owner[p] = what
+        }
+        report.usedPages += pages
+        return true
+    }
+
+    mutating func run() throws -> VerifyReport {
+        report.version = s.meta.version
+        report.totalPages = s.meta.pageCount
+        for p: UInt64 in 0..<2 { owner[p] = "meta slot" }
+        report.usedPages = 2
+        if s.meta.catalogueRef != 0 { _ = claim(s.meta.catalogueRef, "catalogue") }
+        if s.meta.commitLogRef != 0 { _ = claim(s.meta.commitLogRef, "commit log") }
+        if s.meta.freeListRef != 0, claim(s.meta.freeListRef, "free list") {
+            do {
+                let entries = try FreeSpace.decode(s.node(s.meta.freeListRef, expected: .freeList), ref: s.meta.freeListRef,
+                                                   source: s, pageCount: s.meta.pageCount)
+                for (e, _) in entries {
+                    for p in e.page..<e.end {
+                        if let other = owner[p] { problem("free page \(p) is also used by \(other)") } else { owner[p] = "free list" }
+                    }
+                    report.freePages += e.count
+                }
+            } catch { problem("\(error)") }
+        }
+        report.classes = s.catalogue.classes.count
+        for c in s.catalogue.classes { checkClass(c) }
+        // Every page must be accounted for.
+        var leaked: [UInt64] = []
+        for p in 2..<s.meta.pageCount where owner[p] == nil { leaked.append(p) }
+        if !leaked.isEmpty {
+            problem("\(leaked.count) page(s) neither used nor free, first at page \(leaked[0])")
+        }
+        return report
+    }
+
+    mutating func checkClass(_ c: ClassInfo) {
+        let table = TableHandle(name: c.name, classID: c.classID)
+        var count = 0
+        var lastKey: UInt64?
+        // Tree structure: node checksums, order, counts, levels.
+        if c.tableRoot != 0 { _ = checkTree(c, c.tableRoot, level: nil, path: "\(c.name) tree") }
+        do {
+            try s.forEachKey(table) { k in
+                if let l = lastKey, k.rawValue <= l { self.problem("\(c.name): keys out of order (\(l) then \(k.rawValue))") }
+                if k.rawValue >= c.nextObjectKey { self.problem("\(c.name): key \(k.rawValue) is not below nextObjectKey \(c.nextObjectKey)") }
+                lastKey = k.rawValue
+                count += 1
+                return true
+            }
+        } catch { problem("\(c.name): \(error)"); return }
+        report.objects += count
+        if UInt64(count) != c.objectCount { problem("\(c.name): catalogue says \(c.objectCount) objects, tree holds \(count)") }
+        checkValues(c, table)
+        for p in c.properties where p.isIndexed { checkIndex(c, table, p) }
+    }
+
+    /// Returns (firstKey, count) of the subtree.
+    mutating func checkTree(_ c: ClassInfo, _ ref: UInt64, level: Int?, path: String) -> (UInt64, Int)? {
+        guard claim(ref, path) else { return nil }
+        do {
+            let node = try s.node(ref, expected: nil)
+            if TableTree.isLeafNode(node) {
+                if let l = level, l != 0 { problem("\(path): leaf at page \(ref) where level \(l) was expected") }
+                let v = try ClusterView(node: node, ref: ref, source: s)
+                if v.count == 0 { problem("\(path): empty cluster at page \(ref)") ; return nil }
+                for i in 1..<max(v.count, 1) where v.key(at: i) <= v.key(at: i - 1) {
+                    problem("\(path): cluster at page \(ref) keys out of order at row \(i)")
+                }
+                claimCluster(c, v, path: path)
+                return (v.key(at: 0), v.count)
+            }
+            guard node[0] == NodeType.tableInner.rawValue else { problem("\(path): page \(ref) has node type \(node[0])"); return nil }
+            let v = try InnerView(node: node, ref: ref, source: s)
+            if let l = level, l != v.level { problem("\(path): inner node at page \(ref) has level \(v.level), expected \(l)") }
+            var total = 0
+            for i in 0..<v.count {
+                guard let (fk, n) = checkTree(c, v.ref(i), level: v.level - 1, path: "\(path)/\(i)") else { continue }
+                if fk != v.firstKey(i) { problem("\(path): inner node at page \(ref) child \(i) first key \(v.firstKey(i)), child starts at \(fk)") }
+                if n != v.childCount(i) { problem("\(path): inner node at page \(ref) child \(i) count \(v.childCount(i)), child holds \(n)") }
+                total += n
+            }
+            return (v.firstKey(0), total)
+        } catch {
+            problem("\(path): \(error)")
+            return nil
+        }
+    }
+
+    /// Claims the blobs, list nodes and backlink nodes a cluster references.
+    mutating func claimCluster(_ c: ClassInfo, _ v: ClusterView, path: String) {
+        var refs: [UInt64] = []
+        do {
+            for id in v.columnIDs {
+                guard let e = v.columnEntry(id), let enc = ColumnEncoding(rawValue: e.encoding) else {
+                    problem("\(path): cluster at page \(v.ref) column \(id) has an unknown encoding"); continue
+                }
+                guard enc == .bytes else { continue }
+                let r = try ColumnReader(node: v.node, offset: e.offset, length: e.length, count: v.count, encoding: enc, type: .data, linkStorage: .raw)
+                try r.forEachBlobRef { refs.append($0) }
+            }
+            for r in refs { _ = claim(r, "\(path): blob") }
+            for p in c.properties where (p.isList && p.type != .linkingObjects) || p.type == .backlink {
+                guard let r = try v.reader(for: p, source: s) else { continue }
+                for i in 0..<v.count {
+                    let raw = UInt64(bitPattern: r.int(at: i))
+                    if raw == 0 || (p.type == .backlink && raw & 1 == 1) { continue }
+                    if claim(raw, "\(c.name).\(p.name) of #\(v.key(at: i))"), p.isList {
+                        for b in try ListNode.blobRefs(s.node(raw, expected: .list), ref: raw, source: s) {
+                            _ = claim(b, "\(c.name).\(p.name) of #\(v.key(at: i)): blob")
+                        }
+                    }
+                }
+            }
+        } catch {
+            problem("\(path): \(error)")
+        }
+    }
+
+    /// Values decode; links point at live objects; backlinks are exactly the inverse of links.
+    mutating func checkValues(_ c: ClassInfo, _ table: TableHandle) {
+        do {
+            let keys = try s.keys(table)
+            for k in keys {
+                for p in c.properties where p.hasColumn {
+                    if p.type == .backlink {
+                        guard let origin = s.catalogue.classInfo(id: p.targetClassID), let op = origin.property(column: p.originColumnID) else {
+                            problem("\(c.name): backlink column \(p.name) names a missing origin"); continue
+                        }
+                        let stored = try s.backlinkKeys(c.classID, k.rawValue, p)
+                        if stored != stored.sorted() { problem("\(c.name) #\(k.rawValue): backlinks from \(origin.name).\(op.name) not sorted") }
+                        for o in Set(stored) {
+                            guard try s.locate(origin.classID, o) != nil else {
+                                problem("\(c.name) #\(k.rawValue): backlink from missing \(origin.name) #\(o)"); continue
+                            }
+                            let links: Int
+                            if op.isList {
+                                links = try s.list(ObjectKey(o), s.property(TableHandle(name: origin.name, classID: origin.classID), op.name))
+                                    .filter { $0 == .link(k) }.count
+                            } else {
+                                links = try s.value(ObjectKey(o), s.property(TableHandle(name: origin.name, classID: origin.classID), op.name)) == .link(k) ? 1 : 0
+                            }
+                            let recorded = stored.filter { $0 == o }.count
+                            if links != recorded {
+                                problem("\(c.name) #\(k.rawValue): \(recorded) backlink(s) from \(origin.name) #\(o).\(op.name), which holds \(links) link(s)")
+                            }
+                        }
+                        continue
+                    }
+                    let h = PropertyHandle(name: p.name, type: p.type, isList: p.isList, isOptional: p.isOptional, info: p, classID: c.classID)
+                    let values = p.isList ? try s.list(k, h) : [try s.value(k, h)]
+                    guard p.type == .link else { continue }
+                    for case .link(let t) in values {
+                        guard let target = s.catalogue.classInfo(id: p.targetClassID) else { continue }
+                        guard try s.locate(target.classID, t.rawValue) != nil else {
+                            problem("\(c.name) #\(k.rawValue).\(p.name): link to missing \(target.name) #\(t.rawValue)"); continue
+                        }
+                        guard let bl = target.properties.first(where: { $0.type == .backlink && $0.targetClassID == c.classID && $0.originColumnID == p.columnID }) else {
+                            problem("\(target.name): no backlink column for \(c.name).\(p.name)"); continue
+                        }
+                        if try !s.backlinkKeys(target.classID, t.rawValue, bl).contains(k.rawValue) {
+                            problem("\(c.name) #\(k.rawValue).\(p.name) links to \(target.name) #\(t.rawValue), which has no backlink to it")
+                        }
+                    }
+                }
+            }
+        } catch {
+            problem("\(c.name): \(error)")
+        }
+    }
+
+    mutating func checkIndex(_ c: ClassInfo, _ table: TableHandle, _ p: PropertyInfo) {
+        let tree = EntryTree(root: p.indexRoot)
+        do {
+            if p.indexRoot != 0 {
+                var refs: [UInt64] = []
+                try tree.collectRefs(source: s, into: &refs)
+                for r in refs { _ = claim(r, "index \(c.name).\(p.name)") }
+            }
+            let n = try tree.checkInvariants(source: s)
+            var expected: [[UInt8]] = []
+            for k in try s.keys(table) {
+                var e: [UInt8] = []
+                let h = PropertyHandle(name: p.name, type: p.type, isList: false, isOptional: p.isOptional, info: p, classID: c.classID)
+                IndexKey.encode(try s.value(k, h), into: &e)
+                IndexKey.appendObjectKey(k.rawValue, to: &e)
+                expected.append(e)
+            }
+            if n != expected.count { problem("index \(c.name).\(p.name): \(n) entries for \(expected.count) objects") }
+            var seenValues = Set<[UInt8]>()
+            for e in expected {
+                if try !tree.contains(e, source: s) { problem("index \(c.name).\(p.name): entry missing for object #\(IndexKey.objectKey(fromEntry: e))") ; break }
+                if p.isPrimaryKey, !seenValues.insert(Array(e.dropLast(8))).inserted, !IndexKey.isTruncated(encoded: Array(e.dropLast(8))) {
+                    problem("primary key \(c.name).\(p.name): duplicate value at object #\(IndexKey.objectKey(fromEntry: e))")
+                }
+            }
+        } catch {
+            problem("index \(c.name).\(p.name): \(error)")
+        }
+    }
+}

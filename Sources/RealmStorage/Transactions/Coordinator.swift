@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writer exclusion and the table of live reader versions: across processes through the lock file, or within
+/// this process for in-memory databases and read-only files whose lock file cannot be created.
+protocol Coordinator: AnyObject, Sendable {
+    func lockWriter() throws
+    func unlockWriter()
+    func claimReaderSlot(version: UInt64) throws -> Int
+    func setReaderVersion(_ version: UInt64, slot: Int)
+    func releaseReaderSlot(_ slot: Int)
+    func oldestReaderVersion() -> UInt64?
+    /// Runs `body` if no other process has the database open; returns false (without running it) otherwise.
+    func withExclusiveAccess(_ body: () throws -> Void) throws -> Bool
+}
+
+/// A coordinator for one process only.
+final class LocalCoordinator: Coordinator, @unchecked Sendable {
+    // Safe: all mutable state is guarded by `mutex`; the writer lock is a separate pthread mutex.
+    private let mutex = PthreadMutex()
+    private let writer = PthreadMutex()
+    private var slots: [Int: UInt64] = [:]
+    private var nextSlot = 0
+
+    func lockWriter() throws { writer.lock() }
+    func unlockWriter() { writer.unlock() }
+
+    func claimReaderSlot(version: UInt64) throws -> Int {
+        mutex.withLock {
+            nextSlot += 1
+            slots[nextSlot] = version
+            return nextSlot
+        }
+    }
+
+    func setReaderVersion(_ version: UInt64, slot: Int) { mutex.withLock { slots[slot] = version } }
+    func releaseReaderSlot(_ slot: Int) { _ = mutex.withLock { slots.removeValue(forKey: slot) } }
+    func oldestReaderVersion() -> UInt64? { mutex.withLock { slots.values.min() } }
+
+    func withExclusiveAccess(_ body: () throws -> Void) throws -> Bool {
+        try body()
+        return true
+    }
+}
+
+extension LockFile: Coordinator {}

@@ -1,0 +1,347 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How to open a database.
+public struct DatabaseOptions: Sendable {
+    /// Open without the ability to write; a missing file is an error rather than created.
+    public var readOnly: Bool = false
+    /// Called once at open with the file's total and used bytes; returning true compacts the file first
+    /// (only when no other process has it open).
+    public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil
+
+    public init(readOnly: Bool = false,
+                shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil) {
+        self.readOnly = readOnly
+        self.shouldCompactOnLaunch = shouldCompactOnLaunch
+    }
+}
+
+/// An open database: one file (or one in-memory store) shared by every transaction in this process.
+///
+/// Any number of read snapshots may be open at once on any threads; one write transaction at a time runs
+/// across all threads and processes.
+public final class Database: @unchecked Sendable {
+    // Safe: immutable after init except `writerThread`, guarded by `ownerLock`, and the store/coordinator,
+    // which synchronise themselves.
+    public let path: String
+    public let isInMemory: Bool
+    public let isReadOnly: Bool
+    private var _store: PageStore
+    let coordinator: any Coordinator
+    private let ownerLock = PthreadMutex()
+    private var writerThread: pthread_t?
+    private var _openSnapshots = 0
+
+    /// The page store; replaced only by in-place compaction, while nothing else in this process uses it.
+    var store: PageStore { ownerLock.withLock { _store } }
+
+    /// Read snapshots of this process that are still open.
+    public var openSnapshotCount: Int { ownerLock.withLock { _openSnapshots } }
+    func snapshotOpened() { ownerLock.withLock { _openSnapshots += 1 } }
+    func snapshotClosed() { ownerLock.withLock { _openSnapshots -= 1 } }
+
+    /// Reopens the file after compaction renamed a new file over it.
+    func reopenStore() throws {
+        let fd = Glibc.open(path, (isReadOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC)
+        if fd < 0 { throw StorageError.io(path: path, operation: "reopen", errno: errno) }
+        let fresh = try PageStore(path: path, fd: fd, readOnly: isReadOnly)
+        ownerLock.withLock { _store = fresh }
+    }
+
+    // MARK: Opening
+
+    nonisolated(unsafe) private static var openFiles: [String: WeakDatabase] = [:]
+    private static let registryLock = PthreadMutex()
+
+    /// Opens (creating when missing, unless read-only) the database at `path`. Opening a path that is already
+    /// open in this process returns the same database.
+    public static func open(path: String, options: DatabaseOptions = DatabaseOptions()) throws -> Database {
+        let key = canonicalPath(path)
+        let db: Database = try registryLock.withLock {
+            if let existing = openFiles[key]?.value {
+                if existing.isReadOnly && !options.readOnly { throw StorageError.readOnly(path: path) }
+                return existing
+            }
+            let db = try Database(filePath: path, options: options)
+            openFiles[key] = WeakDatabase(db)
+            return db
+        }
+        if let decide = options.shouldCompactOnLaunch, !db.isReadOnly {
+            let total = try db.store.currentSize()
+            let used = try db.usedBytes()
+            if decide(total, used) { _ = try? db.compact() }
+        }
+        return db
+    }
+
+    nonisolated(unsafe) private static var memoryStores: [String: WeakDatabase] = [:]
+
+    /// Opens the in-memory database called `identifier`: the same engine with nothing on disk. Its contents
+    /// live as long as some `Database` value for the identifier does.
+    public static func inMemory(identifier: String) throws -> Database {
+        try registryLock.withLock {
+            if let existing = memoryStores[identifier]?.value { return existing }
+            let db = try Database(memoryIdentifier: identifier)
+            memoryStores[identifier] = WeakDatabase(db)
+            return db
+        }
+    }
+
+    private init(memoryIdentifier: String) throws {
+        path = "memory:" + memoryIdentifier
+        isInMemory = true
+        isReadOnly = false
+        _store = try PageStore(memoryNamed: path)
+        coordinator = LocalCoordinator()
+        try initialiseEmpty()
+    }
+
+    private init(filePath: String, options: DatabaseOptions) throws {
+        path = filePath
+        isInMemory = false
+        isReadOnly = options.readOnly
+        // Look at the file before creating anything beside it: a foreign or newer file is reported as such.
+        let flags = options.readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
+        let fd = Glibc.open(filePath, flags | O_CLOEXEC, 0o644)
+        if fd < 0 { throw StorageError.io(path: filePath, operation: "open", errno: errno) }
+        let size: Int
+        do {
+            size = try PageStore.fileSize(fd: fd, path: filePath)
+            if size > 0 { try Database.precheckHeader(fd: fd, size: size, path: filePath) }
+            if size == 0 && options.readOnly { throw StorageError.truncated(path: filePath, expectedBytes: UInt64(2 * pageSize), actualBytes: 0) }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        let store = try PageStore(path: filePath, fd: fd, readOnly: options.readOnly)
+        _store = store
+        let lockPath = filePath + ".lock"
+        let readOnly = options.readOnly
+        let setUp: () throws -> Void = {
+            if try store.currentSize() == 0 {
+                if readOnly { throw StorageError.readOnly(path: filePath) }
+                try Database.writeEmpty(store: store)
+            }
+            try Database.recoverIfTorn(store: store)
+        }
+        do {
+            coordinator = try LockFile(path: lockPath, firstOpener: setUp)
+        } catch let error as StorageError {
+            // A read-only file in a directory we cannot write: no lock file, so no other writer is assumed.
+            guard readOnly, case .io(_, _, let e) = error, e == EACCES || e == EROFS else { throw error }
+            coordinator = LocalCoordinator()
+            try setUp()
+        }
+        _ = try latestMeta()
+    }
+
+    deinit {
+        Database.registryLock.withLock {
+            if isInMemory {
+                if Database.memoryStores[String(path.dropFirst("memory:".count))]?.value == nil {
+                    Database.memoryStores[String(path.dropFirst("memory:".count))] = nil
+                }
+            } else if Database.openFiles[Database.canonicalPath(path)]?.value == nil {
+                Database.openFiles[Database.canonicalPath(path)] = nil
+            }
+        }
+    }
+
+    static func canonicalPath(_ path: String) -> String {
+        if let r = realpath(path, nil) {
+            defer { free(r) }
+            return String(cString: r)
+        }
+        return path
+    }
+
+    /// Reports a foreign, newer or truncated file before anything is created beside it.
+    private static func precheckHeader(fd: Int32, size: Int, path: String) throws {
+        var head = [UInt8](repeating: 0, count: 2 * pageSize)
+        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min(size, 2 * pageSize), 0) }
+        if n < 0 { throw StorageError.io(path: path, operation: "read", errno: errno) }
+        let slots = head.withUnsafeBytes { buf in
+            [Meta.decode(UnsafeRawBufferPointer(rebasing: buf[0..<pageSize])),
+             Meta.decode(UnsafeRawBufferPointer(rebasing: buf[pageSize..<2 * pageSize]))]
+        }
+        var sawMagic = false
+        for s in slots {
+            switch s {
+            case .foreign: continue
+            case .newer(let v): throw StorageError.newerFormat(path: path, fileVersion: v, supported: Meta.formatVersion)
+            case .damaged, .valid: sawMagic = true
+            }
+        }
+        if !sawMagic {
+            // A short file that starts like ours (slot A's magic) is truncated, not foreign.
+            if size < 2 * pageSize, head.starts(with: Meta.magic) {
+                throw StorageError.truncated(path: path, expectedBytes: UInt64(2 * pageSize), actualBytes: UInt64(size))
+            }
+            throw StorageError.notADatabase(path: path)
+        }
+        if size < 2 * pageSize {
+            throw StorageError.truncated(path: path, expectedBytes: UInt64(2 * pageSize), actualBytes: UInt64(size))
+        }
+    }
+
+    private func initialiseEmpty() throws { try Database.writeEmpty(store: store) }
+
+    /// Writes the two meta pages of an empty database (version 1 in slot B, slot A empty).
+    static func writeEmpty(store: PageStore) throws {
+        let empty = Meta(version: 1, catalogueRef: 0, freeListRef: 0, commitLogRef: 0, pageCount: 2)
+        let zero = [UInt8](repeating: 0, count: pageSize)
+        try zero.withUnsafeBytes { try store.write($0, atPage: 0) }
+        try empty.encode().withUnsafeBytes { try store.write($0, atPage: 1) }
+        try store.sync()
+    }
+
+    // MARK: Versions
+
+    /// The newest committed meta slot.
+    func latestMeta() throws -> Meta {
+        try Database.latestMeta(store: store, mapping: store.mapping)
+    }
+
+    static func readSlots(mapping: Mapping) -> [Meta.Decoded] {
+        let base = UnsafeRawBufferPointer(start: mapping.base, count: 2 * pageSize)
+        return [Meta.decode(UnsafeRawBufferPointer(rebasing: base[0..<pageSize])),
+                Meta.decode(UnsafeRawBufferPointer(rebasing: base[pageSize..<2 * pageSize]))]
+    }
+
+    static func latestMeta(store: PageStore, mapping: Mapping) throws -> Meta {
+        var best: Meta?
+        for s in readSlots(mapping: mapping) {
+            if case .valid(let m) = s, m.version > (best?.version ?? 0) { best = m }
+            if case .newer(let v) = s { throw StorageError.newerFormat(path: store.path, fileVersion: v, supported: Meta.formatVersion) }
+        }
+        guard let meta = best else {
+            throw StorageError.corrupt(path: store.path, location: "header (pages 0 and 1)", reason: "no valid meta slot")
+        }
+        let size = try store.currentSize()
+        if UInt64(size) < meta.pageCount * UInt64(pageSize) {
+            throw StorageError.truncated(path: store.path, expectedBytes: meta.pageCount * UInt64(pageSize), actualBytes: UInt64(size))
+        }
+        return meta
+    }
+
+    /// Run by the first process to open the file: if the newest commit is torn (a node it wrote fails its
+    /// checksum), invalidate its slot so the previous version is the live one.
+    static func recoverIfTorn(store: PageStore) throws {
+        let mapping = store.mapping
+        var metas: [(slot: Int, meta: Meta)] = []
+        for (i, s) in readSlots(mapping: mapping).enumerated() {
+            if case .valid(let m) = s { metas.append((i, m)) }
+        }
+        metas.sort { $0.meta.version > $1.meta.version }
+        guard let newest = metas.first else { return }
+        let size = UInt64(try store.currentSize())
+        if commitIsWhole(newest.meta, mapping: mapping, fileBytes: size) { return }
+        guard metas.count > 1 else {
+            throw StorageError.corrupt(path: store.path, location: "commit of version \(newest.meta.version)",
+                                       reason: "its pages fail their checksums and no earlier version exists")
+        }
+        // Zero the torn slot so every later reader picks the whole one.
+        let zero = [UInt8](repeating: 0, count: pageSize)
+        try zero.withUnsafeBytes { try store.write($0, atPage: UInt64(newest.slot)) }
+        try store.sync()
+    }
+
+    private static func commitIsWhole(_ meta: Meta, mapping: Mapping, fileBytes: UInt64) -> Bool {
+        if meta.pageCount * UInt64(pageSize) > fileBytes { return false }
+        func nodeOK(_ ref: UInt64) -> Bool {
+            guard ref >= 2, ref < meta.pageCount else { return false }
+            let start = mapping.base.advanced(by: Int(ref) * pageSize)
+            let length = Int(UnsafeRawPointer(start).loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+            guard length >= nodeHeaderSize, ref + UInt64(pagesFor(bytes: length)) <= meta.pageCount else { return false }
+            let node = UnsafeRawBufferPointer(start: start, count: length)
+            return nodeChecksum(node) == node.u64(at: 8)
+        }
+        for ref in [meta.catalogueRef, meta.freeListRef, meta.commitLogRef] where ref != 0 {
+            if !nodeOK(ref) { return false }
+        }
+        guard meta.commitLogRef != 0 else { return true }
+        let log = UnsafeRawBufferPointer(start: mapping.base.advanced(by: Int(meta.commitLogRef) * pageSize),
+                                         count: Int(UnsafeRawPointer(mapping.base.advanced(by: Int(meta.commitLogRef) * pageSize)).loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        let count = Int(log.u32(at: 16))
+        guard 24 + count * 16 <= log.count else { return false }
+        for i in 0..<count {
+            let first = log.u64(at: 24 + i * 16)
+            if !nodeOK(first) { return false }
+        }
+        return true
+    }
+
+    // MARK: Transactions
+
+    /// A consistent read-only view of the newest committed version. Close it (or let it go) when done; while
+    /// it lives, the pages of its version are not reused.
+    public func snapshot() throws -> Snapshot {
+        let mapping = store.mapping
+        var meta = try Database.latestMeta(store: store, mapping: mapping)
+        let slot = try coordinator.claimReaderSlot(version: meta.version)
+        do {
+            while true {
+                let again = try Database.latestMeta(store: store, mapping: store.mapping)
+                if again.version == meta.version { break }
+                meta = again
+                coordinator.setReaderVersion(meta.version, slot: slot)
+            }
+            return try Snapshot(database: self, meta: meta, mapping: store.mapping, readerSlot: slot)
+        } catch {
+            coordinator.releaseReaderSlot(slot)
+            throw error
+        }
+    }
+
+    /// Runs `body` on a snapshot of the newest version.
+    public func read<T>(_ body: (Snapshot) throws -> T) throws -> T {
+        let s = try snapshot()
+        defer { s.close() }
+        return try body(s)
+    }
+
+    /// Starts the one write transaction, waiting for any other writer (thread or process) to finish.
+    public func beginWrite() throws -> WriteTransaction {
+        if isReadOnly { throw StorageError.readOnly(path: path) }
+        let me = pthread_self()
+        let reentrant = ownerLock.withLock { writerThread.map { pthread_equal($0, me) != 0 } ?? false }
+        if reentrant { throw StorageError.writeInProgress(path: path) }
+        try coordinator.lockWriter()
+        ownerLock.withLock { writerThread = me }
+        do {
+            let mapping = store.mapping
+            let meta = try Database.latestMeta(store: store, mapping: mapping)
+            let oldest = min(coordinator.oldestReaderVersion() ?? meta.version, meta.version)
+            return try WriteTransaction(database: self, meta: meta, mapping: mapping, oldestReader: oldest)
+        } catch {
+            endWrite()
+            throw error
+        }
+    }
+
+    /// Runs `body` in a write transaction and commits it; if `body` throws, nothing is written.
+    @discardableResult
+    public func write<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
+        let tx = try beginWrite()
+        do {
+            let result = try body(tx)
+            try tx.commit()
+            return result
+        } catch {
+            tx.rollback()
+            throw error
+        }
+    }
+
+    func endWrite() {
+        ownerLock.withLock { writerThread = nil }
+        coordinator.unlockWriter()
+    }
+}
+
+private final class WeakDatabase: @unchecked Sendable {
+    // Safe: only touched under Database.registryLock.
+    weak var value: Database?
+    init(_ value: Database) { self.value = value }
+}

@@ -1,0 +1,305 @@
+/// A class of objects as seen by one snapshot: resolve once, then use for fast access.
+public struct TableHandle: Sendable {
+    public let name: String
+    let classID: UInt32
+}
+
+/// A property resolved once for fast access.
+public struct PropertyHandle: Sendable {
+    public let name: String
+    public let type: PropertyType
+    public let isList: Bool
+    public let isOptional: Bool
+    let info: PropertyInfo
+    let classID: UInt32
+}
+
+/// A consistent, read-only view of one committed version of the database.
+///
+/// Readers never block: a snapshot sees its version no matter what is committed after it was taken.
+/// A snapshot belongs to one thread at a time.
+public class Snapshot: NodeSource {
+    public let database: Database
+    let mapping: Mapping
+    var meta: Meta
+    var catalogue: Catalogue
+    private var readerSlot: Int?
+    /// Every page of this version lies below this limit.
+    var pageLimit: UInt64
+
+    init(database: Database, meta: Meta, mapping: Mapping, readerSlot: Int?) throws {
+        self.database = database
+        self.meta = meta
+        self.mapping = mapping
+        self.readerSlot = nil
+        self.pageLimit = meta.pageCount
+        self.catalogue = Catalogue()
+        if meta.catalogueRef != 0 {
+            let node = try self.node(meta.catalogueRef, expected: .catalogue)
+            catalogue = try Catalogue.decode(node, ref: meta.catalogueRef, path: database.path)
+        }
+        // Owned from here on: a failure above leaves the slot to the caller.
+        if let slot = readerSlot {
+            self.readerSlot = slot
+            database.snapshotOpened()
+        }
+    }
+
+    deinit { close() }
+
+    /// Releases the snapshot's hold on its version. Further use is a programmer error.
+    public func close() {
+        if let slot = readerSlot {
+            database.coordinator.releaseReaderSlot(slot)
+            database.snapshotClosed()
+            readerSlot = nil
+        }
+    }
+
+    /// The transaction version this snapshot sees.
+    public var version: UInt64 { meta.version }
+    public var schemaVersion: UInt64 { catalogue.schemaVersion }
+    public var displayPath: String { database.path }
+
+    // MARK: NodeSource
+
+    func node(_ ref: UInt64, expected: NodeType?) throws -> UnsafeRawBufferPointer {
+        guard ref >= 2, ref < pageLimit else { throw corrupt(ref, "reference outside the file (\(pageLimit) pages)") }
+        let start = UnsafeRawPointer(mapping.base.advanced(by: Int(ref) * pageSize))
+        let length = Int(UInt32(littleEndian: start.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        guard length >= nodeHeaderSize, ref + UInt64(pagesFor(bytes: length)) <= pageLimit else {
+            throw corrupt(ref, "node length \(length) runs past the end of the file")
+        }
+        if let t = expected, start.load(as: UInt8.self) != t.rawValue {
+            throw corrupt(ref, "expected node type \(t.rawValue), found \(start.load(as: UInt8.self))")
+        }
+        return UnsafeRawBufferPointer(start: start, count: length)
+    }
+
+    // MARK: Schema
+
+    /// Every class with its visible properties.
+    public var schema: [ClassSchema] { catalogue.classes.map { publicSchema($0) } }
+
+    public func classSchema(_ name: String) -> ClassSchema? { catalogue.classInfo(named: name).map { publicSchema($0) } }
+
+    func publicSchema(_ c: ClassInfo) -> ClassSchema {
+        ClassSchema(name: c.name, properties: c.properties.filter { !$0.isHidden }.map { p in
+            PropertySchema(name: p.name, type: p.type, isOptional: p.isOptional, isList: p.isList,
+                           isIndexed: p.flags.contains(.indexed), isPrimaryKey: p.isPrimaryKey,
+                           objectClassName: p.targetClassID == 0 ? nil : catalogue.classInfo(id: p.targetClassID)?.name,
+                           originProperty: p.type == .linkingObjects
+                               ? catalogue.classInfo(id: p.targetClassID)?.property(column: p.originColumnID)?.name : nil)
+        })
+    }
+
+    public func table(_ name: String) throws -> TableHandle {
+        guard let c = catalogue.classInfo(named: name) else { throw StorageError.noSuchClass(name) }
+        return TableHandle(name: name, classID: c.classID)
+    }
+
+    public func property(_ table: TableHandle, _ name: String) throws -> PropertyHandle {
+        let c = try classInfo(table)
+        guard let p = c.property(named: name) else { throw StorageError.noSuchProperty(className: c.name, property: name) }
+        return PropertyHandle(name: p.name, type: p.type, isList: p.isList, isOptional: p.isOptional, info: p, classID: c.classID)
+    }
+
+    func classInfo(_ t: TableHandle) throws -> ClassInfo {
+        guard let c = catalogue.classInfo(id: t.classID) else { throw StorageError.noSuchClass(t.name) }
+        return c
+    }
+
+    /// The current state of a property (its index root may have changed since the handle was made).
+    func currentInfo(_ p: PropertyHandle) throws -> (ClassInfo, PropertyInfo) {
+        guard let c = catalogue.classInfo(id: p.classID), let info = c.property(column: p.info.columnID) else {
+            throw StorageError.noSuchProperty(className: "class \(p.classID)", property: p.name)
+        }
+        return (c, info)
+    }
+
+    // MARK: Trees (overridden by write transactions, which hold dirty nodes)
+
+    func root(of classID: UInt32) -> TreeChild {
+        .clean(catalogue.classInfo(id: classID)?.tableRoot ?? 0)
+    }
+
+    func indexTree(_ classID: UInt32, _ p: PropertyInfo) -> EntryTree { EntryTree(root: p.indexRoot) }
+
+    func locate(_ classID: UInt32, _ key: UInt64) throws -> RowLocation? {
+        try TableTree.locate(root(of: classID), key: key, source: self)
+    }
+
+    /// The raw stored value of a column (list refs and backlink tags as `.int`).
+    func rawValue(_ loc: RowLocation, _ p: PropertyInfo) throws -> Value {
+        switch loc {
+        case .clean(let v, let row): return try v.value(row: row, property: p, source: self)
+        case .dirty(let l, let row): return l.value(row: row, property: p)
+        }
+    }
+
+    // MARK: Objects
+
+    public func count(_ table: TableHandle) throws -> Int { Int(try classInfo(table).objectCount) }
+
+    public func count(_ className: String) throws -> Int { try count(table(className)) }
+
+    public func exists(_ table: TableHandle, _ key: ObjectKey) throws -> Bool {
+        try locate(table.classID, key.rawValue) != nil
+    }
+
+    /// The key of the object at `position` in key order (O(log n)).
+    public func key(at position: Int, in table: TableHandle) throws -> ObjectKey? {
+        guard position >= 0 else { return nil }
+        return try TableTree.key(at: position, root(of: table.classID), source: self).map(ObjectKey.init)
+    }
+
+    /// Every object key in key order; `body` returns false to stop.
+    public func forEachKey(_ table: TableHandle, _ body: (ObjectKey) throws -> Bool) throws {
+        try TableTree.forEachLeaf(root(of: table.classID), source: self) { leaf in
+            for i in 0..<leaf.count where !(try body(ObjectKey(leaf.key(at: i)))) { return false }
+            return true
+        }
+    }
+
+    public func keys(_ table: TableHandle) throws -> [ObjectKey] {
+        var out: [ObjectKey] = []
+        try forEachKey(table) { out.append($0); return true }
+        return out
+    }
+
+    /// The value of a non-list property of an object. Links come back as `.link(key)` or `.null`.
+    public func value(_ key: ObjectKey, _ p: PropertyHandle) throws -> Value {
+        let (c, info) = try currentInfo(p)
+        guard !info.isList, info.type != .linkingObjects else {
+            throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a list accessor", got: "value access")
+        }
+        guard let loc = try locate(c.classID, key.rawValue) else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
+        return try rawValue(loc, info)
+    }
+
+    public func value(_ key: ObjectKey, _ className: String, _ property: String) throws -> Value {
+        let t = try table(className)
+        return try value(key, self.property(t, property))
+    }
+
+    // MARK: Lists and backlinks
+
+    /// The elements of a list property (links as `.link(key)`), or the origins of a `linkingObjects` property.
+    public func list(_ key: ObjectKey, _ p: PropertyHandle) throws -> [Value] {
+        let (c, info) = try currentInfo(p)
+        if info.type == .linkingObjects {
+            return try linkingObjects(key, c, info).map { .link(ObjectKey($0)) }
+        }
+        guard info.isList else {
+            throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "value access", got: "list access")
+        }
+        guard let loc = try locate(c.classID, key.rawValue) else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
+        return try listValues(c.classID, key.rawValue, info, loc)
+    }
+
+    func listValues(_ classID: UInt32, _ key: UInt64, _ info: PropertyInfo, _ loc: RowLocation) throws -> [Value] {
+        guard case .int(let ref) = try rawValue(loc, info), ref != 0 else { return [] }
+        return try ListNode.decode(node(UInt64(ref), expected: .list), ref: UInt64(ref), source: self)
+    }
+
+    /// The keys of objects of `originClass` whose link property `originProperty` points at this object:
+    /// one lookup in the stored backlink column, never a scan.
+    public func backlinks(_ key: ObjectKey, in table: TableHandle, from originClass: String, property originProperty: String) throws -> [ObjectKey] {
+        let c = try classInfo(table)
+        guard let origin = catalogue.classInfo(named: originClass) else { throw StorageError.noSuchClass(originClass) }
+        guard let op = origin.property(named: originProperty), op.type == .link, op.targetClassID == c.classID else {
+            throw StorageError.noSuchProperty(className: originClass, property: originProperty)
+        }
+        guard let bl = c.properties.first(where: { $0.type == .backlink && $0.targetClassID == origin.classID && $0.originColumnID == op.columnID }) else {
+            return []
+        }
+        return try backlinkKeys(c.classID, key.rawValue, bl).map(ObjectKey.init)
+    }
+
+    /// Every incoming link of an object, grouped by origin class and property (declared or not).
+    public func allBacklinks(_ key: ObjectKey, in table: TableHandle) throws -> [(className: String, property: String, keys: [ObjectKey])] {
+        let c = try classInfo(table)
+        var out: [(String, String, [ObjectKey])] = []
+        for bl in c.properties where bl.type == .backlink {
+            guard let origin = catalogue.classInfo(id: bl.targetClassID), let op = origin.property(column: bl.originColumnID) else { continue }
+            let keys = try backlinkKeys(c.classID, key.rawValue, bl)
+            if !keys.isEmpty { out.append((origin.name, op.name, keys.map(ObjectKey.init))) }
+        }
+        return out
+    }
+
+    func linkingObjects(_ key: ObjectKey, _ c: ClassInfo, _ info: PropertyInfo) throws -> [UInt64] {
+        guard let bl = c.properties.first(where: { $0.type == .backlink && $0.targetClassID == info.targetClassID && $0.originColumnID == info.originColumnID }) else {
+            return []
+        }
+        return try backlinkKeys(c.classID, key.rawValue, bl)
+    }
+
+    func backlinkKeys(_ classID: UInt32, _ key: UInt64, _ bl: PropertyInfo) throws -> [UInt64] {
+        guard let loc = try locate(classID, key) else {
+            throw StorageError.noSuchObject(className: catalogue.classInfo(id: classID)?.name ?? "?", key: key)
+        }
+        return try decodeBacklinks(rawValue(loc, bl))
+    }
+
+    func decodeBacklinks(_ raw: Value) throws -> [UInt64] {
+        guard case .int(let tag) = raw, tag != 0 else { return [] }
+        let t = UInt64(bitPattern: tag)
+        if t & 1 == 1 { return [t >> 1] }
+        return try ListNode.decode(node(t, expected: .list), ref: t, source: self).map {
+            if case .int(let k) = $0 { return UInt64(bitPattern: k) }
+            throw corrupt(t, "backlink list holds a non-integer")
+        }
+    }
+}
+
+// MARK: - Indexes
+
+extension Snapshot {
+    /// Keys of the objects whose property equals `value`, through the index when the property has one,
+    /// otherwise by scanning the column.
+    public func find(_ p: PropertyHandle, equalTo value: Value) throws -> [ObjectKey] {
+        let (c, info) = try currentInfo(p)
+        if info.isIndexed { return try indexLookup(c, info, value, limit: Int.max).map(ObjectKey.init) }
+        var out: [ObjectKey] = []
+        try TableTree.forEachLeaf(root(of: c.classID), source: self) { leaf in
+            for i in 0..<leaf.count {
+                let v: Value
+                switch leaf {
+                case .clean(let view): v = try view.value(row: i, property: info, source: self)
+                case .dirty(let l): v = l.value(row: i, property: info)
+                }
+                if v == value { out.append(ObjectKey(leaf.key(at: i))) }
+            }
+            return true
+        }
+        return out
+    }
+
+    /// The object whose primary key is `value`, if any.
+    public func object(_ table: TableHandle, primaryKey value: Value) throws -> ObjectKey? {
+        let c = try classInfo(table)
+        guard let pk = c.properties.first(where: \.isPrimaryKey) else {
+            throw StorageError.invalidSchema("class '\(c.name)' has no primary key")
+        }
+        return try indexLookup(c, pk, value, limit: 1).first.map(ObjectKey.init)
+    }
+
+    func indexLookup(_ c: ClassInfo, _ p: PropertyInfo, _ value: Value, limit: Int) throws -> [UInt64] {
+        var prefix: [UInt8] = []
+        let truncated = IndexKey.encode(value, into: &prefix)
+        var out: [UInt64] = []
+        let tree = indexTree(c.classID, p)
+        try tree.scan(from: prefix, source: self) { entry in
+            guard entry.count == prefix.count + 8, entry.starts(with: prefix) else { return false }
+            let key = IndexKey.objectKey(fromEntry: entry)
+            if truncated {
+                // Long strings share a cut prefix in the index: confirm against the object.
+                guard let loc = try locate(c.classID, key), try rawValue(loc, p) == value else { return true }
+            }
+            out.append(key)
+            return out.count < limit
+        }
+        return out
+    }
+}

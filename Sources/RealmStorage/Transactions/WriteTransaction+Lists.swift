@@ -1,0 +1,138 @@
+extension WriteTransaction {
+    // MARK: Lists
+
+    /// The current elements of a list, moved into the dirty set (its committed node freed) for changing.
+    func listForUpdate(_ classID: UInt32, _ key: UInt64, _ p: PropertyInfo) throws -> [Value] {
+        let slot = SlotKey(classID: classID, key: key, columnID: p.columnID)
+        if let l = dirtyLists[slot] { return l }
+        guard let loc = try locate(classID, key) else {
+            throw StorageError.noSuchObject(className: catalogue.classInfo(id: classID)?.name ?? "?", key: key)
+        }
+        guard case .int(let raw) = try rawValue(loc, p), raw != 0 else {
+            dirtyLists[slot] = []
+            return []
+        }
+        let ref = UInt64(raw)
+        let node = try self.node(ref, expected: .list)
+        let values = try ListNode.decode(node, ref: ref, source: self)
+        for b in try ListNode.blobRefs(node, ref: ref, source: self) { try free(b) }
+        try free(ref)
+        // The cluster's ref is stale from now on; commit writes the new one.
+        let (leaf, row) = try mutableRow(classID, key)
+        leaf.set(row: row, property: p, .int(0))
+        dirtyLists[slot] = values
+        return values
+    }
+
+    func listContext(_ key: ObjectKey, _ p: PropertyHandle) throws -> (ClassInfo, PropertyInfo) {
+        try checkActive()
+        let (c, info) = try currentInfo(p)
+        guard info.isList, info.type != .linkingObjects else {
+            throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a single value",
+                                            got: info.type == .linkingObjects ? "a change to computed backlinks" : "a list")
+        }
+        guard try locate(c.classID, key.rawValue) != nil else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
+        return (c, info)
+    }
+
+    /// Replaces the whole list.
+    public func setList(_ key: ObjectKey, _ p: PropertyHandle, _ values: [Value]) throws {
+        let (c, info) = try listContext(key, p)
+        let new = try values.map { try validated($0, for: info, in: c, element: true) }
+        let old = try listForUpdate(c.classID, key.rawValue, info)
+        if info.type == .link {
+            for case .link(let t) in old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+            for case .link(let t) in new { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        }
+        dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = new
+    }
+
+    /// Inserts `value` at `index` (`index == count` appends).
+    public func listInsert(_ key: ObjectKey, _ p: PropertyHandle, _ value: Value, at index: Int) throws {
+        let (c, info) = try listContext(key, p)
+        let v = try validated(value, for: info, in: c, element: true)
+        var list = try listForUpdate(c.classID, key.rawValue, info)
+        guard index >= 0, index <= list.count else { throw StorageError.indexOutOfRange(index: index, count: list.count) }
+        list.insert(v, at: index)
+        dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = list
+        if case .link(let t) = v { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+    }
+
+    public func listAppend(_ key: ObjectKey, _ p: PropertyHandle, _ value: Value) throws {
+        let count = try list(key, p).count
+        try listInsert(key, p, value, at: count)
+    }
+
+    /// Replaces the element at `index`.
+    public func listSet(_ key: ObjectKey, _ p: PropertyHandle, _ value: Value, at index: Int) throws {
+        let (c, info) = try listContext(key, p)
+        let v = try validated(value, for: info, in: c, element: true)
+        var list = try listForUpdate(c.classID, key.rawValue, info)
+        guard index >= 0, index < list.count else { throw StorageError.indexOutOfRange(index: index, count: list.count) }
+        let old = list[index]
+        list[index] = v
+        dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = list
+        if case .link(let t) = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        if case .link(let t) = v { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+    }
+
+    /// Removes the element at `index`.
+    public func listRemove(_ key: ObjectKey, _ p: PropertyHandle, at index: Int) throws {
+        let (c, info) = try listContext(key, p)
+        var list = try listForUpdate(c.classID, key.rawValue, info)
+        guard index >= 0, index < list.count else { throw StorageError.indexOutOfRange(index: index, count: list.count) }
+        let old = list.remove(at: index)
+        dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = list
+        if case .link(let t) = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+    }
+
+    /// Moves the element at `from` to position `to`.
+    public func listMove(_ key: ObjectKey, _ p: PropertyHandle, from: Int, to: Int) throws {
+        let (c, info) = try listContext(key, p)
+        var list = try listForUpdate(c.classID, key.rawValue, info)
+        guard from >= 0, from < list.count else { throw StorageError.indexOutOfRange(index: from, count: list.count) }
+        guard to >= 0, to < list.count else { throw StorageError.indexOutOfRange(index: to, count: list.count) }
+        list.insert(list.remove(at: from), at: to)
+        dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = list
+    }
+
+    public func listRemoveAll(_ key: ObjectKey, _ p: PropertyHandle) throws { try setList(key, p, []) }
+
+    // MARK: Backlinks
+
+    func backlinkColumn(target: UInt32, via p: PropertyInfo, from origin: UInt32) throws -> PropertyInfo {
+        guard let t = catalogue.classInfo(id: target),
+              let bl = t.properties.first(where: { $0.type == .backlink && $0.targetClassID == origin && $0.originColumnID == p.columnID }) else {
+            throw StorageError.corrupt(path: database.path, location: "schema", reason: "missing backlink column for link \(p.name)")
+        }
+        return bl
+    }
+
+    func setBacklinks(_ classID: UInt32, _ key: UInt64, _ bl: PropertyInfo, _ keys: [UInt64]) throws {
+        let slot = SlotKey(classID: classID, key: key, columnID: bl.columnID)
+        if dirtyBacklinks[slot] == nil {
+            // Free the committed list node, if any, and mark the cluster's tag stale.
+            guard let loc = try locate(classID, key) else { return }
+            if case .int(let tag) = try rawValue(loc, bl), tag != 0, tag & 1 == 0 { try free(UInt64(tag)) }
+            let (leaf, row) = try mutableRow(classID, key)
+            leaf.set(row: row, property: bl, .int(0))
+        }
+        dirtyBacklinks[slot] = keys
+    }
+
+    func addBacklink(target: UInt64, via p: PropertyInfo, from originClass: UInt32, origin: UInt64) throws {
+        let bl = try backlinkColumn(target: p.targetClassID, via: p, from: originClass)
+        var keys = try backlinkKeys(p.targetClassID, target, bl)
+        let i = keys.firstIndex { $0 >= origin } ?? keys.count
+        keys.insert(origin, at: i)  // a list may link the same target twice: keep one entry per link
+        try setBacklinks(p.targetClassID, target, bl, keys)
+    }
+
+    func removeBacklink(target: UInt64, via p: PropertyInfo, from originClass: UInt32, origin: UInt64) throws {
+        guard try locate(p.targetClassID, target) != nil else { return }
+        let bl = try backlinkColumn(target: p.targetClassID, via: p, from: originClass)
+        var keys = try backlinkKeys(p.targetClassID, target, bl)
+        if let i = keys.firstIndex(of: origin) { keys.remove(at: i) }
+        try setBacklinks(p.targetClassID, target, bl, keys)
+    }
+}

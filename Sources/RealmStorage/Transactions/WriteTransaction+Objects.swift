@@ -1,0 +1,246 @@
+extension WriteTransaction {
+    // MARK: Validation
+
+    /// Checks that `value` fits property `p` of class `c`, converting where lossless (int → double, ...).
+    func validated(_ value: Value, for p: PropertyInfo, in c: ClassInfo, element: Bool = false) throws -> Value {
+        func mismatch(_ expected: String) -> StorageError {
+            .typeMismatch(className: c.name, property: p.name, expected: expected, got: value.type?.description ?? "null")
+        }
+        let nullable = element ? (p.isOptional) : (p.isOptional || p.type == .link || p.type == .mixed)
+        if case .null = value {
+            if nullable { return .null }
+            throw mismatch(p.type.description + " (not optional)")
+        }
+        switch (p.type, value) {
+        case (.bool, .bool), (.int, .int), (.float, .float), (.double, .double), (.date, .date),
+             (.objectId, .objectId), (.uuid, .uuid), (.decimal128, .decimal128):
+            return value
+        case (.float, .int(let i)): return .float(Float(i))
+        case (.float, .double(let d)): return .float(Float(d))
+        case (.double, .int(let i)): return .double(Double(i))
+        case (.double, .float(let f)): return .double(Double(f))
+        case (.string, .string(let s)):
+            if s.utf8.count > SchemaLimits.maxValueBytes {
+                throw StorageError.valueTooLarge(className: c.name, property: p.name, bytes: s.utf8.count, limit: SchemaLimits.maxValueBytes)
+            }
+            return value
+        case (.data, .data(let d)):
+            if d.count > SchemaLimits.maxValueBytes {
+                throw StorageError.valueTooLarge(className: c.name, property: p.name, bytes: d.count, limit: SchemaLimits.maxValueBytes)
+            }
+            return value
+        case (.mixed, .link): throw mismatch("a mixed value (links are not supported in mixed)")
+        case (.mixed, .string(let s)) where s.utf8.count > SchemaLimits.maxValueBytes:
+            throw StorageError.valueTooLarge(className: c.name, property: p.name, bytes: s.utf8.count, limit: SchemaLimits.maxValueBytes)
+        case (.mixed, .data(let d)) where d.count > SchemaLimits.maxValueBytes:
+            throw StorageError.valueTooLarge(className: c.name, property: p.name, bytes: d.count, limit: SchemaLimits.maxValueBytes)
+        case (.mixed, _): return value
+        case (.link, .link(let k)):
+            guard try locate(p.targetClassID, k.rawValue) != nil else {
+                let target = catalogue.classInfo(id: p.targetClassID)?.name ?? "?"
+                throw StorageError.noSuchObject(className: target, key: k.rawValue)
+            }
+            return value
+        default:
+            throw mismatch(p.type == .link ? "a link to \(catalogue.classInfo(id: p.targetClassID)?.name ?? "?")" : p.type.description)
+        }
+    }
+
+    func info(_ c: ClassInfo, _ name: String) throws -> PropertyInfo {
+        guard let p = c.property(named: name) else { throw StorageError.noSuchProperty(className: c.name, property: name) }
+        return p
+    }
+
+    // MARK: Creating objects
+
+    /// Creates an object. `values` names properties; lists take arrays of values. Properties not named take
+    /// their defaults. A duplicate primary key throws and changes nothing.
+    @discardableResult
+    public func createObject(_ table: TableHandle, _ values: [String: Value] = [:], lists: [String: [Value]] = [:]) throws -> ObjectKey {
+        try checkActive()
+        let c = try classInfo(table)
+        var row: [UInt32: Value] = [:]
+        for (name, v) in values {
+            let p = try info(c, name)
+            guard !p.isList, p.type != .linkingObjects else {
+                throw StorageError.typeMismatch(className: c.name, property: name, expected: "a list of values", got: "a single value")
+            }
+            row[p.columnID] = try validated(v, for: p, in: c)
+        }
+        var listValues: [(PropertyInfo, [Value])] = []
+        for (name, vs) in lists {
+            let p = try info(c, name)
+            guard p.isList, p.type != .linkingObjects else {
+                throw StorageError.typeMismatch(className: c.name, property: name, expected: "a single value", got: "a list")
+            }
+            listValues.append((p, try vs.map { try validated($0, for: p, in: c, element: true) }))
+        }
+        if let pk = c.properties.first(where: \.isPrimaryKey) {
+            let v = row[pk.columnID] ?? pk.defaultValue
+            if try !indexLookup(c, pk, v, limit: 1).isEmpty {
+                throw StorageError.duplicatePrimaryKey(className: c.name, property: pk.name)
+            }
+        }
+        // Nothing can fail from here on.
+        let ci = try classIndex(c.classID)
+        let key = catalogue.classes[ci].nextObjectKey
+        catalogue.classes[ci].nextObjectKey += 1
+        catalogue.classes[ci].objectCount += 1
+        catalogueChanged = true
+        var root = self.root(of: c.classID)
+        try TreeMutator(sink: self, properties: c.properties).insert(&root, key: key, values: row)
+        roots[c.classID] = root
+        for p in c.properties where p.isIndexed {
+            try addToIndex(c.classID, p, row[p.columnID] ?? p.defaultValue, key)
+        }
+        for p in c.properties where p.type == .link && !p.isList {
+            if case .link(let t)? = row[p.columnID] { try addBacklink(target: t.rawValue, via: p, from: c.classID, origin: key) }
+        }
+        for (p, vs) in listValues where !vs.isEmpty {
+            dirtyLists[SlotKey(classID: c.classID, key: key, columnID: p.columnID)] = vs
+            if p.type == .link {
+                for case .link(let t) in vs { try addBacklink(target: t.rawValue, via: p, from: c.classID, origin: key) }
+            }
+        }
+        return ObjectKey(key)
+    }
+
+    @discardableResult
+    public func createObject(_ className: String, _ values: [String: Value] = [:], lists: [String: [Value]] = [:]) throws -> ObjectKey {
+        try createObject(table(className), values, lists: lists)
+    }
+
+    // MARK: Setting values
+
+    /// Sets a non-list property of an object.
+    public func set(_ key: ObjectKey, _ p: PropertyHandle, _ value: Value) throws {
+        try checkActive()
+        let (c, info) = try currentInfo(p)
+        guard !info.isList, info.type != .linkingObjects else {
+            throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a list of values", got: "a single value")
+        }
+        let v = try validated(value, for: info, in: c)
+        guard let loc = try locate(c.classID, key.rawValue) else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
+        let old = try rawValue(loc, info)
+        if old == v { return }
+        if info.isPrimaryKey {
+            if try !indexLookup(c, info, v, limit: 1).isEmpty {
+                throw StorageError.duplicatePrimaryKey(className: c.name, property: info.name)
+            }
+        }
+        let (leaf, row) = try mutableRow(c.classID, key.rawValue)
+        leaf.set(row: row, property: info, v)
+        if info.isIndexed {
+            try removeFromIndex(c.classID, info, old, key.rawValue)
+            try addToIndex(c.classID, info, v, key.rawValue)
+        }
+        if info.type == .link {
+            if case .link(let t) = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+            if case .link(let t) = v { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        }
+    }
+
+    public func set(_ key: ObjectKey, _ className: String, _ property: String, _ value: Value) throws {
+        let t = try table(className)
+        try set(key, self.property(t, property), value)
+    }
+
+    // MARK: Deleting objects
+
+    /// Deletes an object: every to-one link to it becomes null and it is removed from every list.
+    public func delete(_ table: TableHandle, _ key: ObjectKey) throws {
+        try checkActive()
+        let c = try classInfo(table)
+        guard try locate(c.classID, key.rawValue) != nil else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
+        try deleteObject(c.classID, key.rawValue)
+    }
+
+    public func delete(_ className: String, _ key: ObjectKey) throws { try delete(table(className), key) }
+
+    /// Deletes every object of a class.
+    public func deleteAll(_ table: TableHandle) throws {
+        try checkActive()
+        let c = try classInfo(table)
+        let hasRelations = c.properties.contains { $0.type == .link || $0.type == .backlink || $0.isList }
+        if hasRelations || c.properties.contains(where: \.isIndexed) {
+            for k in try keys(table) { try deleteObject(c.classID, k.rawValue) }
+            return
+        }
+        // No links, lists or indexes: drop the whole tree at once.
+        try freeTree(root(of: c.classID), c)
+        roots[c.classID] = .clean(0)
+        let ci = try classIndex(c.classID)
+        catalogue.classes[ci].objectCount = 0
+        catalogueChanged = true
+    }
+
+    func deleteObject(_ classID: UInt32, _ key: UInt64) throws {
+        let c = catalogue.classInfo(id: classID)!
+        guard let loc = try locate(classID, key) else { return }
+        // Incoming links: null to-one links, remove from lists.
+        for bl in c.properties where bl.type == .backlink {
+            let origins = try backlinkKeys(classID, key, bl)
+            guard !origins.isEmpty, let originClass = catalogue.classInfo(id: bl.targetClassID),
+                  let op = originClass.property(column: bl.originColumnID) else { continue }
+            for o in Set(origins) {
+                if op.isList {
+                    var list = try listForUpdate(originClass.classID, o, op)
+                    list.removeAll { $0 == .link(ObjectKey(key)) }
+                    dirtyLists[SlotKey(classID: originClass.classID, key: o, columnID: op.columnID)] = list
+                } else {
+                    guard try locate(originClass.classID, o) != nil else { continue }
+                    let (leaf, row) = try mutableRow(originClass.classID, o)
+                    leaf.set(row: row, property: op, .null)
+                }
+            }
+            try setBacklinks(classID, key, bl, [])
+        }
+        // Outgoing links: remove this object from its targets' backlinks. (Re-locate: the row may have
+        // become dirty above when the object linked to itself.)
+        _ = loc
+        guard let here = try locate(classID, key) else { return }
+        for p in c.properties where p.type == .link {
+            if p.isList {
+                for case .link(let t) in try listValues(classID, key, p, here) {
+                    try removeBacklink(target: t.rawValue, via: p, from: classID, origin: key)
+                }
+            } else if case .link(let t) = try rawValue(here, p) {
+                try removeBacklink(target: t.rawValue, via: p, from: classID, origin: key)
+            }
+        }
+        // Lists owned by the object.
+        for p in c.properties where p.isList && p.type != .linkingObjects {
+            _ = try listForUpdate(classID, key, p)
+            dirtyLists[SlotKey(classID: classID, key: key, columnID: p.columnID)] = nil
+        }
+        for p in c.properties where p.type == .backlink {
+            dirtyBacklinks[SlotKey(classID: classID, key: key, columnID: p.columnID)] = nil
+        }
+        var root = self.root(of: classID)
+        let removed = try TreeMutator(sink: self, properties: c.properties).remove(&root, key: key)
+        roots[classID] = root
+        for p in c.properties where p.isIndexed {
+            try removeFromIndex(classID, p, removed[p.columnID] ?? p.defaultValue, key)
+        }
+        let ci = try classIndex(classID)
+        catalogue.classes[ci].objectCount -= 1
+        catalogueChanged = true
+    }
+
+    /// Frees every node of a committed or dirty tree (clusters, inner nodes, blobs, lists, backlink lists).
+    func freeTree(_ child: TreeChild, _ c: ClassInfo) throws {
+        switch child {
+        case .clean(let ref):
+            if ref == 0 { return }
+            var refs: [UInt64] = []
+            try collectTableRefs(ref, c, into: &refs)
+            for r in refs { try free(r) }
+        case .leaf:
+            // A dirty leaf's committed copy and blobs were freed when it was decoded; only called for
+            // classes without lists or backlinks, so it owns no other nodes.
+            return
+        case .inner(let n):
+            for child in n.children { try freeTree(child, c) }
+        }
+    }
+}

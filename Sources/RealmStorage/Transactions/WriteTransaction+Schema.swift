@@ -1,0 +1,215 @@
+extension WriteTransaction {
+    func validateName(_ name: String, kind: String, limit: Int) throws {
+        if name.isEmpty { throw StorageError.invalidName(kind: kind, name: name, reason: "it is empty") }
+        if name.utf8.count > limit {
+            throw StorageError.invalidName(kind: kind, name: name, reason: "it is \(name.utf8.count) bytes long; the limit is \(limit) bytes")
+        }
+        if name.hasPrefix("@") || name.contains("\0") {
+            throw StorageError.invalidName(kind: kind, name: name, reason: "it may not start with '@' or contain NUL")
+        }
+    }
+
+    public func setSchemaVersion(_ version: UInt64) throws {
+        try checkActive()
+        catalogue.schemaVersion = version
+        catalogueChanged = true
+    }
+
+    /// Creates several classes at once (they may link to each other).
+    public func createClasses(_ schemas: [ClassSchema]) throws {
+        try checkActive()
+        var seen = Set<String>()
+        for s in schemas {
+            try validateName(s.name, kind: "class", limit: SchemaLimits.maxClassNameBytes)
+            if catalogue.classInfo(named: s.name) != nil || !seen.insert(s.name).inserted { throw StorageError.classExists(s.name) }
+            if s.properties.filter(\.isPrimaryKey).count > 1 {
+                throw StorageError.invalidSchema("class '\(s.name)' declares more than one primary key")
+            }
+        }
+        let saved = catalogue
+        do {
+            for s in schemas {
+                catalogue.classes.append(ClassInfo(classID: catalogue.nextClassID, name: s.name, nextColumnID: 1, nextObjectKey: 0,
+                                                   objectCount: 0, tableRoot: 0, primaryKeyColumnID: 0, properties: []))
+                catalogue.nextClassID += 1
+            }
+            // Plain properties and links first, then linkingObjects (which refer to links).
+            for s in schemas {
+                for p in s.properties where p.type != .linkingObjects { try appendProperty(s.name, p) }
+            }
+            for s in schemas {
+                for p in s.properties where p.type == .linkingObjects { try appendProperty(s.name, p) }
+            }
+        } catch {
+            catalogue = saved
+            throw error
+        }
+        catalogueChanged = true
+    }
+
+    public func createClass(_ schema: ClassSchema) throws { try createClasses([schema]) }
+
+    /// Adds a property to an existing class. Existing objects read the default (null when optional).
+    public func addProperty(_ className: String, _ p: PropertySchema) throws {
+        try checkActive()
+        guard let c = catalogue.classInfo(named: className) else { throw StorageError.noSuchClass(className) }
+        if p.isPrimaryKey, c.primaryKeyColumnID != 0 {
+            throw StorageError.invalidSchema("class '\(className)' already has a primary key")
+        }
+        if p.isPrimaryKey, c.objectCount > 1 {
+            throw StorageError.invalidSchema("cannot add primary key '\(p.name)' to '\(className)': its \(c.objectCount) objects would share the default value")
+        }
+        let saved = catalogue
+        do {
+            try appendProperty(className, p)
+        } catch {
+            catalogue = saved
+            throw error
+        }
+        catalogueChanged = true
+        let info = catalogue.classInfo(named: className)!.property(named: p.name)!
+        if info.isIndexed && c.objectCount > 0 {
+            for k in try keys(TableHandle(name: className, classID: c.classID)) {
+                try addToIndex(c.classID, info, info.defaultValue, k.rawValue)
+            }
+        }
+    }
+
+    private func appendProperty(_ className: String, _ s: PropertySchema) throws {
+        guard let ci = catalogue.classIndex(named: className) else { throw StorageError.noSuchClass(className) }
+        let c = catalogue.classes[ci]
+        try validateName(s.name, kind: "property", limit: SchemaLimits.maxPropertyNameBytes)
+        if c.property(named: s.name) != nil { throw StorageError.propertyExists(className: className, property: s.name) }
+        let where_ = "\(className).\(s.name)"
+        guard s.type != .backlink else { throw StorageError.invalidSchema("\(where_): backlink columns are managed by the engine") }
+        var flags: PropertyInfo.Flags = []
+        if s.isOptional { flags.insert(.optional) }
+        if s.isList { flags.insert(.list) }
+        if s.isIndexed {
+            guard s.type.isIndexable, !s.isList else { throw StorageError.invalidSchema("\(where_): properties of type \(s.type)\(s.isList ? " list" : "") cannot be indexed") }
+            flags.insert(.indexed)
+        }
+        if s.isPrimaryKey {
+            guard s.type.canBePrimaryKey, !s.isList else {
+                throw StorageError.invalidSchema("\(where_): a primary key must be int, string, objectId or uuid, not \(s.type)")
+            }
+            flags.insert(.primaryKey)
+        }
+        var target: UInt32 = 0
+        var origin: UInt32 = 0
+        switch s.type {
+        case .link:
+            guard let t = s.objectClassName, let tc = catalogue.classInfo(named: t) else {
+                throw StorageError.invalidSchema("\(where_): link target class '\(s.objectClassName ?? "")' does not exist")
+            }
+            target = tc.classID
+            if !s.isList { flags.insert(.optional) }
+        case .linkingObjects:
+            guard let o = s.objectClassName, let oc = catalogue.classInfo(named: o) else {
+                throw StorageError.invalidSchema("\(where_): linkingObjects origin class '\(s.objectClassName ?? "")' does not exist")
+            }
+            guard let op = oc.property(named: s.originProperty ?? ""), op.type == .link, op.targetClassID == c.classID else {
+                throw StorageError.invalidSchema("\(where_): '\(o).\(s.originProperty ?? "")' is not a link to '\(className)'")
+            }
+            target = oc.classID
+            origin = op.columnID
+            flags.insert(.list)
+        default:
+            if s.objectClassName != nil { throw StorageError.invalidSchema("\(where_): only links name a class") }
+        }
+        let col = catalogue.classes[ci].nextColumnID
+        catalogue.classes[ci].nextColumnID += 1
+        catalogue.classes[ci].properties.append(PropertyInfo(columnID: col, name: s.name, type: s.type, flags: flags,
+                                                             targetClassID: target, originColumnID: origin, indexRoot: 0))
+        if s.isPrimaryKey { catalogue.classes[ci].primaryKeyColumnID = col }
+        if s.type == .link {
+            // The hidden backlink column in the target class.
+            let ti = catalogue.classIndex(id: target)!
+            let bcol = catalogue.classes[ti].nextColumnID
+            catalogue.classes[ti].nextColumnID += 1
+            catalogue.classes[ti].properties.append(PropertyInfo(
+                columnID: bcol, name: "@links.\(className).\(s.name)", type: .backlink, flags: [.hidden],
+                targetClassID: c.classID, originColumnID: col, indexRoot: 0))
+        }
+    }
+
+    /// Removes a property and everything stored for it (its index, lists and the backlinks it caused).
+    public func removeProperty(_ className: String, _ name: String) throws {
+        try checkActive()
+        guard let c = catalogue.classInfo(named: className) else { throw StorageError.noSuchClass(className) }
+        let p = try info(c, name)
+        for other in catalogue.classes {
+            for lp in other.properties where lp.type == .linkingObjects && lp.targetClassID == c.classID && lp.originColumnID == p.columnID {
+                throw StorageError.invalidSchema("cannot remove \(className).\(name): \(other.name).\(lp.name) lists its origins")
+            }
+        }
+        let table = TableHandle(name: className, classID: c.classID)
+        if p.type == .link || (p.isList && p.type != .linkingObjects) {
+            for k in try keys(table) {
+                if p.isList {
+                    let values = try listForUpdate(c.classID, k.rawValue, p)
+                    if p.type == .link {
+                        for case .link(let t) in values { try removeBacklink(target: t.rawValue, via: p, from: c.classID, origin: k.rawValue) }
+                    }
+                    dirtyLists[SlotKey(classID: c.classID, key: k.rawValue, columnID: p.columnID)] = nil
+                } else if case .link(let t) = try value(k, property(table, name)) {
+                    try removeBacklink(target: t.rawValue, via: p, from: c.classID, origin: k.rawValue)
+                }
+            }
+        }
+        if p.isIndexed { try dropIndex(c.classID, p) }
+        if p.type == .link { try dropBacklinkColumn(target: p.targetClassID, origin: c.classID, column: p.columnID) }
+        let ci = catalogue.classIndex(id: c.classID)!
+        catalogue.classes[ci].properties.removeAll { $0.columnID == p.columnID }
+        if p.isPrimaryKey { catalogue.classes[ci].primaryKeyColumnID = 0 }
+        catalogueChanged = true
+    }
+
+    /// Removes a class and all its objects. Refused while another class links to it.
+    public func removeClass(_ name: String) throws {
+        try checkActive()
+        guard let c = catalogue.classInfo(named: name) else { throw StorageError.noSuchClass(name) }
+        for other in catalogue.classes where other.classID != c.classID {
+            for p in other.properties where (p.type == .link || p.type == .linkingObjects) && p.targetClassID == c.classID {
+                throw StorageError.invalidSchema("cannot remove class '\(name)': \(other.name).\(p.name) refers to it")
+            }
+        }
+        let table = TableHandle(name: name, classID: c.classID)
+        for k in try keys(table) { try deleteObject(c.classID, k.rawValue) }
+        for p in c.properties where p.isIndexed { try dropIndex(c.classID, p) }
+        for p in c.properties where p.type == .link && p.targetClassID != c.classID {
+            try dropBacklinkColumn(target: p.targetClassID, origin: c.classID, column: p.columnID)
+        }
+        try freeTree(root(of: c.classID), c)
+        roots[c.classID] = nil
+        catalogue.classes.removeAll { $0.classID == c.classID }
+        catalogueChanged = true
+    }
+
+    private func dropIndex(_ classID: UInt32, _ p: PropertyInfo) throws {
+        let slot = SlotKey(classID: classID, key: 0, columnID: p.columnID)
+        var tree = indexes[slot] ?? EntryTree(root: p.indexRoot)
+        // Commit whatever is dirty so every node is a committed one, then free them all.
+        let root = try tree.commit(sink: self)
+        if root != 0 {
+            var refs: [UInt64] = []
+            try EntryTree(root: root).collectRefs(source: self, into: &refs)
+            for r in refs {
+                if written.contains(where: { $0.page == r }) { try discard(r) } else { try free(r) }
+            }
+        }
+        indexes[slot] = nil
+    }
+
+    private func dropBacklinkColumn(target: UInt32, origin: UInt32, column: UInt32) throws {
+        guard let tc = catalogue.classInfo(id: target),
+              let bl = tc.properties.first(where: { $0.type == .backlink && $0.targetClassID == origin && $0.originColumnID == column }) else { return }
+        // Every origin was unlinked above, so each backlink set is empty; free committed list nodes.
+        for k in try keys(TableHandle(name: tc.name, classID: target)) {
+            try setBacklinks(target, k.rawValue, bl, [])
+            dirtyBacklinks[SlotKey(classID: target, key: k.rawValue, columnID: bl.columnID)] = nil
+        }
+        let ti = catalogue.classIndex(id: target)!
+        catalogue.classes[ti].properties.removeAll { $0.columnID == bl.columnID }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import RealmStorage
+
+@Suite struct EngineBasicsTests {
+    @Test func createReadReopen() throws {
+        let dir = TempDir()
+        let path = dir.file("a.realm")
+        do {
+            let db = try Database.open(path: path)
+            try db.write { tx in
+                try tx.createClasses(personDogSchema)
+                let ann = try tx.createObject("Person", ["id": .int(1), "name": .string("Ann"), "age": .int(31)],
+                                              lists: ["tags": [.string("東京"), .string("🐶")]])
+                let rex = try tx.createObject("Dog", ["name": .string("Rex"), "weight": .double(12.5), "owner": .link(ann)])
+                let t = try tx.table("Person")
+                try tx.listAppend(ann, tx.property(t, "dogs"), .link(rex))
+            }
+            let s = try db.snapshot()
+            #expect(try s.count("Person") == 1)
+            #expect(try s.count("Dog") == 1)
+            s.close()
+        }
+        let db = try Database.open(path: path)
+        try db.read { s in
+            let people = try s.table("Person")
+            let dogs = try s.table("Dog")
+            let ann = try #require(try s.object(people, primaryKey: .int(1)))
+            #expect(try s.value(ann, "Person", "name") == .string("Ann"))
+            #expect(try s.value(ann, "Person", "nickname") == .null)
+            #expect(try s.list(ann, s.property(people, "tags")) == [.string("東京"), .string("🐶")])
+            let rex = try #require(try s.key(at: 0, in: dogs))
+            #expect(try s.list(ann, s.property(people, "dogs")) == [.link(rex)])
+            #expect(try s.list(rex, s.property(dogs, "owners")) == [.link(ann)])
+            #expect(try s.backlinks(ann, in: people, from: "Dog", property: "owner") == [rex])
+        }
+        let report = try db.verify()
+        #expect(report.isOK, "\(report)")
+    }
+
+    @Test func manyObjectsAndDeletes() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("b.realm"))
+        try db.write { tx in
+            try tx.createClasses(personDogSchema)
+            for i in 0..<3000 {
+                try tx.createObject("Person", ["id": .int(Int64(i)), "name": .string("p\(i % 100)"), "age": .int(Int64(i % 90))])
+            }
+        }
+        #expect(try db.verify().isOK)
+        try db.write { tx in
+            let t = try tx.table("Person")
+            for i in stride(from: 0, to: 3000, by: 3) {
+                let k = try #require(try tx.object(t, primaryKey: .int(Int64(i))))
+                try tx.delete(t, k)
+            }
+        }
+        let report = try db.verify()
+        #expect(report.isOK, "\(report)")
+        try db.read { s in
+            #expect(try s.count("Person") == 2000)
+            let t = try s.table("Person")
+            #expect(try s.find(s.property(t, "name"), equalTo: .string("p7")).count == 20)
+        }
+    }
+}
