@@ -1,0 +1,143 @@
+/// Read access to a committed index node (type 6 or 7) in place, without decoding it.
+///
+/// Opening checks the header and the overall shape (count, level, first and last end offsets, exact length);
+/// each entry access checks its own two offsets, so a corrupt node throws `StorageError.corrupt` naming its
+/// page and never reads outside its bytes. `validateAll` checks every offset and child ref up front.
+struct EntryNodeView {
+    let ref: UInt64
+    let bytes: UnsafeRawBufferPointer
+    let count: Int
+    let level: Int
+    /// Offset of the entry area from the node start.
+    let entryStart: Int
+    /// Length of the entry area (the last end offset).
+    let entryBytes: Int
+    /// Offset of the child refs (inner nodes); the node length for leaves.
+    let refsStart: Int
+    let source: NodeSource
+
+    /// Opens the node at `ref`. `level` is the level the parent implies (nil for a root: any level).
+    init(ref: UInt64, level expectedLevel: Int?, source: NodeSource) throws {
+        if ref < 2 { throw source.corrupt(ref, "index child ref \(ref) points into the meta pages") }
+        let expectedType: NodeType? = expectedLevel.map { $0 == 0 ? .indexLeaf : .indexInner }
+        let b = try source.node(ref, expected: expectedType)
+        self.ref = ref
+        self.bytes = b
+        self.source = source
+        let fixed = EntryTree.fixedSize
+        guard b.count >= fixed + 4 else {
+            throw source.corrupt(ref, "index node of \(b.count) bytes is shorter than its fixed part")
+        }
+        let type = b[0]
+        guard type == NodeType.indexLeaf.rawValue || type == NodeType.indexInner.rawValue else {
+            throw source.corrupt(ref, "node type \(type) where an index node was expected")
+        }
+        guard b[1] == 0, b[2] == 0, b[3] == 0 else {
+            throw source.corrupt(ref, "index node header has nonzero flags or reserved bytes")
+        }
+        let m = Int(b.u32(at: 16))
+        let lvl = Int(b.u32(at: 20))
+        guard (type == NodeType.indexLeaf.rawValue) == (lvl == 0) else {
+            throw source.corrupt(ref, "index node of type \(type) has level \(lvl)")
+        }
+        if let expectedLevel, lvl != expectedLevel {
+            throw source.corrupt(ref, "index node has level \(lvl) where its parent implies \(expectedLevel)")
+        }
+        guard lvl <= EntryTree.maxLevel else { throw source.corrupt(ref, "index node level \(lvl) is implausible") }
+        guard m >= 1 else { throw source.corrupt(ref, "index node has no entries") }
+        let start = fixed + 4 * (m + 1)
+        guard start <= b.count else {
+            throw source.corrupt(ref, "index node of \(b.count) bytes cannot hold the offsets of \(m) entries")
+        }
+        guard b.u32(at: fixed) == 0 else { throw source.corrupt(ref, "index node's first entry offset is not 0") }
+        let area = Int(b.u32(at: fixed + 4 * m))
+        guard area <= b.count - start else {
+            throw source.corrupt(ref, "index node's entry area (\(area) bytes) runs past its end")
+        }
+        let refs: Int
+        if lvl == 0 {
+            refs = start + area
+            guard refs == b.count else {
+                throw source.corrupt(ref, "index leaf is \(b.count) bytes, its layout \(refs)")
+            }
+        } else {
+            refs = (start + area + 7) & ~7
+            guard refs + 8 * m == b.count else {
+                throw source.corrupt(ref, "index inner node is \(b.count) bytes, its layout \(refs + 8 * m)")
+            }
+        }
+        count = m
+        level = lvl
+        entryStart = start
+        entryBytes = area
+        refsStart = refs
+    }
+
+    var isLeaf: Bool { level == 0 }
+
+    /// Entry `i` (0 ≤ i < count) as a slice of the mapped node.
+    func entry(_ i: Int) throws -> UnsafeRawBufferPointer {
+        let a = Int(bytes.u32(at: EntryTree.fixedSize + 4 * i))
+        let z = Int(bytes.u32(at: EntryTree.fixedSize + 4 * i + 4))
+        guard a <= z, z <= entryBytes else {
+            throw source.corrupt(ref, "index node entry \(i) has offsets \(a)..<\(z) outside 0..<\(entryBytes)")
+        }
+        return UnsafeRawBufferPointer(rebasing: bytes[(entryStart + a)..<(entryStart + z)])
+    }
+
+    /// Child ref `i` of an inner node.
+    func child(_ i: Int) throws -> UInt64 {
+        let r = bytes.u64(at: refsStart + 8 * i)
+        guard r >= 2 else { throw source.corrupt(ref, "index inner node child \(i) has ref \(r)") }
+        return r
+    }
+
+    /// First index whose entry is >= `key`, and whether it equals `key`.
+    func lowerBound(_ key: UnsafeRawBufferPointer) throws -> (index: Int, found: Bool) {
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            let c = compareEntries(try entry(mid), key)
+            if c < 0 { lo = mid + 1 } else if c > 0 { hi = mid } else { return (mid, true) }
+        }
+        return (lo, false)
+    }
+
+    /// Index of the child whose range holds `key`: the last entry <= key, or 0 when key precedes them all.
+    func childIndex(for key: UnsafeRawBufferPointer) throws -> Int {
+        let (i, found) = try lowerBound(key)
+        return found ? i : max(i - 1, 0)
+    }
+
+    /// Decodes the node into a dirty node (the caller frees `ref`).
+    func materialize() throws -> EntryTreeNode {
+        var entries: [[UInt8]] = []
+        entries.reserveCapacity(count + 1)
+        for i in 0..<count { entries.append(Array(try entry(i))) }
+        var children: [EntryTree.Child] = []
+        if !isLeaf {
+            children.reserveCapacity(count + 1)
+            for i in 0..<count { children.append(.clean(try child(i))) }
+        }
+        return EntryTreeNode(level: level, entries: entries, children: children)
+    }
+
+    /// Checks every end offset is non-decreasing, the padding before the refs is zero and every child ref
+    /// plausible.
+    func validateAll() throws {
+        var previous = 0
+        for i in 1...count {
+            let end = Int(bytes.u32(at: EntryTree.fixedSize + 4 * i))
+            guard end >= previous else {
+                throw source.corrupt(ref, "index node entry \(i - 1) ends at \(end), before it starts at \(previous)")
+            }
+            previous = end
+        }
+        if !isLeaf {
+            for p in (entryStart + entryBytes)..<refsStart where bytes[p] != 0 {
+                throw source.corrupt(ref, "index inner node has nonzero padding at byte \(p)")
+            }
+            for i in 0..<count { _ = try child(i) }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+/// Commit, verification and ref collection.
+extension EntryTree {
+    /// Writes every dirty node (children before parents) and returns the new root ref (0 when empty).
+    /// After commit the tree is clean again with that root.
+    mutating func commit(sink: NodeSink) throws -> UInt64 {
+        guard let root else {
+            hasChanges = false
+            return 0
+        }
+        let ref = try write(root, sink: sink)
+        self.root = .clean(ref)
+        hasChanges = false
+        return ref
+    }
+
+    private func write(_ child: Child, sink: NodeSink) throws -> UInt64 {
+        switch child {
+        case .clean(let ref):
+            return ref
+        case .dirty(let node):
+            var refs: [UInt64] = []
+            if !node.isLeaf {
+                refs.reserveCapacity(node.count)
+                for c in node.children { refs.append(try write(c, sink: sink)) }
+            }
+            return try sink.write(EntryTree.encode(node, childRefs: refs))
+        }
+    }
+
+    /// The finished bytes of a node (see docs/FILE_FORMAT.md, "Index nodes").
+    static func encode(_ node: EntryTreeNode, childRefs: [UInt64]) -> [UInt8] {
+        var b = NodeBuilder(node.isLeaf ? .indexLeaf : .indexInner, capacity: node.encodedSize)
+        b.w.u32(UInt32(node.count))
+        b.w.u32(UInt32(node.level))
+        var end = 0
+        b.w.u32(0)
+        for e in node.entries {
+            end += e.count
+            b.w.u32(UInt32(end))
+        }
+        for e in node.entries { b.w.raw(e) }
+        if !node.isLeaf {
+            b.w.align(8)
+            for r in childRefs { b.w.u64(r) }
+        }
+        return b.finish()
+    }
+
+    // MARK: Verification
+
+    /// Walks the whole tree (clean and dirty parts) and checks: order strictly increasing across the whole
+    /// tree, inner entries equal to their child's first entry, levels consistent, node sizes within limits.
+    /// Throws StorageError.corrupt with a precise location on failure. Returns the entry count.
+    func checkInvariants(source: NodeSource) throws -> Int {
+        guard let root else { return 0 }
+        var walk = CheckWalk(tree: self, source: source)
+        try walk.check(root, level: nil, firstEntry: nil, path: [])
+        return walk.entryCount
+    }
+
+    /// Every ref reachable from the tree's committed parts: after `commit`, every node of the tree. (While the
+    /// tree is dirty, the committed subtrees still referenced by dirty nodes; freed nodes are not included.)
+    func collectRefs(source: NodeSource, into refs: inout [UInt64]) throws {
+        guard let root else { return }
+        try collect(root, level: nil, source: source, into: &refs)
+    }
+
+    private func collect(_ child: Child, level: Int?, source: NodeSource, into refs: inout [UInt64]) throws {
+        switch child {
+        case .clean(let ref):
+            refs.append(ref)
+            let view = try EntryNodeView(ref: ref, level: level, source: source)
+            if view.isLeaf { return }
+            for i in 0..<view.count { try collect(.clean(view.child(i)), level: view.level - 1, source: source, into: &refs) }
+        case .dirty(let node):
+            for c in node.children { try collect(c, level: node.level - 1, source: source, into: &refs) }
+        }
+    }
+}
+
+/// State of one `checkInvariants` walk.
+private struct CheckWalk {
+    let tree: EntryTree
+    let source: NodeSource
+    var entryCount = 0
+    /// The last entry of the previous leaf, for the order check across leaves.
+    var previous: [UInt8]? = nil
+    var seen = Set<UInt64>()
+
+    init(tree: EntryTree, source: NodeSource) {
+        self.tree = tree
+        self.source = source
+    }
+
+    func where_(_ path: [Int]) -> String { path.isEmpty ? "root" : "child path " + path.map(String.init).joined(separator: "/") }
+
+    func fail(_ child: EntryTree.Child, _ path: [Int], _ level: Int, _ reason: String) -> StorageError {
+        let at = "(level \(level), \(where_(path)))"
+        switch child {
+        case .clean(let ref):
+            return source.corrupt(ref, "index \(at): \(reason)")
+        case .dirty:
+            return .corrupt(path: source.displayPath, location: "uncommitted index node \(at)", reason: reason)
+        }
+    }
+
+    /// Checks a subtree. `level` is what the parent implies, `firstEntry` the parent's entry for it.
+    mutating func check(_ child: EntryTree.Child, level: Int?, firstEntry: [UInt8]?, path: [Int]) throws {
+        switch child {
+        case .clean(let ref):
+            if !seen.insert(ref).inserted {
+                throw source.corrupt(ref, "index node reached twice (\(where_(path)))")
+            }
+            let view = try EntryNodeView(ref: ref, level: level, source: source)
+            try view.validateAll()
+            let lvl = view.level
+            try checkShape(child, path, lvl, count: view.count, entryBytes: view.entryBytes, actualSize: view.bytes.count)
+            if let firstEntry, try firstEntry.withUnsafeBytes({ try compareEntries(view.entry(0), $0) }) != 0 {
+                throw fail(child, path, lvl, "first entry differs from the parent's entry for it")
+            }
+            for i in 1..<view.count {
+                if try compareEntries(view.entry(i - 1), view.entry(i)) >= 0 {
+                    throw fail(child, path, lvl, "entry \(i) is not greater than entry \(i - 1)")
+                }
+            }
+            if view.isLeaf {
+                try leafDone(child, path, first: Array(view.entry(0)), last: Array(view.entry(view.count - 1)), count: view.count)
+            } else {
+                for i in 0..<view.count {
+                    try check(.clean(view.child(i)), level: lvl - 1, firstEntry: Array(view.entry(i)), path: path + [i])
+                }
+            }
+        case .dirty(let node):
+            let lvl = node.level
+            if let level, lvl != level { throw fail(child, path, lvl, "level differs from the \(level) its parent implies") }
+            guard node.count >= 1 else { throw fail(child, path, lvl, "node has no entries") }
+            guard node.children.count == (node.isLeaf ? 0 : node.count) else {
+                throw fail(child, path, lvl, "\(node.children.count) children for \(node.count) entries")
+            }
+            guard node.entryBytes == node.entries.reduce(0, { $0 + $1.count }) else {
+                throw fail(child, path, lvl, "cached entry byte count is stale")
+            }
+            try checkShape(child, path, lvl, count: node.count, entryBytes: node.entryBytes, actualSize: nil)
+            if let firstEntry, node.entries[0] != firstEntry {
+                throw fail(child, path, lvl, "first entry differs from the parent's entry for it")
+            }
+            for i in 1..<node.count where compareBytes(node.entries[i - 1], node.entries[i]) >= 0 {
+                throw fail(child, path, lvl, "entry \(i) is not greater than entry \(i - 1)")
+            }
+            if node.isLeaf {
+                try leafDone(child, path, first: node.entries[0], last: node.entries[node.count - 1], count: node.count)
+            } else {
+                for i in 0..<node.count {
+                    try check(node.children[i], level: lvl - 1, firstEntry: node.entries[i], path: path + [i])
+                }
+            }
+        }
+    }
+
+    private func checkShape(
+        _ child: EntryTree.Child, _ path: [Int], _ lvl: Int, count: Int, entryBytes: Int, actualSize: Int?
+    ) throws {
+        let size = EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: lvl > 0)
+        if let actualSize, actualSize != size {
+            throw fail(child, path, lvl, "node is \(actualSize) bytes, its layout \(size)")
+        }
+        guard count <= tree.limits.maxEntries else {
+            throw fail(child, path, lvl, "\(count) entries exceed the limit of \(tree.limits.maxEntries)")
+        }
+        guard size <= tree.limits.maxNodeBytes else {
+            throw fail(child, path, lvl, "\(size) bytes exceed the limit of \(tree.limits.maxNodeBytes)")
+        }
+    }
+
+    private mutating func leafDone(_ child: EntryTree.Child, _ path: [Int], first: [UInt8], last: [UInt8], count: Int) throws {
+        if let previous, compareBytes(previous, first) >= 0 {
+            throw fail(child, path, 0, "first entry is not greater than the previous leaf's last entry")
+        }
+        previous = last
+        entryCount += count
+    }
+}
+
+/// `compareEntries` on arrays.
+func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in compareEntries(pa, pb) } }
+}

@@ -1,0 +1,235 @@
+/// Insert and remove: descend without touching anything, then on the way back up turn each node of the path
+/// into a dirty node (freeing the committed one), apply the child's result, merge or split as needed.
+extension EntryTree {
+    /// How an overfull node is cut. `append`: the change was at the node's end, keep the left part full.
+    /// `prepend`: the change was before every entry of the leftmost path, keep the right part full.
+    enum SplitMode { case balanced, append, prepend }
+
+    /// What a subtree became: its node (nil when it became empty), new right siblings to insert after it,
+    /// and how it was split. `nil` from the recursive calls means nothing changed.
+    struct Outcome {
+        var node: EntryTreeNode?
+        var siblings: [EntryTreeNode] = []
+        var mode: SplitMode = .balanced
+    }
+
+    /// Inserts; returns false (and changes nothing) if the entry exists.
+    mutating func insert(_ entry: [UInt8], sink: NodeSink) throws -> Bool {
+        precondition(entry.count <= limits.maxEntryBytes, "EntryTree: entry of \(entry.count) bytes exceeds \(limits.maxEntryBytes)")
+        guard let root else {
+            self.root = .dirty(EntryTreeNode(level: 0, entries: [entry]))
+            hasChanges = true
+            return true
+        }
+        let outcome = try entry.withUnsafeBytes { key in
+            try insert(key, entry, into: root, level: nil, sink: sink)
+        }
+        guard let outcome else { return false }
+        finish(outcome)
+        return true
+    }
+
+    /// Removes; returns false if absent.
+    mutating func remove(_ entry: [UInt8], sink: NodeSink) throws -> Bool {
+        guard let root else { return false }
+        let outcome = try entry.withUnsafeBytes { key in
+            try remove(key, from: root, level: nil, sink: sink)
+        }
+        guard let outcome else { return false }
+        finish(outcome)
+        return true
+    }
+
+    /// Installs the root's outcome: grows the tree over new siblings, collapses single-child roots.
+    private mutating func finish(_ outcome: Outcome) {
+        hasChanges = true
+        guard var node = outcome.node else {
+            root = nil
+            return
+        }
+        var siblings = outcome.siblings
+        while !siblings.isEmpty {
+            let top = EntryTreeNode(level: node.level + 1)
+            top.insert(node.entries[0], child: .dirty(node), at: 0)
+            for s in siblings { top.insert(s.entries[0], child: .dirty(s), at: top.count) }
+            siblings = split(top, mode: .balanced)
+            node = top
+        }
+        var newRoot = Child.dirty(node)
+        while case .dirty(let n) = newRoot, !n.isLeaf, n.count == 1 { newRoot = n.children[0] }
+        root = newRoot
+    }
+
+    /// The dirty node for `child`: itself when dirty, else decoded from its view and the committed node freed.
+    private func takeDirty(_ view: EntryNodeView, sink: NodeSink) throws -> EntryTreeNode {
+        let node = try view.materialize()
+        try sink.free(view.ref)
+        return node
+    }
+
+    private func insert(
+        _ key: UnsafeRawBufferPointer, _ entry: [UInt8], into child: Child, level: Int?, sink: NodeSink
+    ) throws -> Outcome? {
+        switch child {
+        case .clean(let ref):
+            let view = try EntryNodeView(ref: ref, level: level, source: sink)
+            if view.isLeaf {
+                let (pos, found) = try view.lowerBound(key)
+                if found { return nil }
+                return insertIntoLeaf(try takeDirty(view, sink: sink), entry, at: pos)
+            }
+            let i = try view.childIndex(for: key)
+            guard let sub = try insert(key, entry, into: .clean(view.child(i)), level: view.level - 1, sink: sink) else {
+                return nil
+            }
+            return try absorb(sub, into: try takeDirty(view, sink: sink), at: i, sink: sink)
+        case .dirty(let node):
+            if node.isLeaf {
+                let (pos, found) = node.lowerBound(key)
+                if found { return nil }
+                return insertIntoLeaf(node, entry, at: pos)
+            }
+            let i = node.childIndex(for: key)
+            guard let sub = try insert(key, entry, into: node.children[i], level: node.level - 1, sink: sink) else {
+                return nil
+            }
+            return try absorb(sub, into: node, at: i, sink: sink)
+        }
+    }
+
+    private func insertIntoLeaf(_ node: EntryTreeNode, _ entry: [UInt8], at pos: Int) -> Outcome {
+        node.insert(entry, at: pos)
+        let mode: SplitMode = pos == node.count - 1 ? .append : pos == 0 ? .prepend : .balanced
+        return Outcome(node: node, siblings: split(node, mode: mode), mode: mode)
+    }
+
+    private func remove(_ key: UnsafeRawBufferPointer, from child: Child, level: Int?, sink: NodeSink) throws -> Outcome? {
+        switch child {
+        case .clean(let ref):
+            let view = try EntryNodeView(ref: ref, level: level, source: sink)
+            if view.isLeaf {
+                let (pos, found) = try view.lowerBound(key)
+                if !found { return nil }
+                return removeFromLeaf(try takeDirty(view, sink: sink), at: pos)
+            }
+            let i = try view.childIndex(for: key)
+            guard let sub = try remove(key, from: .clean(view.child(i)), level: view.level - 1, sink: sink) else {
+                return nil
+            }
+            return try absorb(sub, into: try takeDirty(view, sink: sink), at: i, sink: sink)
+        case .dirty(let node):
+            if node.isLeaf {
+                let (pos, found) = node.lowerBound(key)
+                if !found { return nil }
+                return removeFromLeaf(node, at: pos)
+            }
+            let i = node.childIndex(for: key)
+            guard let sub = try remove(key, from: node.children[i], level: node.level - 1, sink: sink) else {
+                return nil
+            }
+            return try absorb(sub, into: node, at: i, sink: sink)
+        }
+    }
+
+    private func removeFromLeaf(_ node: EntryTreeNode, at pos: Int) -> Outcome {
+        node.remove(at: pos)
+        return Outcome(node: node.count == 0 ? nil : node)
+    }
+
+    /// Applies child `i`'s outcome to the dirty inner node `node`, then merges or splits.
+    private func absorb(_ sub: Outcome, into node: EntryTreeNode, at i: Int, sink: NodeSink) throws -> Outcome {
+        guard let child = sub.node else {
+            node.remove(at: i)
+            return Outcome(node: node.count == 0 ? nil : node, siblings: split(node, mode: .balanced))
+        }
+        // The child's first entry may have changed (a new minimum, or its first entry removed).
+        node.setChild(child, at: i)
+        for (j, s) in sub.siblings.enumerated() { node.insert(s.entries[0], child: .dirty(s), at: i + 1 + j) }
+        var mode = SplitMode.balanced
+        if !sub.siblings.isEmpty {
+            if sub.mode == .append && i + sub.siblings.count == node.count - 1 { mode = .append }
+            if sub.mode == .prepend && i == 0 { mode = .prepend }
+        } else {
+            try mergeIfUnderfull(node, at: i, sink: sink)
+        }
+        return Outcome(node: node, siblings: split(node, mode: mode), mode: mode)
+    }
+
+    // MARK: Splitting and merging
+
+    /// Cuts an overfull node; returns the new right siblings (empty when it fits). Normally one sibling; more
+    /// (or an oversized node left whole) only for a node holding entries over the limits (corrupt or foreign).
+    func split(_ node: EntryTreeNode, mode: SplitMode) -> [EntryTreeNode] {
+        let inner = !node.isLeaf
+        let n = node.count
+        if limits.fits(count: n, entryBytes: node.entryBytes, inner: inner) || n < 2 { return [] }
+        var prefix = [Int](repeating: 0, count: n + 1)  // prefix[i]: bytes of entries 0..<i
+        for i in 0..<n { prefix[i + 1] = prefix[i] + node.entries[i].count }
+        func fits(_ a: Int, _ b: Int) -> Bool { limits.fits(count: b - a, entryBytes: prefix[b] - prefix[a], inner: inner) }
+
+        // Balanced: the cut that best halves the encoded bytes (each entry also costs its offset).
+        var mid = 1
+        var best = Int.max
+        let total = prefix[n] + 4 * n
+        for s in 1..<n {
+            let d = abs(2 * (prefix[s] + 4 * s) - total)
+            if d < best { best = d; mid = s }
+        }
+        var candidates = [mid]
+        if mode == .append { candidates.insert(n - 1, at: 0) }
+        if mode == .prepend { candidates.insert(1, at: 0) }
+        for s in candidates where fits(0, s) && fits(s, n) { return [node.cut(from: s)] }
+
+        // Greedy: as many full pieces as needed. Reached only for a node far over the limits (corrupt, or
+        // written under other limits); every piece keeps at least two entries, so growing the tree ends.
+        var cuts: [Int] = []
+        var start = 0
+        for i in 1..<n where i - start >= 2 && n - i >= 2 && !fits(start, i + 1) {
+            cuts.append(i)
+            start = i
+        }
+        var pieces: [EntryTreeNode] = []
+        for c in cuts.reversed() { pieces.append(node.cut(from: c)) }
+        return pieces.reversed()
+    }
+
+    private func isUnderfull(count: Int, entryBytes: Int, inner: Bool) -> Bool {
+        4 * count < limits.maxEntries
+            && 4 * EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner) < limits.maxNodeBytes
+    }
+
+    private func fitsMerged(count: Int, entryBytes: Int, inner: Bool) -> Bool {
+        4 * count <= 3 * limits.maxEntries
+            && 4 * EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner) <= 3 * limits.maxNodeBytes
+    }
+
+    /// Merges dirty child `i` of `node` into an adjacent sibling when it is underfull and the two fit well.
+    private func mergeIfUnderfull(_ node: EntryTreeNode, at i: Int, sink: NodeSink) throws {
+        guard case .dirty(let child) = node.children[i],
+              isUnderfull(count: child.count, entryBytes: child.entryBytes, inner: !child.isLeaf)
+        else { return }
+        for j in [i - 1, i + 1] where j >= 0 && j < node.count {
+            let neighbour: EntryTreeNode
+            switch node.children[j] {
+            case .dirty(let d):
+                guard fitsMerged(count: child.count + d.count, entryBytes: child.entryBytes + d.entryBytes,
+                                 inner: !child.isLeaf) else { continue }
+                neighbour = d
+            case .clean(let ref):
+                let view = try EntryNodeView(ref: ref, level: child.level, source: sink)
+                guard fitsMerged(count: child.count + view.count, entryBytes: child.entryBytes + view.entryBytes,
+                                 inner: !child.isLeaf) else { continue }
+                neighbour = try takeDirty(view, sink: sink)
+            }
+            if j < i {
+                neighbour.append(contentsOf: child)
+                node.setChild(neighbour, at: j)
+                node.remove(at: i)
+            } else {
+                child.append(contentsOf: neighbour)
+                node.remove(at: j)
+            }
+            return
+        }
+    }
+}

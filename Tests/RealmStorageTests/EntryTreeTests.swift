@@ -1,0 +1,439 @@
+import Testing
+@testable import RealmStorage
+
+// Helpers are file-private so other test files can define their own without clashing.
+
+/// An in-memory node store: refs count up from 2 by whole pages, freed refs are tracked. Misuse (double free,
+/// freeing an unknown ref, reading a freed node) fails the test, or in `hostile` mode (corruption tests, where
+/// a damaged tree may legitimately misbehave) throws `StorageError.corrupt`.
+private final class FakeStore: NodeSink {
+    private(set) var nodes: [UInt64: UnsafeMutableRawBufferPointer] = [:]
+    private(set) var nextRef: UInt64 = 2
+    private(set) var written: [UInt64] = []
+    private(set) var freed: Set<UInt64> = []
+    var hostile = false
+    let displayPath = "fake.realm"
+
+    init() {}
+
+    deinit { for b in nodes.values { b.deallocate() } }
+
+    /// A deep copy.
+    func clone() -> FakeStore {
+        let c = FakeStore()
+        for (ref, b) in nodes {
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: b.count, alignment: 8)
+            copy.copyMemory(from: UnsafeRawBufferPointer(b))
+            c.nodes[ref] = copy
+        }
+        c.nextRef = nextRef
+        c.written = written
+        c.freed = freed
+        return c
+    }
+
+    private func misuse(_ ref: UInt64, _ what: String) throws {
+        if hostile { throw corrupt(ref, what) }
+        Issue.record("FakeStore: \(what) (ref \(ref))")
+    }
+
+    func node(_ ref: UInt64, expected: NodeType?) throws -> UnsafeRawBufferPointer {
+        guard let b = nodes[ref] else { throw corrupt(ref, "no node at this ref") }
+        if freed.contains(ref) { try misuse(ref, "read of a freed node") }
+        let bytes = UnsafeRawBufferPointer(b)
+        guard bytes.u32(at: 4) == UInt32(bytes.count) else { throw corrupt(ref, "length field mismatch") }
+        if let expected, bytes[0] != expected.rawValue {
+            throw corrupt(ref, "type \(bytes[0]), expected \(expected.rawValue)")
+        }
+        guard bytes.u64(at: 8) == nodeChecksum(bytes) else { throw corrupt(ref, "checksum mismatch") }
+        return bytes
+    }
+
+    func write(_ node: [UInt8]) throws -> UInt64 {
+        let ref = nextRef
+        nextRef += UInt64(pagesFor(bytes: node.count))
+        let b = UnsafeMutableRawBufferPointer.allocate(byteCount: node.count, alignment: 8)
+        node.withUnsafeBytes { b.copyMemory(from: $0) }
+        nodes[ref] = b
+        written.append(ref)
+        #expect(nodeChecksum(UnsafeRawBufferPointer(b)) == UnsafeRawBufferPointer(b).u64(at: 8))
+        return ref
+    }
+
+    func free(_ ref: UInt64) throws {
+        guard nodes[ref] != nil else { return try misuse(ref, "free of an unknown ref") }
+        if !freed.insert(ref).inserted { try misuse(ref, "double free") }
+    }
+
+    var liveCount: Int { nodes.count - freed.count }
+
+    /// XORs one byte of a node; `reseal` recomputes the checksum so only the tree's own checks can notice.
+    func damage(_ ref: UInt64, at offset: Int, xor: UInt8, reseal: Bool) {
+        let b = nodes[ref]!
+        b[offset] ^= xor
+        if reseal {
+            let sum = nodeChecksum(UnsafeRawBufferPointer(b))
+            withUnsafeBytes(of: sum.littleEndian) { for i in 0..<8 { b[8 + i] = $0[i] } }
+        }
+    }
+
+    func bytes(_ ref: UInt64) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(nodes[ref]!) }
+}
+
+private struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+}
+
+/// A sorted array of distinct entries: the reference model.
+private struct SortedModel {
+    var entries: [[UInt8]] = []
+
+    func lowerBound(_ e: [UInt8]) -> (Int, Bool) {
+        var lo = 0, hi = entries.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            let c = compareBytes(entries[mid], e)
+            if c < 0 { lo = mid + 1 } else if c > 0 { hi = mid } else { return (mid, true) }
+        }
+        return (lo, false)
+    }
+
+    mutating func insert(_ e: [UInt8]) -> Bool {
+        let (i, found) = lowerBound(e)
+        if found { return false }
+        entries.insert(e, at: i)
+        return true
+    }
+
+    mutating func remove(_ e: [UInt8]) -> Bool {
+        let (i, found) = lowerBound(e)
+        if !found { return false }
+        entries.remove(at: i)
+        return true
+    }
+}
+
+/// Random entries with many shared prefixes and the boundary bytes 0x00 and 0xFF.
+private func randomEntry(_ rng: inout SplitMix64, maxLength: Int) -> [UInt8] {
+    let alphabet: [UInt8] = [0x00, 0x01, 0x41, 0x42, 0x7F, 0x80, 0xFE, 0xFF]
+    let length = rng.below(8) == 0 ? rng.below(maxLength + 1) : rng.below(min(24, maxLength) + 1)
+    return (0..<length).map { _ in alphabet[rng.below(alphabet.count)] }
+}
+
+/// A realistic index entry: a value prefix and an 8-byte big-endian object key.
+private func indexEntry(_ key: UInt64, prefix: [UInt8] = Array("user:".utf8)) -> [UInt8] {
+    prefix + withUnsafeBytes(of: key.bigEndian) { Array($0) }
+}
+
+private func scanAll(_ tree: EntryTree, from bound: [UInt8] = [], limit: Int = .max, _ source: NodeSource) throws -> [[UInt8]] {
+    var out: [[UInt8]] = []
+    try tree.scan(from: bound, source: source) { e in
+        out.append(Array(e))
+        return out.count < limit
+    }
+    return out
+}
+
+private struct LevelStats {
+    var nodes = 0
+    var bytes = 0
+    /// (entry count, encoded size) of each node.
+    var shapes: [(count: Int, size: Int)] = []
+}
+
+/// Per-level node counts and encoded bytes of a committed tree.
+private func nodeStats(_ root: UInt64, _ store: FakeStore) -> [Int: LevelStats] {
+    var stats: [Int: LevelStats] = [:]
+    var stack = [root]
+    while let ref = stack.popLast() {
+        let b = store.bytes(ref)
+        let count = Int(b.u32(at: 16)), level = Int(b.u32(at: 20))
+        var s = stats[level] ?? LevelStats()
+        s.nodes += 1
+        s.bytes += b.count
+        s.shapes.append((count, b.count))
+        stats[level] = s
+        if level > 0 {
+            let refs = b.count - 8 * count
+            for i in 0..<count { stack.append(b.u64(at: refs + 8 * i)) }
+        }
+    }
+    return stats
+}
+
+/// No leak, no double free: the live refs and the freed refs partition everything ever written.
+private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation: SourceLocation = #_sourceLocation) {
+    let liveSet = Set(live)
+    let written = Set(store.written)
+    #expect(liveSet.count == live.count, "a ref reached twice", sourceLocation: sourceLocation)
+    let both = liveSet.intersection(store.freed)
+    #expect(both.isEmpty, "\(both.count) live refs were freed, e.g. \(both.sorted().prefix(5))", sourceLocation: sourceLocation)
+    let leaked = written.subtracting(liveSet).subtracting(store.freed)
+    #expect(leaked.isEmpty, "\(leaked.count) refs leaked, e.g. \(leaked.sorted().prefix(5))", sourceLocation: sourceLocation)
+    let unknown = liveSet.union(store.freed).subtracting(written)
+    #expect(unknown.isEmpty, "\(unknown.count) refs never written, e.g. \(unknown.sorted().prefix(5))", sourceLocation: sourceLocation)
+}
+
+@Suite struct EntryTreeTests {
+    static let small = EntryTree.Limits(maxNodeBytes: 512, maxEntries: 12)
+
+    @Test func emptyTree() throws {
+        let store = FakeStore()
+        var tree = EntryTree(root: 0)
+        #expect(!tree.isDirty)
+        #expect(try tree.checkInvariants(source: store) == 0)
+        #expect(try scanAll(tree, store).isEmpty)
+        #expect(try !tree.contains([1, 2, 3], source: store))
+        #expect(try !tree.remove([1], sink: store))
+        var refs: [UInt64] = []
+        try tree.collectRefs(source: store, into: &refs)
+        #expect(refs.isEmpty)
+        #expect(try tree.commit(sink: store) == 0)
+        #expect(store.written.isEmpty)
+
+        // The empty entry is a valid entry and sorts first.
+        #expect(try tree.insert([], sink: store))
+        #expect(try tree.insert([0], sink: store))
+        #expect(try !tree.insert([], sink: store))
+        #expect(try scanAll(tree, store) == [[], [0]])
+        #expect(tree.isDirty)
+        let root = try tree.commit(sink: store)
+        #expect(root != 0 && !tree.isDirty)
+        var reopened = EntryTree(root: root)
+        #expect(try reopened.contains([], source: store))
+        #expect(try reopened.remove([], sink: store))
+        #expect(try reopened.remove([0], sink: store))
+        #expect(reopened.isDirty)
+        #expect(try reopened.commit(sink: store) == 0)
+        expectPartition(live: [], store)
+    }
+
+    @Test func insertExistingChangesNothing() throws {
+        let store = FakeStore()
+        var tree = EntryTree(root: 0, limits: Self.small)
+        for k in 0..<200 { _ = try tree.insert(indexEntry(UInt64(k)), sink: store) }
+        let root = try tree.commit(sink: store)
+        var reopened = EntryTree(root: root, limits: Self.small)
+        #expect(try !reopened.insert(indexEntry(17), sink: store))
+        #expect(try !reopened.remove(indexEntry(1000), sink: store))
+        #expect(!reopened.isDirty)
+        #expect(store.freed.isEmpty)
+        #expect(try reopened.commit(sink: store) == root)
+    }
+
+    /// Random inserts and removes against a sorted-array model, in three phases (grow, shrink to nothing,
+    /// grow again), committing at random points and reopening from the committed root.
+    @Test(arguments: [(UInt64(1), true), (UInt64(2), true), (UInt64(3), false)])
+    func randomOperationsMatchModel(seed: UInt64, smallNodes: Bool) throws {
+        let limits = smallNodes ? Self.small : .standard
+        let maxLength = smallNodes ? 90 : 260
+        var rng = SplitMix64(seed: seed)
+        let store = FakeStore()
+        var tree = EntryTree(root: 0, limits: limits)
+        var model = SortedModel()
+        var maxHeight = 0
+        let phases: [(batches: Int, insertPercent: Int)] = [(30, 75), (40, 30), (15, 70)]
+        for (phase, p) in phases.enumerated() {
+            for batch in 0..<p.batches {
+                for _ in 0..<(50 + rng.below(200)) {
+                    if model.entries.isEmpty || rng.below(100) < p.insertPercent {
+                        let e = !model.entries.isEmpty && rng.below(10) == 0
+                            ? model.entries[rng.below(model.entries.count)] : randomEntry(&rng, maxLength: maxLength)
+                        #expect(try tree.insert(e, sink: store) == model.insert(e))
+                    } else {
+                        let e = rng.below(4) == 0
+                            ? randomEntry(&rng, maxLength: maxLength) : model.entries[rng.below(model.entries.count)]
+                        #expect(try tree.remove(e, sink: store) == model.remove(e))
+                    }
+                }
+                let context = "phase \(phase) batch \(batch)"
+                #expect(try tree.checkInvariants(source: store) == model.entries.count, "\(context)")
+                #expect(try scanAll(tree, store) == model.entries, "\(context)")
+                for _ in 0..<20 {
+                    let bound = rng.below(3) == 0 && !model.entries.isEmpty
+                        ? model.entries[rng.below(model.entries.count)] : randomEntry(&rng, maxLength: maxLength)
+                    let start = model.lowerBound(bound).0
+                    let n = 1 + rng.below(40)
+                    let expected = Array(model.entries[start..<min(start + n, model.entries.count)])
+                    #expect(try scanAll(tree, from: bound, limit: n, store) == expected, "\(context)")
+                    #expect(try tree.contains(bound, source: store) == model.lowerBound(bound).1, "\(context)")
+                }
+                if rng.below(3) == 0 {
+                    let root = try tree.commit(sink: store)
+                    #expect(!tree.isDirty)
+                    #expect((root == 0) == model.entries.isEmpty)
+                    if root != 0 { maxHeight = max(maxHeight, Int(store.bytes(root).u32(at: 20)) + 1) }
+                    tree = EntryTree(root: root, limits: limits)
+                    #expect(try tree.checkInvariants(source: store) == model.entries.count, "\(context) reopened")
+                }
+            }
+            if phase == 1 {  // shrink to nothing
+                for e in model.entries.shuffled(using: &rng) { #expect(try tree.remove(e, sink: store)) }
+                model.entries.removeAll()
+                #expect(try tree.checkInvariants(source: store) == 0)
+                #expect(try tree.commit(sink: store) == 0)
+                tree = EntryTree(root: 0, limits: limits)
+            }
+        }
+        let root = try tree.commit(sink: store)
+        tree = EntryTree(root: root, limits: limits)
+        #expect(try scanAll(tree, store) == model.entries)
+        if smallNodes { #expect(maxHeight >= 3) }
+
+        var live: [UInt64] = []
+        try tree.collectRefs(source: store, into: &live)
+        expectPartition(live: live, store)
+    }
+
+    /// Sequential inserts (ascending and descending) fill nodes to the limit: with the standard limits (bound
+    /// by bytes) and with small ones (bound by the entry count, and deep enough to fill inner levels too).
+    @Test(arguments: [(true, false), (false, false), (true, true), (false, true)])
+    func sequentialInsertsFillNodes(ascending: Bool, smallNodes: Bool) throws {
+        let limits = smallNodes ? Self.small : .standard
+        let store = FakeStore()
+        var tree = EntryTree(root: 0, limits: limits)
+        let n = 100_000
+        var root: UInt64 = 0
+        for i in 0..<n {
+            let k = ascending ? UInt64(i) : UInt64(n - 1 - i)
+            #expect(try tree.insert(indexEntry(k), sink: store))
+            if i % 25_000 == 24_999 {
+                root = try tree.commit(sink: store)
+                tree = EntryTree(root: root, limits: limits)
+            }
+        }
+        #expect(try tree.checkInvariants(source: store) == n)
+        let stats = nodeStats(root, store)
+        let entrySize = indexEntry(0).count
+        for (level, s) in stats.sorted(by: { $0.key < $1.key }) where s.nodes > 1 {
+            // Full: one more entry (offset, bytes, child ref, padding) would pass a limit. At most one node per
+            // level (the one at the growing end) may be partial.
+            let extra = entrySize + 4 + (level > 0 ? 8 + 7 : 0)
+            let full = s.shapes.filter { $0.count == limits.maxEntries || $0.size + extra > limits.maxNodeBytes }.count
+            #expect(full >= s.nodes - 1, "level \(level): \(full) of \(s.nodes) nodes full")
+        }
+        let leaves = stats[0]!
+        let perLeaf = min(limits.maxEntries, (limits.maxNodeBytes - 28) / (entrySize + 4))
+        #expect(leaves.nodes == (n + perLeaf - 1) / perLeaf)
+        if !smallNodes {
+            let fill = Double(leaves.bytes) / Double(leaves.nodes * limits.maxNodeBytes)
+            #expect(fill > 0.99, "leaf fill \(fill)")
+        }
+        var live: [UInt64] = []
+        try tree.collectRefs(source: store, into: &live)
+        #expect(live.count == stats.values.reduce(0) { $0 + $1.nodes })
+        expectPartition(live: live, store)
+    }
+
+    /// Removing most entries merges underfull nodes and collapses the root.
+    @Test func removalsMergeAndCollapse() throws {
+        let store = FakeStore()
+        var tree = EntryTree(root: 0, limits: Self.small)
+        for k in 0..<3000 { _ = try tree.insert(indexEntry(UInt64(k)), sink: store) }
+        var root = try tree.commit(sink: store)
+        tree = EntryTree(root: root, limits: Self.small)
+        let before = nodeStats(root, store)[0]!.nodes
+        var rng = SplitMix64(seed: 9)
+        var keep = SortedModel()
+        for k in 0..<3000 {
+            if rng.below(10) == 0 { _ = keep.insert(indexEntry(UInt64(k))) } else {
+                #expect(try tree.remove(indexEntry(UInt64(k)), sink: store))
+            }
+        }
+        #expect(try tree.checkInvariants(source: store) == keep.entries.count)
+        root = try tree.commit(sink: store)
+        let after = nodeStats(root, store)[0]!.nodes
+        #expect(after * 4 < before, "leaves \(before) → \(after)")
+        tree = EntryTree(root: root, limits: Self.small)
+        #expect(try scanAll(tree, store) == keep.entries)
+        for e in keep.entries.dropLast() { #expect(try tree.remove(e, sink: store)) }
+        root = try tree.commit(sink: store)
+        #expect(store.bytes(root).u32(at: 20) == 0, "a single entry left: the root is a leaf")
+        tree = EntryTree(root: root, limits: Self.small)
+        #expect(try scanAll(tree, store) == [keep.entries.last!])
+    }
+
+    /// Damaged nodes make every operation throw `StorageError.corrupt` (or, for damage that still forms a valid
+    /// tree, succeed) and never crash or read out of bounds.
+    @Test func corruptNodesThrow() throws {
+        let pristine = FakeStore()
+        var tree = EntryTree(root: 0, limits: Self.small)
+        var rng = SplitMix64(seed: 77)
+        for _ in 0..<600 { _ = try tree.insert(randomEntry(&rng, maxLength: 60), sink: pristine) }
+        let root = try tree.commit(sink: pristine)
+        var live: [UInt64] = []
+        try tree.collectRefs(source: pristine, into: &live)
+        #expect(live.count > 50)
+
+        var structuralCaught = 0, structuralTrials = 0, thrown = 0
+        for trial in 0..<400 {
+            let store = pristine.clone()
+            store.hostile = true
+            let ref = live[rng.below(live.count)]
+            let b = store.bytes(ref)
+            let count = Int(b.u32(at: 16)), level = Int(b.u32(at: 20))
+            let entryStart = 24 + 4 * (count + 1)
+            let entryEnd = entryStart + Int(b.u32(at: 24 + 4 * count))
+            let reseal = trial % 4 != 0
+            // Aim half the trials at the structural fields: header, count, level, refs and padding.
+            var offset: Int
+            if rng.below(2) == 0 {
+                let candidates = [0, 1, 2, 3, 16, 17, 18, 19, 20, 21, 22, 23] + (level > 0 ? Array(entryEnd..<b.count) : [])
+                offset = candidates[rng.below(candidates.count)]
+            } else {
+                offset = 24 + rng.below(b.count - 24)
+            }
+            if (8..<16).contains(offset) { offset = 0 }
+            let structural = offset < 24 || (level > 0 && offset >= entryEnd)
+            store.damage(ref, at: offset, xor: UInt8(1 + rng.below(255)), reseal: reseal)
+
+            var failed = false
+            func attempt(_ what: String, _ body: () throws -> Void) {
+                do { try body() } catch let error as StorageError {
+                    failed = true
+                    guard case .corrupt(_, let location, _) = error else {
+                        Issue.record("\(what): unexpected \(error)")
+                        return
+                    }
+                    #expect(location.contains("node at page") || location.contains("index node"), "\(location)")
+                } catch {
+                    Issue.record("\(what): unexpected error \(error)")
+                }
+            }
+            var damaged = EntryTree(root: root, limits: Self.small)
+            var checkThrew = false
+            attempt("check") {
+                do { _ = try damaged.checkInvariants(source: store) } catch { checkThrew = true; throw error }
+            }
+            attempt("scan") { _ = try scanAll(damaged, store) }
+            attempt("contains") { _ = try damaged.contains(randomEntry(&rng, maxLength: 60), source: store) }
+            attempt("refs") { var r: [UInt64] = []; try damaged.collectRefs(source: store, into: &r) }
+            attempt("mutate") {
+                for _ in 0..<20 {
+                    let e = randomEntry(&rng, maxLength: 60)
+                    if rng.below(2) == 0 { _ = try damaged.insert(e, sink: store) } else { _ = try damaged.remove(e, sink: store) }
+                }
+                _ = try damaged.commit(sink: store)
+            }
+            if !reseal { #expect(checkThrew, "checksum damage at page \(ref) byte \(offset) went unnoticed") }
+            if reseal && structural {
+                structuralTrials += 1
+                if checkThrew { structuralCaught += 1 }
+                #expect(checkThrew, "structural damage at page \(ref) byte \(offset) (level \(level)) went unnoticed")
+            }
+            if failed { thrown += 1 }
+        }
+        #expect(structuralTrials > 50)
+        #expect(structuralCaught == structuralTrials)
+        #expect(thrown > 200)
+    }
+}
