@@ -1,29 +1,152 @@
-// The engine side of the comparison. Until RealmStorage exposes its object
-// API this is a stub: `setUp` throws, and the harness runs SQLite alone and
-// prints "n/a" for the engine. To wire the engine in, replace the bodies
-// below (see docs/PERFORMANCE.md, "Adding the engine side"); nothing else in
-// realm-bench needs to change.
+// The engine side of the comparison, through RealmStorage's own API: snapshots for reads, one write
+// transaction per write workload, durable commits (one fdatasync each).
 
 import RealmStorage
 
-struct EngineNotImplemented: Error, CustomStringConvertible {
-    var description: String { "engine target not implemented yet" }
-}
-
 final class EngineTarget: BenchTarget {
     let name = "engine"
+    private var db: Database?
+    private var path = ""
 
-    func setUp(directory: String) throws { throw EngineNotImplemented() }
-    func insertAll(_ people: [Person]) throws -> Int { throw EngineNotImplemented() }
-    func insertOneByOne(_ people: [Person]) throws -> Int { throw EngineNotImplemented() }
-    func countAge(in range: ClosedRange<Int>) throws -> Int { throw EngineNotImplemented() }
-    func sumAge(in range: ClosedRange<Int>) throws -> Int { throw EngineNotImplemented() }
-    func lookupNames(_ names: [String]) throws -> Int { throw EngineNotImplemented() }
-    func countCity(_ city: String) throws -> Int { throw EngineNotImplemented() }
-    func lookupAges(ids: [Int]) throws -> Int { throw EngineNotImplemented() }
-    func iterateAll() throws -> Int { throw EngineNotImplemented() }
-    func incrementAllAges() throws -> Int { throw EngineNotImplemented() }
-    func deleteAll() throws -> Int { throw EngineNotImplemented() }
-    func fileSize() throws -> Int { throw EngineNotImplemented() }
-    func tearDown() {}
+    func setUp(directory: String) throws {
+        path = directory + "/bench.realm"
+        db = try Database.open(path: path)
+    }
+
+    private var database: Database { db! }
+
+    func settingsDescription() -> String? {
+        "engine: copy-on-write B+tree, columnar clusters, one fdatasync per commit"
+    }
+
+    func insertAll(_ people: [Person]) throws -> Int {
+        try database.write { tx in
+            try tx.createClass(ClassSchema(name: "Person", properties: [
+                PropertySchema(name: "id", type: .int, isPrimaryKey: true),
+                PropertySchema(name: "name", type: .string, isIndexed: true),
+                PropertySchema(name: "city", type: .string),
+                PropertySchema(name: "age", type: .int),
+                PropertySchema(name: "score", type: .double),
+                PropertySchema(name: "active", type: .bool),
+            ]))
+            try insert(people, tx)
+        }
+        return people.count
+    }
+
+    private func insert(_ people: [Person], _ tx: WriteTransaction) throws {
+        let t = try tx.table("Person")
+        let columns = try ["id", "name", "city", "age", "score", "active"].map { try tx.property(t, $0) }
+        for p in people {
+            try tx.createObject(t, columns: columns, values: [
+                .int(Int64(p.id)), .string(p.name), .string(p.city), .int(Int64(p.age)), .double(p.score), .bool(p.active),
+            ])
+        }
+    }
+
+    func insertOneByOne(_ people: [Person]) throws -> Int {
+        for p in people { try database.write { try insert([p], $0) } }
+        return people.count
+    }
+
+    func countAge(in range: ClosedRange<Int>) throws -> Int {
+        try database.read { s in
+            let t = try s.table("Person")
+            return try s.count(s.property(t, "age"), in: Int64(range.lowerBound)...Int64(range.upperBound))
+        }
+    }
+
+    func sumAge(in range: ClosedRange<Int>) throws -> Int {
+        try database.read { s in
+            let t = try s.table("Person")
+            return Int(try s.sum(s.property(t, "age"), in: Int64(range.lowerBound)...Int64(range.upperBound)).sum)
+        }
+    }
+
+    func lookupNames(_ names: [String]) throws -> Int {
+        try database.read { s in
+            let t = try s.table("Person")
+            let name = try s.property(t, "name")
+            let id = try s.property(t, "id")
+            var total = 0
+            for n in names {
+                var ids: [Int] = []
+                for k in try s.find(name, equalTo: .string(n)) {
+                    if case .int(let i) = try s.value(k, id) { ids.append(Int(i)) }
+                }
+                total += ids.count
+            }
+            return total
+        }
+    }
+
+    func countCity(_ city: String) throws -> Int {
+        try database.read { s in
+            let t = try s.table("Person")
+            return try s.count(s.property(t, "city"), equalTo: city)
+        }
+    }
+
+    func lookupAges(ids: [Int]) throws -> Int {
+        try database.read { s in
+            let t = try s.table("Person")
+            let age = try s.property(t, "age")
+            var sum = 0
+            for id in ids {
+                if let k = try s.object(t, primaryKey: .int(Int64(id))), case .int(let a) = try s.value(k, age) { sum += Int(a) }
+            }
+            return sum
+        }
+    }
+
+    func iterateAll() throws -> Int {
+        try database.read { s in
+            let t = try s.table("Person")
+            let props = try ["id", "name", "city", "age", "score", "active"].map { try s.property(t, $0) }
+            var checksum = PersonChecksum()
+            try s.scan(t) { leaf in
+                let id = try leaf.column(props[0]), name = try leaf.column(props[1]), city = try leaf.column(props[2])
+                let age = try leaf.column(props[3]), score = try leaf.column(props[4]), active = try leaf.column(props[5])
+                for row in 0..<leaf.count {
+                    guard case .string(let n) = try name.value(row), case .string(let c) = try city.value(row),
+                          case .double(let sc) = try score.value(row), case .bool(let a) = try active.value(row) else { continue }
+                    checksum.add(id: Int(id.int(row)), name: n, city: c, age: Int(age.int(row)), score: sc, active: a)
+                }
+                return true
+            }
+            return checksum.value
+        }
+    }
+
+    func incrementAllAges() throws -> Int {
+        try database.write { tx in
+            let t = try tx.table("Person")
+            let age = try tx.property(t, "age")
+            return try tx.updateAll(t, age) { v in
+                if case .int(let a) = v { return .int(a + 1) }
+                return v
+            }
+        }
+    }
+
+    func deleteAll() throws -> Int {
+        try database.write { tx in
+            let t = try tx.table("Person")
+            let n = try tx.count(t)
+            try tx.deleteAll(t)
+            return n
+        }
+    }
+
+    func fileSize() throws -> Int {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return 0 }
+        return Int(st.st_size)
+    }
+
+    func tearDown() { db = nil }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -39,6 +39,18 @@ struct TreeMutator {
         }
     }
 
+    /// Makes every leaf dirty (once) and hands it to `body`, in key order.
+    func forEachLeafForUpdate(_ child: inout TreeChild, _ body: (DirtyLeaf) throws -> Void) throws {
+        if case .clean(0) = child { return }
+        child = try dirty(child)
+        switch child {
+        case .leaf(let l): try body(l)
+        case .inner(let n):
+            for i in n.children.indices { try forEachLeafForUpdate(&n.children[i], body) }
+        case .clean: preconditionFailure("dirty() returned a clean node")
+        }
+    }
+
     /// Inserts a new object. `values` maps column IDs to values; other columns take their defaults.
     func insert(_ root: inout TreeChild, key: UInt64, values: [UInt32: Value]) throws {
         if let (firstKey, right, count) = try insert(into: &root, key: key, values: values) {

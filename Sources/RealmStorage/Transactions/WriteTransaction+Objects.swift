@@ -67,6 +67,27 @@ extension WriteTransaction {
             }
             row[p.columnID] = try validated(v, for: p, in: c)
         }
+        return try createObject(c, row: row, lists: lists)
+    }
+
+    /// Creates an object from values given in the order of `columns` (the fast path for bulk inserts).
+    @discardableResult
+    public func createObject(_ table: TableHandle, columns: [PropertyHandle], values: [Value]) throws -> ObjectKey {
+        try checkActive()
+        precondition(columns.count == values.count, "one value per column")
+        let c = try classInfo(table)
+        var row: [UInt32: Value] = [:]
+        row.reserveCapacity(columns.count)
+        for (p, v) in zip(columns, values) {
+            guard p.classID == c.classID, !p.info.isList, p.info.type != .linkingObjects else {
+                throw StorageError.typeMismatch(className: c.name, property: p.name, expected: "a single-valued property of \(c.name)", got: p.name)
+            }
+            row[p.info.columnID] = try validated(v, for: p.info, in: c)
+        }
+        return try createObject(c, row: row, lists: [:])
+    }
+
+    private func createObject(_ c: ClassInfo, row: [UInt32: Value], lists: [String: [Value]]) throws -> ObjectKey {
         var listValues: [(PropertyInfo, [Value])] = []
         for (name, vs) in lists {
             let p = try info(c, name)
@@ -145,6 +166,37 @@ extension WriteTransaction {
         try set(key, self.property(t, property), value)
     }
 
+    /// Sets a property of every object of the class to `transform(oldValue)`, touching each leaf once.
+    /// Returns the number of objects visited.
+    @discardableResult
+    public func updateAll(_ table: TableHandle, _ p: PropertyHandle, _ transform: (Value) throws -> Value) throws -> Int {
+        try checkActive()
+        let (c, info) = try currentInfo(p)
+        guard !info.isList, info.type != .linkingObjects else {
+            throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a list of values", got: "a single value")
+        }
+        if info.type == .link || info.isIndexed {
+            // Links and indexes need per-object bookkeeping.
+            var n = 0
+            for k in try keys(table) {
+                try set(k, p, transform(try value(k, p)))
+                n += 1
+            }
+            return n
+        }
+        var root = self.root(of: c.classID)
+        let mutator = TreeMutator(sink: self, properties: c.properties)
+        var n = 0
+        try mutator.forEachLeafForUpdate(&root) { leaf in
+            for row in 0..<leaf.keys.count {
+                leaf.set(row: row, property: info, try validated(transform(leaf.value(row: row, property: info)), for: info, in: c))
+            }
+            n += leaf.keys.count
+        }
+        roots[c.classID] = root
+        return n
+    }
+
     // MARK: Deleting objects
 
     /// Deletes an object: every to-one link to it becomes null and it is removed from every list.
@@ -162,14 +214,20 @@ extension WriteTransaction {
         try checkActive()
         let c = try classInfo(table)
         let hasRelations = c.properties.contains { $0.type == .link || $0.type == .backlink || $0.isList }
-        if hasRelations || c.properties.contains(where: \.isIndexed) {
+        if hasRelations {
             for k in try keys(table) { try deleteObject(c.classID, k.rawValue) }
             return
         }
-        // No links, lists or indexes: drop the whole tree at once.
+        // No links or lists: drop the whole tree and every index at once.
         try freeTree(root(of: c.classID), c)
         roots[c.classID] = .clean(0)
         let ci = try classIndex(c.classID)
+        for p in c.properties where p.isIndexed {
+            try dropIndex(c.classID, p)
+            if let pi = catalogue.classes[ci].properties.firstIndex(where: { $0.columnID == p.columnID }) {
+                catalogue.classes[ci].properties[pi].indexRoot = 0
+            }
+        }
         catalogue.classes[ci].objectCount = 0
         catalogueChanged = true
     }

@@ -186,7 +186,7 @@ extension WriteTransaction {
         catalogueChanged = true
     }
 
-    private func dropIndex(_ classID: UInt32, _ p: PropertyInfo) throws {
+    func dropIndex(_ classID: UInt32, _ p: PropertyInfo) throws {
         let slot = SlotKey(classID: classID, key: 0, columnID: p.columnID)
         var tree = indexes[slot] ?? EntryTree(root: p.indexRoot)
         // Commit whatever is dirty so every node is a committed one, then free them all.

@@ -1,0 +1,154 @@
+/// One column of one leaf, for scans: read in place from a committed cluster, or from a dirty leaf.
+public struct ColumnCursor {
+    enum Storage {
+        case clean(ColumnReader?)
+        case dirty([Value]?)
+    }
+
+    let storage: Storage
+    let info: PropertyInfo
+    let source: NodeSource
+
+    /// The value at `row` (links as `.link(key)`).
+    public func value(_ row: Int) throws -> Value {
+        switch storage {
+        case .clean(let r?): return try r.value(at: row, loadBlob: { try source.blob($0, length: $1) })
+        case .clean(nil): return info.defaultValue
+        case .dirty(let vs?): return vs[row]
+        case .dirty(nil): return info.defaultValue
+        }
+    }
+
+    /// The integer at `row` of an int column (0 for null).
+    @inline(__always) public func int(_ row: Int) -> Int64 {
+        switch storage {
+        case .clean(let r?): return r.int(at: row)
+        case .dirty(let vs?): if case .int(let i) = vs[row] { return i } else { return 0 }
+        default: if case .int(let i) = info.defaultValue { return i } else { return 0 }
+        }
+    }
+
+    @inline(__always) public func isNull(_ row: Int) -> Bool {
+        switch storage {
+        case .clean(let r?): return r.isNull(row)
+        case .dirty(let vs?): return vs[row].isNull
+        default: return info.defaultValue.isNull
+        }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of the string at `row` without copying when it is stored inline.
+    public func withUTF8<R>(_ row: Int, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        switch storage {
+        case .clean(let r?):
+            if let inline = try r.withBytes(at: row, body) { return inline }
+            if r.isNull(row) { return nil }
+            guard case .string(let s) = try value(row) else { return nil }
+            var copy = s
+            return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+        default:
+            guard case .string(let s) = try value(row) else { return nil }
+            var copy = s
+            return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+        }
+    }
+}
+
+/// One leaf of a table during a scan.
+public struct LeafCursor {
+    let leaf: LeafAccess
+    let source: NodeSource
+
+    public var count: Int { leaf.count }
+    public func key(_ row: Int) -> ObjectKey { ObjectKey(leaf.key(at: row)) }
+
+    public func column(_ p: PropertyHandle) throws -> ColumnCursor {
+        switch leaf {
+        case .clean(let v): return ColumnCursor(storage: .clean(try v.reader(for: p.info, source: source)), info: p.info, source: source)
+        case .dirty(let l): return ColumnCursor(storage: .dirty(l.columns[p.info.columnID]), info: p.info, source: source)
+        }
+    }
+}
+
+extension Snapshot {
+    /// Visits the table leaf by leaf, in key order; `body` returns false to stop. The fast way to read many
+    /// objects: a column of a committed leaf is read in place.
+    public func scan(_ table: TableHandle, _ body: (LeafCursor) throws -> Bool) throws {
+        _ = try classInfo(table)
+        try TableTree.forEachLeaf(root(of: table.classID), source: self) { try body(LeafCursor(leaf: $0, source: self)) }
+    }
+
+    /// Number of objects whose int property lies in `range` (nulls never match): one column read per leaf.
+    public func count(_ p: PropertyHandle, in range: ClosedRange<Int64>) throws -> Int {
+        try aggregate(p, in: range).count
+    }
+
+    /// Sum (wrapping) and count of the int property's values that lie in `range`.
+    public func sum(_ p: PropertyHandle, in range: ClosedRange<Int64> = Int64.min...Int64.max) throws -> (sum: Int64, count: Int) {
+        try aggregate(p, in: range)
+    }
+
+    private func aggregate(_ p: PropertyHandle, in range: ClosedRange<Int64>) throws -> (sum: Int64, count: Int) {
+        let (c, info) = try currentInfo(p)
+        guard info.type == .int, !info.isList else {
+            throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "an int property", got: info.type.description)
+        }
+        var total: Int64 = 0
+        var n = 0
+        try TableTree.forEachLeaf(root(of: c.classID), source: self) { leaf in
+            switch leaf {
+            case .clean(let v):
+                if let r = try v.reader(for: info, source: self) {
+                    let (s, k) = r.ints.sum(in: range, excluding: r.nullBitmap)
+                    total &+= s
+                    n += k
+                } else if case .int(let d) = info.defaultValue, range.contains(d) {
+                    total &+= d &* Int64(v.count)
+                    n += v.count
+                }
+            case .dirty(let l):
+                for row in 0..<l.keys.count {
+                    if case .int(let x) = l.value(row: row, property: info), range.contains(x) {
+                        total &+= x
+                        n += 1
+                    }
+                }
+            }
+            return true
+        }
+        return (total, n)
+    }
+
+    /// Number of objects whose string property equals `string` (bytewise), comparing in place.
+    public func count(_ p: PropertyHandle, equalTo string: String) throws -> Int {
+        let (c, info) = try currentInfo(p)
+        guard info.type == .string, !info.isList else {
+            throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a string property", got: info.type.description)
+        }
+        if info.isIndexed { return try indexLookup(c, info, .string(string), limit: Int.max).count }
+        var needle = string
+        return try needle.withUTF8 { target in
+            let t = UnsafeRawBufferPointer(target)
+            var n = 0
+            try scan(TableHandle(name: c.name, classID: c.classID)) { leaf in
+                let col = try leaf.column(p)
+                for row in 0..<leaf.count {
+                    if try col.withUTF8(row, { bytesEqual($0, t) }) == true {
+                        n += 1
+                    }
+                }
+                return true
+            }
+            return n
+        }
+    }
+}
+
+@inline(__always) func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    guard a.count == b.count else { return false }
+    if a.count == 0 { return true }
+    return memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
