@@ -1,0 +1,603 @@
+import Foundation
+
+/// The `encoding` byte of a column block (FILE_FORMAT.md, "Cluster (type 2)").
+enum ColumnEncoding: UInt8, Sendable, CaseIterable {
+    case int = 1, bool, float, double, date, objectId, bytes16, bytes
+
+    /// The encoding of a column holding `type`. List-ref columns use `.int` (encode them as `type: .int`).
+    /// `linkingObjects` has no column: asking for it is a programmer error.
+    static func encoding(for type: PropertyType) -> ColumnEncoding {
+        switch type {
+        case .int, .link, .backlink: return .int
+        case .bool: return .bool
+        case .float: return .float
+        case .double: return .double
+        case .date: return .date
+        case .objectId: return .objectId
+        case .uuid, .decimal128: return .bytes16
+        case .string, .data, .mixed: return .bytes
+        case .linkingObjects: preconditionFailure("linkingObjects properties have no column")
+        }
+    }
+
+    /// The encoding of `type`, or nil for `linkingObjects`.
+    static func encodingIfStored(for type: PropertyType) -> ColumnEncoding? {
+        type == .linkingObjects ? nil : encoding(for: type)
+    }
+}
+
+/// How a `.link` column stores a key: `plusOne` in clusters (key + 1, 0 = null, no null bitmap);
+/// `raw` in list nodes (the key itself; a null, if any, uses the null bitmap).
+enum LinkStorage: Sendable {
+    case plusOne, raw
+}
+
+/// Encodes column blocks. See `ColumnReader` for decoding.
+enum ColumnCodec {
+    /// String, data and mixed values whose stored bytes (for mixed: tag + payload) are longer than
+    /// this go to a blob node.
+    static let inlineLimit = 1024
+    /// Largest blob length a reader accepts (a sanity bound against corrupt lengths; values are
+    /// limited to 16 MB, plus one tag byte for mixed).
+    static let maxBlobLength = 1 << 25
+
+    /// Appends the column block of `values` to `w` and returns its byte length (a multiple of 8).
+    ///
+    /// - `type`: the property type; pass `.int` for list-ref columns and `.backlink` for backlink
+    ///   columns (both hold `Value.int(raw)`).
+    /// - `nullable`: whether `.null` may appear; a `.null` in a required column is a programmer
+    ///   error (the engine validates values first).
+    /// - `linkStorage`: for `.link` columns, key + 1 (clusters) or the raw key (lists of links).
+    /// - `storeBlob`: called with the stored bytes of each string/data/mixed value longer than
+    ///   `inlineLimit`; returns the ref of the blob node holding them. All calls happen before
+    ///   anything is appended, so when it throws `w` is unchanged.
+    ///
+    /// Precondition: `w.count` is a multiple of 8 (8-byte aligned relative to the node start).
+    @discardableResult
+    static func encodeColumn(_ values: ArraySlice<Value>, type: PropertyType, nullable: Bool,
+                             linkStorage: LinkStorage = .plusOne, into w: inout ByteWriter,
+                             storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) rethrows -> Int {
+        precondition(w.count & 7 == 0, "a column block must start 8-byte aligned")
+        let encoding = ColumnEncoding.encoding(for: type)
+        let n = values.count
+        let nullAsZero = type == .link && linkStorage == .plusOne
+        var nullCount = 0
+        for v in values where v.isNull { nullCount += 1 }
+        precondition(nullCount == 0 || nullable, "null in a required \(type) column")
+
+        // Blobs first, so a throwing store leaves `w` untouched.
+        // `blobs` stays empty unless some value goes out-of-line; then it has one slot per row.
+        var blobs: [(ref: UInt64, length: Int)?] = []
+        if encoding == .bytes {
+            for (j, v) in values.enumerated() where storedLength(v, type: type) > inlineLimit {
+                var tmp = ByteWriter()
+                appendStored(v, type: type, into: &tmp)
+                let ref = try tmp.bytes.withUnsafeBytes { try storeBlob($0) }
+                if blobs.isEmpty { blobs = Array(repeating: nil, count: n) }
+                blobs[j] = (ref, tmp.count)
+            }
+        }
+
+        let start = w.count
+        let hasNulls = nullCount > 0 && !nullAsZero
+        w.u8(hasNulls ? 1 : 0)
+        w.zeros(7)
+        if hasNulls {
+            PackedInts.appendBitmap(count: n, into: &w) { values[values.startIndex + $0].isNull }
+        }
+
+        switch encoding {
+        case .int:
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: n) { buf in
+                for (j, v) in values.enumerated() {
+                    buf.initializeElement(at: j, to: intStorage(v, type: type, linkStorage: linkStorage))
+                }
+                PackedInts.encode(UnsafeBufferPointer(buf), into: &w)
+            }
+        case .bool:
+            PackedInts.appendBitmap(count: n, into: &w) { j in
+                switch values[values.startIndex + j] {
+                case .bool(let b): return b
+                case .null: return false
+                case let v: preconditionFailure("bool column given \(v)")
+                }
+            }
+        case .float:
+            for v in values {
+                switch v {
+                case .float(let f): w.u32(f.bitPattern)
+                case .null: w.u32(0)
+                default: preconditionFailure("float column given \(v)")
+                }
+            }
+        case .double:
+            for v in values {
+                switch v {
+                case .double(let d): w.u64(d.bitPattern)
+                case .null: w.u64(0)
+                default: preconditionFailure("double column given \(v)")
+                }
+            }
+        case .date:
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: n) { buf in
+                for (j, v) in values.enumerated() { buf.initializeElement(at: j, to: timestamp(v).seconds) }
+                PackedInts.encode(UnsafeBufferPointer(buf), into: &w)
+                for (j, v) in values.enumerated() { buf[j] = Int64(timestamp(v).nanoseconds) }
+                PackedInts.encode(UnsafeBufferPointer(buf), into: &w)
+            }
+        case .objectId:
+            for v in values {
+                switch v {
+                case .objectId(let o): withUnsafeBytes(of: o.bytes) { w.raw($0) }
+                case .null: w.zeros(12)
+                default: preconditionFailure("objectId column given \(v)")
+                }
+            }
+        case .bytes16:
+            for v in values {
+                switch v {
+                case .uuid(let u) where type == .uuid: withUnsafeBytes(of: u.uuid) { w.raw($0) }
+                case .decimal128(let d) where type == .decimal128: w.u64(d.low); w.u64(d.high)
+                case .null: w.zeros(16)
+                default: preconditionFailure("\(type) column given \(v)")
+                }
+            }
+        case .bytes:
+            let anyBlob = !blobs.isEmpty
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: n) { ends in
+                var end: Int64 = 0
+                for (j, v) in values.enumerated() {
+                    end += Int64(anyBlob && blobs[j] != nil ? 16 : storedLength(v, type: type))
+                    ends.initializeElement(at: j, to: end)
+                }
+                PackedInts.encode(UnsafeBufferPointer(ends), into: &w)
+                for j in 0..<n { ends[j] = anyBlob && blobs[j] != nil ? 1 : 0 }
+                PackedInts.encode(UnsafeBufferPointer(ends), into: &w)
+            }
+            for (j, v) in values.enumerated() {
+                if anyBlob, let blob = blobs[j] {
+                    w.u64(blob.ref)
+                    w.u64(UInt64(blob.length))
+                } else {
+                    appendStored(v, type: type, into: &w)
+                }
+            }
+        }
+        w.align(8)
+        return w.count - start
+    }
+
+    @discardableResult
+    static func encodeColumn(_ values: [Value], type: PropertyType, nullable: Bool,
+                             linkStorage: LinkStorage = .plusOne, into w: inout ByteWriter,
+                             storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) rethrows -> Int {
+        try encodeColumn(values[...], type: type, nullable: nullable, linkStorage: linkStorage,
+                         into: &w, storeBlob: storeBlob)
+    }
+
+    // MARK: Value mapping
+
+    @inline(__always)
+    private static func intStorage(_ v: Value, type: PropertyType, linkStorage: LinkStorage) -> Int64 {
+        switch (v, type) {
+        case (.null, _): return 0
+        case (.link(let key), .link):
+            if linkStorage == .raw { return Int64(bitPattern: key.rawValue) }
+            precondition(key.rawValue != UInt64.max, "object key too large for a link column")
+            return Int64(bitPattern: key.rawValue &+ 1)
+        case (.int(let i), .int), (.int(let i), .backlink): return i
+        default: preconditionFailure("\(type) column given \(v)")
+        }
+    }
+
+    @inline(__always)
+    private static func timestamp(_ v: Value) -> Timestamp {
+        switch v {
+        case .date(let t): return t
+        case .null: return Timestamp(seconds: 0)
+        default: preconditionFailure("date column given \(v)")
+        }
+    }
+
+    /// Length of the stored bytes of a string/data/mixed value (0 for null).
+    private static func storedLength(_ v: Value, type: PropertyType) -> Int {
+        switch v {
+        case .null: return 0
+        case .string(let s) where type == .string: return s.utf8.count
+        case .data(let d) where type == .data: return d.count
+        default:
+            precondition(type == .mixed, "\(type) column given \(v)")
+            return 1 + mixedPayloadLength(v)
+        }
+    }
+
+    /// Appends the stored bytes of a string/data/mixed value (nothing for null).
+    private static func appendStored(_ v: Value, type: PropertyType, into w: inout ByteWriter) {
+        switch v {
+        case .null: return
+        case .string(let s) where type == .string: w.raw(s.utf8)
+        case .data(let d) where type == .data: w.raw(d)
+        default:
+            precondition(type == .mixed, "\(type) column given \(v)")
+            appendMixed(v, into: &w)
+        }
+    }
+
+    private static func mixedPayloadLength(_ v: Value) -> Int {
+        switch v {
+        case .null: return 0
+        case .bool: return 1
+        case .int, .double: return 8
+        case .float: return 4
+        case .string(let s): return s.utf8.count
+        case .data(let d): return d.count
+        case .date: return 12
+        case .objectId: return 12
+        case .uuid, .decimal128: return 16
+        case .link: preconditionFailure("a mixed value cannot hold a link")
+        }
+    }
+
+    /// Appends tag byte + payload of a non-null mixed value.
+    static func appendMixed(_ v: Value, into w: inout ByteWriter) {
+        guard let type = v.type, type != .link else { preconditionFailure("mixed column given \(v)") }
+        w.u8(type.rawValue)
+        switch v {
+        case .bool(let b): w.u8(b ? 1 : 0)
+        case .int(let i): w.i64(i)
+        case .float(let f): w.u32(f.bitPattern)
+        case .double(let d): w.u64(d.bitPattern)
+        case .string(let s): w.raw(s.utf8)
+        case .data(let d): w.raw(d)
+        case .date(let t): w.i64(t.seconds); w.u32(UInt32(bitPattern: t.nanoseconds))
+        case .objectId(let o): withUnsafeBytes(of: o.bytes) { w.raw($0) }
+        case .uuid(let u): withUnsafeBytes(of: u.uuid) { w.raw($0) }
+        case .decimal128(let d): w.u64(d.low); w.u64(d.high)
+        case .null, .link: preconditionFailure("unreachable")
+        }
+    }
+
+    /// Decodes tag byte + payload of a mixed value.
+    static func decodeMixed(_ b: UnsafeRawBufferPointer) throws(CodecError) -> Value {
+        guard let tag = b.first else { throw CodecError("empty mixed value") }
+        let payload = UnsafeRawBufferPointer(rebasing: b[1...])
+        func need(_ n: Int) throws(CodecError) {
+            if payload.count != n { throw CodecError("mixed \(tag) payload of \(payload.count) bytes, expected \(n)") }
+        }
+        switch PropertyType(rawValue: tag) {
+        case .bool?:
+            try need(1)
+            guard payload[0] <= 1 else { throw CodecError("mixed bool byte \(payload[0])") }
+            return .bool(payload[0] == 1)
+        case .int?:
+            try need(8)
+            return .int(Int64(bitPattern: payload.u64(at: 0)))
+        case .float?:
+            try need(4)
+            return .float(Float(bitPattern: payload.u32(at: 0)))
+        case .double?:
+            try need(8)
+            return .double(Double(bitPattern: payload.u64(at: 0)))
+        case .string?:
+            guard let s = String(validating: payload, as: UTF8.self) else { throw CodecError("mixed string is not UTF-8") }
+            return .string(s)
+        case .data?:
+            return .data(Array(payload))
+        case .date?:
+            try need(12)
+            return .date(Timestamp(seconds: Int64(bitPattern: payload.u64(at: 0)),
+                                   nanoseconds: Int32(bitPattern: payload.u32(at: 8))))
+        case .objectId?:
+            try need(12)
+            return .objectId(ObjectId(byteArray: payload))
+        case .uuid?:
+            try need(16)
+            return .uuid(uuidFrom(payload.baseAddress!))
+        case .decimal128?:
+            try need(16)
+            return .decimal128(Decimal128(low: payload.u64(at: 0), high: payload.u64(at: 8)))
+        default:
+            throw CodecError("mixed value with type tag \(tag)")
+        }
+    }
+
+    @inline(__always)
+    static func uuidFrom(_ p: UnsafeRawPointer) -> UUID {
+        UUID(uuid: p.loadUnaligned(as: uuid_t.self))
+    }
+}
+
+/// A read-only view of one column block in a node. Construction validates every offset and
+/// length inside the block against `length` (and the out-of-line layout of string/data/mixed
+/// columns); afterwards the typed accessors read without further checks. Nothing is allocated.
+///
+/// Typed accessors (`int(at:)`, `double(at:)`, ...) return the stored value of a row without
+/// looking at its null bit (a null row holds 0 / empty); check `isNull` where it matters. Calling
+/// an accessor that does not match the column's encoding, or with an index outside `0..<count`,
+/// is a programmer error (trap).
+struct ColumnReader {
+    let count: Int
+    let encoding: ColumnEncoding
+    let type: PropertyType
+    let linkStorage: LinkStorage
+    /// The null bitmap, nil when the block has none (`hasNulls` = 0).
+    let nullBitmap: BitmapReader?
+
+    /// `.int`: the values; `.date`: seconds; `.bytes`: end offsets. Empty for other encodings.
+    private let primary: PackedIntsReader
+    /// `.date`: nanoseconds; `.bytes`: out-of-line flags (0/1). Empty for other encodings.
+    private let secondary: PackedIntsReader
+    /// Start of the fixed-width values, the bool bitmap or the byte area.
+    private let payload: UnsafeRawPointer
+    /// Bytes available from `payload` to the end of the block.
+    private let payloadLength: Int
+    /// Stored 0 means null (`.link` with `.plusOne`).
+    private let zeroIsNull: Bool
+    /// `.bytes`: whether any value is out-of-line (width 0, base 0 flags means none).
+    private let anyOutOfLine: Bool
+
+    /// - Parameters:
+    ///   - node: the whole node (offsets are 8-aligned relative to its start).
+    ///   - offset, length: the column block, from the cluster's column directory.
+    ///   - count: the number of rows (objects or list elements).
+    ///   - nullable: when false, a block with a null bitmap is rejected as corrupt.
+    init(node: UnsafeRawBufferPointer, offset: Int, length: Int, count: Int, encoding: ColumnEncoding,
+         type: PropertyType, linkStorage: LinkStorage = .plusOne, nullable: Bool = true) throws(CodecError) {
+        guard offset >= 0, length >= 0, offset <= node.count, length <= node.count - offset else {
+            throw CodecError("column block \(offset)+\(length) outside the node of \(node.count) bytes")
+        }
+        guard offset & 7 == 0 else { throw CodecError("column block at \(offset) is not 8-byte aligned") }
+        guard count >= 0, count <= Int(UInt32.max) else { throw CodecError("row count \(count) out of range") }
+        guard let expected = ColumnEncoding.encodingIfStored(for: type), expected == encoding else {
+            throw CodecError("column encoding \(encoding.rawValue) does not match type \(type)")
+        }
+        let block = UnsafeRawBufferPointer(rebasing: node[offset..<offset + length])
+        guard length >= 8, let blockBase = block.baseAddress else { throw CodecError("column block has no null header") }
+        let header = block.u64(at: 0)
+        guard header >> 8 == 0, header <= 1 else { throw CodecError("column block null header \(header)") }
+        var pos = 8
+        if header == 1 {
+            guard nullable else { throw CodecError("required column has a null bitmap") }
+            nullBitmap = try BitmapReader(block, offset: pos, count: count)
+            pos += BitmapReader.byteLength(count: count)
+        } else {
+            nullBitmap = nil
+        }
+        self.count = count
+        self.encoding = encoding
+        self.type = type
+        self.linkStorage = linkStorage
+        zeroIsNull = type == .link && linkStorage == .plusOne
+
+        var primary = PackedIntsReader(emptyAt: blockBase)
+        var secondary = PackedIntsReader(emptyAt: blockBase)
+        var anyOutOfLine = false
+        let fixedSize: Int
+        switch encoding {
+        case .int:
+            primary = try PackedIntsReader(block, offset: pos, count: count)
+            pos += primary.byteLength
+            fixedSize = 0
+        case .date:
+            primary = try PackedIntsReader(block, offset: pos, count: count)
+            pos += primary.byteLength
+            secondary = try PackedIntsReader(block, offset: pos, count: count)
+            pos += secondary.byteLength
+            if secondary.count(in: Int64(Int32.min)...Int64(Int32.max)) != count {
+                throw CodecError("date nanoseconds outside Int32")
+            }
+            fixedSize = 0
+        case .bytes:
+            primary = try PackedIntsReader(block, offset: pos, count: count)
+            pos += primary.byteLength
+            secondary = try PackedIntsReader(block, offset: pos, count: count)
+            pos += secondary.byteLength
+            let flags = secondary
+            guard flags.width <= 1, flags.base == 0 || (flags.base == 1 && flags.width == 0) else {
+                throw CodecError("out-of-line flags are not a 0/1 array")
+            }
+            anyOutOfLine = count > 0 && (flags.width == 1 || flags.base == 1)
+            let area = Int64(length - pos)
+            var previous: Int64 = 0
+            var bad = false
+            primary.forEach { i, end in
+                if end < previous || end > area || (anyOutOfLine && flags[i] != 0 && end - previous != 16) {
+                    bad = true
+                }
+                previous = end
+            }
+            if bad { throw CodecError("variable-length end offsets out of order or outside the block") }
+            fixedSize = 0
+        case .bool: fixedSize = BitmapReader.byteLength(count: count)
+        case .float: fixedSize = count * 4
+        case .double: fixedSize = count * 8
+        case .objectId: fixedSize = count * 12
+        case .bytes16: fixedSize = count * 16
+        }
+        guard fixedSize <= length - pos else {
+            throw CodecError("column of \(count) \(type) values needs \(fixedSize) bytes, block has \(length - pos)")
+        }
+        self.primary = primary
+        self.secondary = secondary
+        self.anyOutOfLine = anyOutOfLine
+        payload = blockBase + pos
+        payloadLength = length - pos
+    }
+
+    // MARK: Nulls
+
+    /// True when the block has a null bitmap.
+    var hasNulls: Bool { nullBitmap != nil }
+
+    @inline(__always) func isNull(_ i: Int) -> Bool {
+        precondition(UInt(bitPattern: i) < UInt(bitPattern: count), "row index out of range")
+        if let nullBitmap, nullBitmap[i] { return true }
+        return zeroIsNull && primary[i] == 0
+    }
+
+    // MARK: Packed arrays for the scan kernels
+
+    /// The values of an `.int` column (stored form: links are key + 1 with `.plusOne`).
+    var packedInts: PackedIntsReader? { encoding == .int ? primary : nil }
+    /// The seconds of a `.date` column.
+    var seconds: PackedIntsReader? { encoding == .date ? primary : nil }
+    /// The nanoseconds of a `.date` column.
+    var nanoseconds: PackedIntsReader? { encoding == .date ? secondary : nil }
+
+    // MARK: Typed accessors
+
+    /// The stored integer of an `.int` column (links: the stored key + 1 or raw key).
+    @inline(__always) func int(at i: Int) -> Int64 {
+        precondition(encoding == .int, "int(at:) on a \(encoding) column")
+        return primary[i]
+    }
+
+    /// The target key of a `.link` column, nil when null.
+    @inline(__always) func linkKey(at i: Int) -> ObjectKey? {
+        precondition(type == .link, "linkKey(at:) on a \(type) column")
+        if isNull(i) { return nil }
+        let raw = UInt64(bitPattern: primary[i])
+        return ObjectKey(linkStorage == .plusOne ? raw &- 1 : raw)
+    }
+
+    @inline(__always) func bool(at i: Int) -> Bool {
+        checkFixed(i, .bool)
+        return (payload.loadUnaligned(fromByteOffset: (i &>> 6) &<< 3, as: UInt64.self).littleEndian
+            &>> UInt64(truncatingIfNeeded: i & 63)) & 1 != 0
+    }
+
+    @inline(__always) func float(at i: Int) -> Float {
+        checkFixed(i, .float)
+        return Float(bitPattern: UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: i &<< 2, as: UInt32.self)))
+    }
+
+    @inline(__always) func double(at i: Int) -> Double {
+        checkFixed(i, .double)
+        return Double(bitPattern: UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: i &<< 3, as: UInt64.self)))
+    }
+
+    @inline(__always) func timestamp(at i: Int) -> Timestamp {
+        precondition(encoding == .date, "timestamp(at:) on a \(encoding) column")
+        return Timestamp(seconds: primary[i], nanoseconds: Int32(truncatingIfNeeded: secondary[i]))
+    }
+
+    func objectId(at i: Int) -> ObjectId {
+        checkFixed(i, .objectId)
+        let p = payload + i * 12
+        return ObjectId(bytes: (p.load(fromByteOffset: 0, as: UInt8.self), p.load(fromByteOffset: 1, as: UInt8.self),
+                                p.load(fromByteOffset: 2, as: UInt8.self), p.load(fromByteOffset: 3, as: UInt8.self),
+                                p.load(fromByteOffset: 4, as: UInt8.self), p.load(fromByteOffset: 5, as: UInt8.self),
+                                p.load(fromByteOffset: 6, as: UInt8.self), p.load(fromByteOffset: 7, as: UInt8.self),
+                                p.load(fromByteOffset: 8, as: UInt8.self), p.load(fromByteOffset: 9, as: UInt8.self),
+                                p.load(fromByteOffset: 10, as: UInt8.self), p.load(fromByteOffset: 11, as: UInt8.self)))
+    }
+
+    func uuid(at i: Int) -> UUID {
+        checkFixed(i, .bytes16)
+        precondition(type == .uuid, "uuid(at:) on a \(type) column")
+        return ColumnCodec.uuidFrom(payload + i * 16)
+    }
+
+    func decimal128(at i: Int) -> Decimal128 {
+        checkFixed(i, .bytes16)
+        precondition(type == .decimal128, "decimal128(at:) on a \(type) column")
+        let p = payload + i * 16
+        return Decimal128(low: UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)),
+                          high: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+    }
+
+    /// The 16 raw bytes of a uuid/decimal128 row (for comparisons without decoding).
+    func withBytes16<R>(at i: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        checkFixed(i, .bytes16)
+        return body(UnsafeRawBufferPointer(start: payload + i * 16, count: 16))
+    }
+
+    // MARK: Variable-length values
+
+    /// True when row `i` of a `.bytes` column is stored in a blob node.
+    @inline(__always) func isOutOfLine(_ i: Int) -> Bool {
+        precondition(encoding == .bytes, "isOutOfLine on a \(encoding) column")
+        return anyOutOfLine && !isNull(i) && secondary[i] != 0
+    }
+
+    /// The blob ref and length of an out-of-line row (unvalidated), nil when the row is inline.
+    func blobReference(at i: Int) -> (ref: UInt64, length: UInt64)? {
+        guard isOutOfLine(i) else { return nil }
+        let start = i == 0 ? 0 : Int(primary[i - 1])
+        return (UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: start, as: UInt64.self)),
+                UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self)))
+    }
+
+    /// Calls `body` with the stored bytes of an inline row of a `.bytes` column, in place (for
+    /// mixed columns the bytes start with the type tag). Returns nil, without calling `body`, when
+    /// the row is null or out-of-line. String bytes are not UTF-8 validated here.
+    @inline(__always)
+    func withBytes<R>(at i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        precondition(encoding == .bytes, "withBytes on a \(encoding) column")
+        if isNull(i) || (anyOutOfLine && secondary[i] != 0) { return nil }
+        let start = i == 0 ? 0 : Int(truncatingIfNeeded: primary[i &- 1])
+        let end = Int(truncatingIfNeeded: primary[i])
+        return try body(UnsafeRawBufferPointer(start: payload + start, count: end &- start))
+    }
+
+    /// The type of a non-null mixed row (from its tag byte; loads the blob when out-of-line).
+    func mixedType(at i: Int, loadBlob: (UInt64, Int) throws -> [UInt8]) throws -> PropertyType? {
+        precondition(type == .mixed, "mixedType on a \(type) column")
+        if isNull(i) { return nil }
+        if let inline = withBytes(at: i, { $0.first }) {
+            guard let tag = inline, let t = PropertyType(rawValue: tag) else { throw CodecError("bad mixed tag") }
+            return t
+        }
+        return try value(at: i, loadBlob: loadBlob).type
+    }
+
+    // MARK: Values
+
+    /// The value of row `i`. `loadBlob(ref, length)` returns the bytes of an out-of-line value's
+    /// blob (after its node header). Throws `CodecError` for corrupt contents (invalid UTF-8, a
+    /// bad mixed tag or payload, a bad blob reference) and whatever `loadBlob` throws.
+    func value(at i: Int, loadBlob: (UInt64, Int) throws -> [UInt8]) throws -> Value {
+        if isNull(i) { return .null }
+        switch encoding {
+        case .int:
+            let v = primary[i]
+            guard type == .link else { return .int(v) }
+            let raw = UInt64(bitPattern: v)
+            return .link(ObjectKey(linkStorage == .plusOne ? raw &- 1 : raw))
+        case .bool: return .bool(bool(at: i))
+        case .float: return .float(float(at: i))
+        case .double: return .double(double(at: i))
+        case .date: return .date(timestamp(at: i))
+        case .objectId: return .objectId(objectId(at: i))
+        case .bytes16: return type == .uuid ? .uuid(uuid(at: i)) : .decimal128(decimal128(at: i))
+        case .bytes:
+            if let (ref, length) = blobReference(at: i) {
+                guard ref >= 2 else { throw CodecError("blob ref \(ref) names a meta page") }
+                guard length > UInt64(ColumnCodec.inlineLimit), length <= UInt64(ColumnCodec.maxBlobLength) else {
+                    throw CodecError("blob length \(length) out of range")
+                }
+                let bytes = try loadBlob(ref, Int(length))
+                guard bytes.count == Int(length) else {
+                    throw CodecError("blob \(ref) has \(bytes.count) bytes, expected \(length)")
+                }
+                return try bytes.withUnsafeBytes { try decodeBytes($0) }
+            }
+            return try withBytes(at: i) { try decodeBytes($0) }!
+        }
+    }
+
+    private func decodeBytes(_ b: UnsafeRawBufferPointer) throws(CodecError) -> Value {
+        switch type {
+        case .string:
+            guard let s = String(validating: b, as: UTF8.self) else { throw CodecError("string is not valid UTF-8") }
+            return .string(s)
+        case .data: return .data(Array(b))
+        default: return try ColumnCodec.decodeMixed(b)
+        }
+    }
+
+    @inline(__always) private func checkFixed(_ i: Int, _ expected: ColumnEncoding) {
+        precondition(encoding == expected, "\(expected) accessor on a \(encoding) column")
+        precondition(UInt(bitPattern: i) < UInt(bitPattern: count), "row index out of range")
+    }
+}

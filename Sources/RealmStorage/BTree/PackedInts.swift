@@ -1,0 +1,658 @@
+/// A structural problem found while decoding a packed array or a column block.
+///
+/// Readers throw this instead of trapping; the engine wraps it with the file path and the
+/// node's location (`storageError(path:location:)`).
+struct CodecError: Error, Equatable, CustomStringConvertible {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
+    var description: String { reason }
+    func storageError(path: String, location: String) -> StorageError {
+        .corrupt(path: path, location: location, reason: reason)
+    }
+}
+
+/// Frame-of-reference bit-packed arrays of `Int64` (FILE_FORMAT.md, "Packed integer arrays").
+///
+/// Layout: `u8 width`, 7 zero bytes, `i64 base`, then `ceil(n × width / 64)` little-endian
+/// 64-bit words; element `i` is the `width`-bit field at bit `i × width`, plus `base`.
+enum PackedInts {
+    static let headerSize = 16
+
+    /// True for the widths the format allows: 0, 1, 2, 4, 8, 16, 32, 64.
+    @inline(__always) static func isLegalWidth(_ width: Int) -> Bool {
+        width == 0 || (width > 0 && width <= 64 && width & (width &- 1) == 0)
+    }
+
+    /// Total bytes of an array of `count` elements at `width` bits, header included (a multiple of 8).
+    static func byteLength(count: Int, width: Int) -> Int {
+        headerSize + ((count * width + 63) >> 6) << 3
+    }
+
+    /// The smallest legal width whose fields hold `span` (unsigned).
+    static func width(forSpan span: UInt64) -> Int {
+        if span == 0 { return 0 }
+        let bits = 64 - span.leadingZeroBitCount
+        var w = 1
+        while w < bits { w <<= 1 }
+        return w
+    }
+
+    /// The base and width the writer chooses: `base = min`, the smallest width holding `max - min`;
+    /// width 64 and base 0 when `max - min` overflows `Int64`. An empty array is width 0, base 0.
+    static func parameters(_ values: UnsafeBufferPointer<Int64>) -> (base: Int64, width: Int) {
+        guard var lo = values.first else { return (0, 0) }
+        var hi = lo
+        for v in values {
+            lo = Swift.min(lo, v)
+            hi = Swift.max(hi, v)
+        }
+        let (span, overflow) = hi.subtractingReportingOverflow(lo)
+        if overflow { return (0, 64) }
+        return (lo, width(forSpan: UInt64(span)))
+    }
+
+    /// Appends the packed array of `values` to `w`.
+    ///
+    /// Precondition: `w.count` is a multiple of 8 (the writer holds the node from its first byte, so
+    /// this is the format's 8-byte alignment relative to the node start). The writer does not align
+    /// by itself, because callers record offsets before writing.
+    static func encode(_ values: UnsafeBufferPointer<Int64>, into w: inout ByteWriter) {
+        precondition(w.count & 7 == 0, "a packed array must start 8-byte aligned")
+        let (base, width) = parameters(values)
+        let n = values.count
+        let start = w.count
+        w.zeros(byteLength(count: n, width: width))
+        w.bytes.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: UInt8(width), toByteOffset: start, as: UInt8.self)
+            raw.storeBytes(of: UInt64(bitPattern: base).littleEndian, toByteOffset: start + 8, as: UInt64.self)
+            guard width > 0 else { return }
+            var offset = start + headerSize
+            let perWord = 64 / width
+            var i = 0
+            while i < n {
+                let end = Swift.min(i + perWord, n)
+                var word: UInt64 = 0
+                var shift: UInt64 = 0
+                while i < end {
+                    word |= UInt64(bitPattern: values[i] &- base) &<< shift
+                    shift &+= UInt64(width)
+                    i += 1
+                }
+                raw.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+        }
+    }
+
+    static func encode(_ values: [Int64], into w: inout ByteWriter) {
+        values.withUnsafeBufferPointer { encode($0, into: &w) }
+    }
+
+    /// Appends a plain bitmap of `count` bits (bit `i` of byte `i / 8`, least significant first),
+    /// padded with zeros to a multiple of 8 bytes.
+    static func appendBitmap(count: Int, into w: inout ByteWriter, _ bit: (Int) -> Bool) {
+        var i = 0
+        while i < count {
+            let end = Swift.min(i + 64, count)
+            var word: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < end {
+                if bit(i) { word |= 1 &<< shift }
+                shift &+= 1
+                i += 1
+            }
+            w.u64(word)
+        }
+    }
+}
+
+/// A read-only view of a plain bitmap (a null bitmap, a bool column, ...): `count` bits padded to
+/// whole 64-bit words, bit `i` set means true / null.
+struct BitmapReader {
+    let data: UnsafeRawPointer
+    let count: Int
+
+    static func byteLength(count: Int) -> Int { ((count + 63) >> 6) << 3 }
+
+    /// Throws when the bitmap's bytes do not fit `buffer` from `offset`.
+    init(_ buffer: UnsafeRawBufferPointer, offset: Int, count: Int) throws(CodecError) {
+        guard count >= 0, count <= Int(UInt32.max) else { throw CodecError("bitmap count \(count) out of range") }
+        guard let p = buffer.baseAddress, offset >= 0, offset <= buffer.count,
+              BitmapReader.byteLength(count: count) <= buffer.count - offset
+        else { throw CodecError("bitmap of \(count) bits does not fit its block") }
+        data = p + offset
+        self.count = count
+    }
+
+    /// The 64 bits of rows `64k ..< 64k + 64` (bits past `count` are whatever the file holds).
+    @inline(__always) func word(_ k: Int) -> UInt64 {
+        UInt64(littleEndian: data.loadUnaligned(fromByteOffset: k &<< 3, as: UInt64.self))
+    }
+
+    @inline(__always) subscript(i: Int) -> Bool {
+        precondition(UInt(bitPattern: i) < UInt(bitPattern: count), "bitmap index out of range")
+        return (word(i &>> 6) &>> UInt64(truncatingIfNeeded: i & 63)) & 1 != 0
+    }
+
+    /// Number of set bits among `rows` (all rows by default).
+    func nonzeroCount(rows: Range<Int>? = nil) -> Int {
+        let rows = rows ?? 0..<count
+        precondition(rows.lowerBound >= 0 && rows.upperBound <= count, "rows out of range")
+        var c = 0
+        forEachBlock(rows: rows) { k, valid in c &+= (word(k) & valid).nonzeroBitCount }
+        return c
+    }
+}
+
+/// Calls `body(block, mask)` for every 64-row block meeting `rows`; `mask` has the bits of the
+/// block's rows that lie in `rows`.
+@inline(__always)
+fileprivate func forEachBlock(rows: Range<Int>, _ body: (_ block: Int, _ mask: UInt64) -> Void) {
+    if rows.isEmpty { return }
+    let first = rows.lowerBound &>> 6
+    let last = (rows.upperBound &- 1) &>> 6
+    var b = first
+    while b <= last {
+        var mask = UInt64.max
+        if b == first { mask &= UInt64.max &<< UInt64(truncatingIfNeeded: rows.lowerBound & 63) }
+        if b == last {
+            let e = rows.upperBound &- (b &<< 6)
+            if e < 64 { mask &= (1 &<< UInt64(truncatingIfNeeded: e)) &- 1 }
+        }
+        body(b, mask)
+        b &+= 1
+    }
+}
+
+/// A read-only view of one packed array inside a node. Construction validates the header and
+/// bounds once; element access and the scan kernels do no further checks against the file.
+///
+/// Null rows: the kernels take an optional `BitmapReader` (`excluding:`) whose set bits are rows to
+/// skip; pass a column's null bitmap to exclude null rows.
+struct PackedIntsReader {
+    /// First packed word. For width 0 this points at the header, and `mask` is 0, so the
+    /// branch-free element access reads valid memory and yields `base`.
+    let data: UnsafeRawPointer
+    let count: Int
+    let width: Int
+    let base: Int64
+    /// `2^width - 1`.
+    let mask: UInt64
+
+    /// Validates the array at `offset` of `buffer` (8-byte aligned relative to the start of
+    /// `buffer`, which must be the node or an 8-aligned block of it) holding `count` elements.
+    init(_ buffer: UnsafeRawBufferPointer, offset: Int, count: Int) throws(CodecError) {
+        guard count >= 0, count <= Int(UInt32.max) else { throw CodecError("packed array count \(count) out of range") }
+        guard let p = buffer.baseAddress, offset >= 0, offset <= buffer.count,
+              buffer.count - offset >= PackedInts.headerSize
+        else { throw CodecError("packed array header does not fit its block") }
+        guard offset & 7 == 0 else { throw CodecError("packed array at offset \(offset) is not 8-byte aligned") }
+        let header = buffer.u64(at: offset)
+        let width = Int(header & 0xFF)
+        guard header >> 8 == 0 else { throw CodecError("packed array reserved bytes are not zero") }
+        guard PackedInts.isLegalWidth(width) else { throw CodecError("packed array width \(width) is not legal") }
+        guard PackedInts.byteLength(count: count, width: width) <= buffer.count - offset else {
+            throw CodecError("packed array of \(count) × \(width) bits does not fit its block")
+        }
+        self.data = width == 0 ? p + offset : p + offset + PackedInts.headerSize
+        self.count = count
+        self.width = width
+        self.base = Int64(bitPattern: buffer.u64(at: offset + 8))
+        self.mask = width == 64 ? UInt64.max : (1 &<< UInt64(width)) &- 1
+    }
+
+    /// An empty reader (count 0) for columns that do not use a second array.
+    init(emptyAt pointer: UnsafeRawPointer) {
+        data = pointer
+        count = 0
+        width = 0
+        base = 0
+        mask = 0
+    }
+
+    /// Bytes the array occupies, header included.
+    var byteLength: Int { PackedInts.byteLength(count: count, width: width) }
+
+    @inline(__always) func word(_ k: Int) -> UInt64 {
+        UInt64(littleEndian: data.loadUnaligned(fromByteOffset: k &<< 3, as: UInt64.self))
+    }
+
+    /// The unsigned field of element `i` (the value minus `base`).
+    @inline(__always) func field(_ i: Int) -> UInt64 {
+        let bit = i &* width
+        return (word(bit &>> 6) &>> UInt64(truncatingIfNeeded: bit & 63)) & mask
+    }
+
+    @inline(__always) subscript(i: Int) -> Int64 {
+        precondition(UInt(bitPattern: i) < UInt(bitPattern: count), "packed array index out of range")
+        return base &+ Int64(bitPattern: field(i))
+    }
+
+    /// All elements as an array.
+    var array: [Int64] {
+        Array(unsafeUninitializedCapacity: count) { buf, n in
+            forEach { i, v in buf.baseAddress!.advanced(by: i).initialize(to: v) }
+            n = count
+        }
+    }
+
+    // MARK: Scan kernels
+    //
+    // A value v = base &+ u lies in lo...hi exactly when (u &+ (base &- lo)) <= (hi &- lo) as
+    // UInt64 (all arithmetic modulo 2^64, so this is exact even for wrapped or corrupt data).
+    // Over the possible fields u in 0...mask, the matching ones form an interval [a, a + s] or
+    // the complement of one (`fieldMatch`). Counting and summing then run a plain loop per
+    // width over the packed bytes ((u - a) mod 2^width <= s, narrow accumulators), which the
+    // compiler vectorises; null rows to exclude are subtracted afterwards, one by one.
+
+    /// Number of elements in `range` among `rows` (all rows by default), skipping rows whose bit
+    /// is set in `excluding` (e.g. the column's null bitmap).
+    func count(in range: ClosedRange<Int64>, rows: Range<Int>? = nil, excluding nulls: BitmapReader? = nil) -> Int {
+        let rows = checkedRows(rows, nulls)
+        let d = UInt64(bitPattern: base &- range.lowerBound)
+        let span = UInt64(bitPattern: range.upperBound &- range.lowerBound)
+        var c: Int
+        switch fieldMatch(d: d, span: span) {
+        case .none: return 0
+        case .all: c = rows.count
+        case .interval(let a, let s, let complement):
+            c = countFields(a: a, s: s, rows: rows)
+            if complement { c = rows.count - c }
+        }
+        if let nulls {
+            forEachSetBit(nulls, rows: rows) { i in
+                c &-= Int(unsafeBitCast((field(i) &+ d) <= span, to: UInt8.self))
+            }
+        }
+        return c
+    }
+
+    /// The wrapping sum and the number of the elements in `range` among `rows`, skipping rows set
+    /// in `excluding`.
+    func sum(in range: ClosedRange<Int64> = Int64.min...Int64.max, rows: Range<Int>? = nil,
+             excluding nulls: BitmapReader? = nil) -> (sum: Int64, count: Int) {
+        let rows = checkedRows(rows, nulls)
+        let d = UInt64(bitPattern: base &- range.lowerBound)
+        let span = UInt64(bitPattern: range.upperBound &- range.lowerBound)
+        var s: UInt64
+        var c: Int
+        switch fieldMatch(d: d, span: span) {
+        case .none: return (0, 0)
+        case .all:
+            s = sumFields(a: 0, s: mask, rows: rows)
+            c = rows.count
+        case .interval(let a, let len, let complement):
+            s = sumFields(a: a, s: len, rows: rows)
+            c = countFields(a: a, s: len, rows: rows)
+            if complement {
+                s = sumFields(a: 0, s: mask, rows: rows) &- s
+                c = rows.count - c
+            }
+        }
+        if let nulls {
+            forEachSetBit(nulls, rows: rows) { i in
+                let u = field(i)
+                if (u &+ d) <= span {
+                    s &-= u
+                    c -= 1
+                }
+            }
+        }
+        // Σ (base + u) = count × base + Σ u, modulo 2^64.
+        return (Int64(bitPattern: s) &+ base &* Int64(c), c)
+    }
+
+    /// The first index ≥ `from` whose element equals `v`, skipping rows set in `excluding`.
+    func firstIndex(of v: Int64, from: Int = 0, excluding nulls: BitmapReader? = nil) -> Int? {
+        precondition(from >= 0, "negative start index")
+        if let nulls { precondition(nulls.count >= count, "null bitmap shorter than the array") }
+        if from >= count { return nil }
+        let d = UInt64(bitPattern: base &- v)
+        let a: UInt64
+        switch fieldMatch(d: d, span: 0) {
+        case .none: return nil
+        case .all: return firstKernel(0, d: d, rows: from..<count, nulls: nulls)
+        case .interval(let start, _, _): a = start  // a single field value (never a complement)
+        }
+        // Skip 256-row chunks without a hit using the vectorised count, then locate the hit.
+        var chunk = from
+        while chunk < count {
+            let rows = chunk..<Swift.min(chunk &+ 256, count)
+            if countFields(a: a, s: 0, rows: rows) > 0 {
+                let hit: Int?
+                switch width {
+                case 1: hit = firstKernel(1, d: d, rows: rows, nulls: nulls)
+                case 2: hit = firstKernel(2, d: d, rows: rows, nulls: nulls)
+                case 4: hit = firstKernel(4, d: d, rows: rows, nulls: nulls)
+                case 8: hit = firstKernel(8, d: d, rows: rows, nulls: nulls)
+                case 16: hit = firstKernel(16, d: d, rows: rows, nulls: nulls)
+                case 32: hit = firstKernel(32, d: d, rows: rows, nulls: nulls)
+                default: hit = firstKernel(64, d: d, rows: rows, nulls: nulls)
+                }
+                if let hit { return hit }
+            }
+            chunk = rows.upperBound
+        }
+        return nil
+    }
+
+    /// Calls `body(index, value)` for every element in order.
+    func forEach(_ body: (Int, Int64) throws -> Void) rethrows {
+        switch width {
+        case 0: for i in 0..<count { try body(i, base) }
+        case 1: try forEachKernel(1, body)
+        case 2: try forEachKernel(2, body)
+        case 4: try forEachKernel(4, body)
+        case 8: try forEachKernel(8, body)
+        case 16: try forEachKernel(16, body)
+        case 32: try forEachKernel(32, body)
+        default: try forEachKernel(64, body)
+        }
+    }
+
+    // MARK: Kernel internals
+
+    private enum FieldMatch {
+        case none, all
+        /// Fields in `a ... a + s` match (or, when `complement`, all the others do); the interval
+        /// lies inside `0...mask` and is neither empty nor everything.
+        case interval(a: UInt64, s: UInt64, complement: Bool)
+    }
+
+    @inline(__always) private func checkedRows(_ rows: Range<Int>?, _ nulls: BitmapReader?) -> Range<Int> {
+        if let nulls { precondition(nulls.count >= count, "null bitmap shorter than the array") }
+        guard let rows else { return 0..<count }
+        precondition(rows.lowerBound >= 0 && rows.upperBound <= count, "rows out of range")
+        return rows
+    }
+
+    /// Which fields u in 0...mask satisfy (u + d) mod 2^64 <= span, i.e. lie in the circular
+    /// interval [e, e + span] with e = -d.
+    @inline(__always) private func fieldMatch(d: UInt64, span: UInt64) -> FieldMatch {
+        let m = mask
+        let e = 0 &- d
+        let (top, wraps) = e.addingReportingOverflow(span)
+        if !wraps {
+            if e > m { return .none }
+            let hi = Swift.min(top, m)
+            if e == 0 && hi == m { return .all }
+            return .interval(a: e, s: hi &- e, complement: false)
+        }
+        // Matching: [0, top] ∪ [e, 2^64 - 1], where top < e.
+        if e > m {
+            if top >= m { return .all }
+            return .interval(a: 0, s: top, complement: false)
+        }
+        if top &+ 1 >= e { return .all }
+        return .interval(a: top &+ 1, s: e &- top &- 2, complement: true)
+    }
+
+    /// Calls `body(i)` for every row of `rows` whose bit is set in `bits`.
+    @inline(__always)
+    private func forEachSetBit(_ bits: BitmapReader, rows: Range<Int>, _ body: (Int) -> Void) {
+        forEachBlock(rows: rows) { b, rowMask in
+            var w = bits.word(b) & rowMask
+            while w != 0 {
+                body((b &<< 6) &+ w.trailingZeroBitCount)
+                w &= w &- 1
+            }
+        }
+    }
+
+    /// Number of rows whose field lies in `a ... a + s` (all within `0...mask`).
+    private func countFields(a: UInt64, s: UInt64, rows: Range<Int>) -> Int {
+        switch width {
+        case 1:
+            // The interval is {0} or {1}.
+            var ones = 0
+            forEachBlock(rows: rows) { b, rowMask in ones &+= (word(b) & rowMask).nonzeroBitCount }
+            return a == 1 ? ones : rows.count - ones
+        case 2: return countSubByte(2, a: UInt8(a), s: UInt8(s), rows: rows)
+        case 4: return countSubByte(4, a: UInt8(a), s: UInt8(s), rows: rows)
+        case 8: return countLanes(UInt8.self, UInt8.self, chunk: 128, a: UInt8(a), s: UInt8(s), rows: rows)
+        case 16: return countLanes(UInt16.self, UInt16.self, chunk: 1 << 15, a: UInt16(a), s: UInt16(s), rows: rows)
+        case 32: return countLanes(UInt32.self, UInt32.self, chunk: 1 << 30, a: UInt32(a), s: UInt32(s), rows: rows)
+        default: return countLanes(UInt64.self, UInt64.self, chunk: 1 << 30, a: a, s: s, rows: rows)
+        }
+    }
+
+    /// Wrapping sum of the fields lying in `a ... a + s` among `rows`.
+    private func sumFields(a: UInt64, s: UInt64, rows: Range<Int>) -> UInt64 {
+        switch width {
+        case 0: return 0
+        case 1:
+            var ones = 0
+            forEachBlock(rows: rows) { b, rowMask in ones &+= (word(b) & rowMask).nonzeroBitCount }
+            return a == 0 && s == 0 ? 0 : UInt64(ones)
+        case 2: return sumSubByte(2, a: UInt8(a), s: UInt8(s), rows: rows)
+        case 4: return sumSubByte(4, a: UInt8(a), s: UInt8(s), rows: rows)
+        case 8: return sumLanes(UInt8.self, UInt16.self, chunk: 256, a: UInt8(a), s: UInt8(s), rows: rows)
+        case 16: return sumLanes(UInt16.self, UInt32.self, chunk: 1 << 15, a: UInt16(a), s: UInt16(s), rows: rows)
+        case 32: return sumLanes(UInt32.self, UInt64.self, chunk: 1 << 30, a: UInt32(a), s: UInt32(s), rows: rows)
+        default: return sumLanes(UInt64.self, UInt64.self, chunk: 1 << 30, a: a, s: s, rows: rows)
+        }
+    }
+
+    /// Widths 8...64: one field per `T`. Counts in `Acc` over chunks of `chunk` rows (which must
+    /// not overflow it), so the loop vectorises with narrow lanes.
+    @inline(__always)
+    private func countLanes<T: FixedWidthInteger & UnsignedInteger, Acc: FixedWidthInteger & UnsignedInteger>(
+        _: T.Type, _: Acc.Type, chunk: Int, a: T, s: T, rows: Range<Int>
+    ) -> Int {
+        let size = MemoryLayout<T>.size
+        var c = 0
+        var i = rows.lowerBound
+        while i < rows.upperBound {
+            let end = Swift.min(i &+ chunk, rows.upperBound)
+            var acc: Acc = 0
+            var j = i
+            while j < end {
+                let u = T(littleEndian: data.loadUnaligned(fromByteOffset: j &* size, as: T.self))
+                acc &+= (u &- a) <= s ? 1 : 0
+                j &+= 1
+            }
+            c &+= Int(acc)
+            i = end
+        }
+        return c
+    }
+
+    @inline(__always)
+    private func sumLanes<T: FixedWidthInteger & UnsignedInteger, Acc: FixedWidthInteger & UnsignedInteger>(
+        _: T.Type, _: Acc.Type, chunk: Int, a: T, s: T, rows: Range<Int>
+    ) -> UInt64 {
+        let size = MemoryLayout<T>.size
+        var total: UInt64 = 0
+        var i = rows.lowerBound
+        while i < rows.upperBound {
+            let end = Swift.min(i &+ chunk, rows.upperBound)
+            var acc: Acc = 0
+            var j = i
+            if s == T.max {
+                // Every field matches (a is 0): a plain sum.
+                while j < end {
+                    acc &+= Acc(truncatingIfNeeded: T(littleEndian: data.loadUnaligned(fromByteOffset: j &* size, as: T.self)))
+                    j &+= 1
+                }
+            } else {
+                while j < end {
+                    let u = T(littleEndian: data.loadUnaligned(fromByteOffset: j &* size, as: T.self))
+                    let keep: T = (u &- a) <= s ? T.max : 0  // a mask, not a select: this form vectorises
+                    acc &+= Acc(truncatingIfNeeded: u & keep)
+                    j &+= 1
+                }
+            }
+            total &+= UInt64(truncatingIfNeeded: acc)
+            i = end
+        }
+        return total
+    }
+
+    /// Widths 2 and 4: whole bytes in a vectorisable loop, partial bytes at the ends one by one.
+    @inline(__always)
+    private func countSubByte(_ w: Int, a: UInt8, s: UInt8, rows: Range<Int>) -> Int {
+        let perByte = 8 / w
+        let m = UInt8(truncatingIfNeeded: mask)
+        let a64 = UInt64(a), s64 = UInt64(s)
+        var c = 0
+        var i = rows.lowerBound
+        while i < rows.upperBound && i % perByte != 0 {
+            if ((field(i) &- a64) & mask) <= s64 { c &+= 1 }
+            i &+= 1
+        }
+        let fullEnd = rows.upperBound &- (rows.upperBound &- i) % perByte
+        var byte = i / perByte
+        let byteEnd = fullEnd / perByte
+        let chunk = 128 / perByte  // at most 128 hits per chunk, so a UInt8 accumulator holds them
+        while byte < byteEnd {
+            let end = Swift.min(byte &+ chunk, byteEnd)
+            var acc: UInt8 = 0
+            while byte < end {
+                let v = data.load(fromByteOffset: byte, as: UInt8.self)
+                var f = 0
+                while f < perByte {
+                    let u = (v &>> UInt8(truncatingIfNeeded: f &* w)) & m
+                    acc &+= ((u &- a) & m) <= s ? 1 : 0
+                    f &+= 1
+                }
+                byte &+= 1
+            }
+            c &+= Int(acc)
+        }
+        i = Swift.max(i, fullEnd)
+        while i < rows.upperBound {
+            if ((field(i) &- a64) & mask) <= s64 { c &+= 1 }
+            i &+= 1
+        }
+        return c
+    }
+
+    @inline(__always)
+    private func sumSubByte(_ w: Int, a: UInt8, s: UInt8, rows: Range<Int>) -> UInt64 {
+        let perByte = 8 / w
+        let m = UInt8(truncatingIfNeeded: mask)
+        let a64 = UInt64(a), s64 = UInt64(s)
+        var total: UInt64 = 0
+        var i = rows.lowerBound
+        while i < rows.upperBound && i % perByte != 0 {
+            let u = field(i)
+            if ((u &- a64) & mask) <= s64 { total &+= u }
+            i &+= 1
+        }
+        let fullEnd = rows.upperBound &- (rows.upperBound &- i) % perByte
+        var byte = i / perByte
+        let byteEnd = fullEnd / perByte
+        while byte < byteEnd {
+            let end = Swift.min(byte &+ (1 << 20), byteEnd)
+            var acc: UInt32 = 0
+            while byte < end {
+                let v = data.load(fromByteOffset: byte, as: UInt8.self)
+                var f = 0
+                while f < perByte {
+                    let u = (v &>> UInt8(truncatingIfNeeded: f &* w)) & m
+                    let keep: UInt8 = ((u &- a) & m) <= s ? 0xFF : 0
+                    acc &+= UInt32(u & keep)
+                    f &+= 1
+                }
+                byte &+= 1
+            }
+            total &+= UInt64(acc)
+        }
+        i = Swift.max(i, fullEnd)
+        while i < rows.upperBound {
+            let u = field(i)
+            if ((u &- a64) & mask) <= s64 { total &+= u }
+            i &+= 1
+        }
+        return total
+    }
+
+    /// Match mask of block `b`, which must lie wholly inside the packed data ((b+1)×64 ≤ count).
+    @inline(__always)
+    private func blockMask(_ w: Int, block b: Int, d: UInt64, span: UInt64) -> UInt64 {
+        if w == 1 {
+            let word = self.word(b)
+            let m0: UInt64 = d <= span ? .max : 0
+            let m1: UInt64 = d &+ 1 <= span ? .max : 0
+            return (word & m1) | (~word & m0)
+        }
+        let perWord = 64 / w
+        let fieldMask: UInt64 = w == 64 ? .max : (1 &<< UInt64(w)) &- 1
+        var result: UInt64 = 0
+        var k = 0
+        while k < w {
+            let word = self.word(b &* w &+ k)
+            var f = 0
+            while f < perWord {
+                let u = (word &>> UInt64(f &* w)) & fieldMask
+                let hit: UInt64 = (u &+ d) <= span ? 1 : 0
+                result |= hit &<< UInt64(k &* perWord &+ f)
+                f &+= 1
+            }
+            k &+= 1
+        }
+        return result
+    }
+
+    /// Match mask of a block that may run past the end of the data (element-wise).
+    @inline(never)
+    private func tailMask(block b: Int, d: UInt64, span: UInt64) -> UInt64 {
+        var result: UInt64 = 0
+        let start = b &<< 6
+        let end = Swift.min(start &+ 64, count)
+        var i = start
+        while i < end {
+            if (field(i) &+ d) <= span { result |= 1 &<< UInt64(i &- start) }
+            i &+= 1
+        }
+        return result
+    }
+
+    /// The first row of `rows` (not set in `nulls`) whose field u has (u + d) mod 2^64 == 0.
+    @inline(__always)
+    private func firstKernel(_ w: Int, d: UInt64, rows: Range<Int>, nulls: BitmapReader?) -> Int? {
+        if rows.isEmpty { return nil }
+        let fullBlocks = count &>> 6
+        let first = rows.lowerBound &>> 6
+        let last = (rows.upperBound &- 1) &>> 6
+        var b = first
+        while b <= last {
+            var valid = UInt64.max
+            if b == first { valid &= UInt64.max &<< UInt64(truncatingIfNeeded: rows.lowerBound & 63) }
+            if b == last {
+                let e = rows.upperBound &- (b &<< 6)
+                if e < 64 { valid &= (1 &<< UInt64(truncatingIfNeeded: e)) &- 1 }
+            }
+            if let nulls { valid &= ~nulls.word(b) }
+            let m: UInt64
+            if w == 0 {
+                m = d == 0 ? .max : 0
+            } else {
+                m = b < fullBlocks ? blockMask(w, block: b, d: d, span: 0) : tailMask(block: b, d: d, span: 0)
+            }
+            let hits = m & valid
+            if hits != 0 { return (b &<< 6) &+ hits.trailingZeroBitCount }
+            b &+= 1
+        }
+        return nil
+    }
+
+    @inline(__always)
+    private func forEachKernel(_ w: Int, _ body: (Int, Int64) throws -> Void) rethrows {
+        let perWord = 64 / w
+        let fieldMask: UInt64 = w == 64 ? .max : (1 &<< UInt64(w)) &- 1
+        var i = 0
+        var k = 0
+        while i < count {
+            let word = self.word(k)
+            let end = Swift.min(i &+ perWord, count)
+            var shift: UInt64 = 0
+            while i < end {
+                try body(i, base &+ Int64(bitPattern: (word &>> shift) & fieldMask))
+                shift &+= UInt64(w)
+                i &+= 1
+            }
+            k &+= 1
+        }
+    }
+}
