@@ -1,0 +1,473 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Atomics
+
+/// `close(2)`, callable from inside `LockFile`, whose own `close()` shadows it there.
+private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
+
+/// The lock file beside a database (`NAME.realm.lock`, layout in docs/FILE_FORMAT.md, "Lock file"):
+/// who has the database open (shared `flock`), who writes (`fcntl` lock on byte 0 plus an in-process lock),
+/// and which versions live readers still use (the reader table, memory-mapped by every process).
+///
+/// One instance per database file per process. Two instances for one path in one process work for `flock`
+/// (each has its own open file description) but not for the `fcntl` locks, which belong to the process: the
+/// second instance does not exclude the first, and closing either releases both instances' `fcntl` locks.
+/// For the same reason nothing else in the process may open and close the lock file while a writer holds it.
+///
+/// `@unchecked Sendable` because every piece of shared mutable state is synchronised by hand:
+/// - `fd`, the mapping and the configuration are set once in `init` and only released by `close()`;
+/// - `closed`, `writerHeld` and `ownedSlots` are only touched while holding `stateMutex`, and the reader-table
+///   operations run entirely under it, so they never see an unmapped table;
+/// - the reader table itself is shared with other processes and only accessed through atomics;
+/// - `withExclusiveAccess` is serialised by `exclusiveMutex`.
+/// The one rule callers must keep: do not call `close()` while another thread is inside `lockWriter()` or
+/// `withExclusiveAccess(_:)` (the engine closes when its last handle goes away, so nothing else runs).
+final class LockFile: @unchecked Sendable {
+    /// `RBLK` + lock format 1.
+    static let magic: [UInt8] = [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x01]
+    static let headerSize = 64
+    static let slotSize = 16
+    static let defaultSlotCount = 1024
+    /// Upper bound accepted when reading another process's header (a sanity check, not a format limit).
+    static let maxSlotCount = 1 << 16
+    /// Byte 0: the writer lock (`fcntl`, exclusive, held for a whole write transaction).
+    static let writerLockByte: off_t = 0
+    /// Byte 1: the open guard (`fcntl`, exclusive, held briefly). Held while deciding who is the first opener
+    /// and while trying to upgrade to the exclusive `flock`, so no process can run first-opener initialisation
+    /// in the window where an upgrading process has dropped its shared `flock` (see `withExclusiveAccess`).
+    static let openGuardByte: off_t = 1
+    /// A slot whose pid has this bit set is being cleared by the process in the low bits (see `clearSlot`).
+    static let clearingBit: UInt64 = 1 << 63
+
+    static func fileSize(slotCount: Int) -> Int { headerSize + slotSize * slotCount }
+
+    let path: String
+    /// True when this open found nobody else holding the file and (re)initialised the table.
+    let wasFirstOpener: Bool
+    let slotCount: Int
+
+    private let fd: Int32
+    private let mapping: UnsafeMutableRawPointer
+    private let mappingSize: Int
+    /// Two atomics per slot: pid at `2*i`, version at `2*i + 1`.
+    private let slots: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
+    private let ownPid: UInt64
+
+    private let stateMutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let writerReleased: UnsafeMutablePointer<pthread_cond_t>
+    private let exclusiveMutex: UnsafeMutablePointer<pthread_mutex_t>
+    // Guarded by stateMutex:
+    private var closed = false
+    private var writerHeld = false
+    private var ownedSlots: [Bool]
+
+    /// Opens (creating if needed, mode 0644) `path` and maps the reader table.
+    ///
+    /// Under the open guard, takes a non-blocking exclusive `flock`. If that succeeds nobody else has the file
+    /// open: this process re-initialises the table (header, all slots zero), calls `firstOpener()` while still
+    /// holding the exclusive lock, then switches to a shared `flock`. Otherwise it blocks on a shared `flock`
+    /// (waiting for anyone holding it exclusively) and checks the header: a bad header while others have the
+    /// file open is reported as `.corrupt`; a bad header with nobody else left is re-initialised.
+    init(path: String, firstOpener: () throws -> Void) throws {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StorageError.io(path: path, operation: "open lock file", errno: errno) }
+        let opened: Opened
+        do {
+            opened = try Self.negotiate(fd: fd, path: path, firstOpener: firstOpener)
+        } catch {
+            closeDescriptor(fd)  // releases every lock taken so far
+            throw error
+        }
+        self.path = path
+        self.fd = fd
+        self.mapping = opened.base
+        self.mappingSize = Self.fileSize(slotCount: opened.slotCount)
+        self.slotCount = opened.slotCount
+        self.wasFirstOpener = opened.firstOpener
+        self.slots = (opened.base + Self.headerSize)
+            .bindMemory(to: UnsafeAtomic<UInt64>.Storage.self, capacity: 2 * opened.slotCount)
+        self.ownPid = UInt64(UInt32(bitPattern: getpid()))
+        self.ownedSlots = Array(repeating: false, count: opened.slotCount)
+        stateMutex = .allocate(capacity: 1)
+        pthread_mutex_init(stateMutex, nil)
+        writerReleased = .allocate(capacity: 1)
+        pthread_cond_init(writerReleased, nil)
+        exclusiveMutex = .allocate(capacity: 1)
+        pthread_mutex_init(exclusiveMutex, nil)
+    }
+
+    deinit {
+        close()
+        pthread_mutex_destroy(stateMutex)
+        stateMutex.deallocate()
+        pthread_cond_destroy(writerReleased)
+        writerReleased.deallocate()
+        pthread_mutex_destroy(exclusiveMutex)
+        exclusiveMutex.deallocate()
+    }
+
+    /// Unmaps the table and closes the file, which releases the `flock` and this process's `fcntl` locks.
+    /// Slots still claimed through this instance are released first. Idempotent.
+    func close() {
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        guard !closed else { return }
+        closed = true
+        for i in 0..<slotCount where ownedSlots[i] {
+            versionAtomic(i).store(0, ordering: .sequentiallyConsistent)
+            pidAtomic(i).store(0, ordering: .sequentiallyConsistent)
+            ownedSlots[i] = false
+        }
+        munmap(mapping, mappingSize)
+        closeDescriptor(fd)
+        pthread_cond_broadcast(writerReleased)  // waiters in lockWriter() see `closed` and throw
+    }
+
+    // MARK: - Writer lock
+
+    /// Takes the writer lock: first across threads of this process (an owner-free lock, so it may be released
+    /// from another thread, as a write transaction may hop threads), then across processes (`fcntl` write lock
+    /// on byte 0). Blocks until both are held.
+    func lockWriter() throws {
+        pthread_mutex_lock(stateMutex)
+        while writerHeld && !closed { pthread_cond_wait(writerReleased, stateMutex) }
+        if closed {
+            pthread_mutex_unlock(stateMutex)
+            throw closedError("lock the writer")
+        }
+        writerHeld = true
+        pthread_mutex_unlock(stateMutex)
+
+        let err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: true)
+        if err != 0 {
+            pthread_mutex_lock(stateMutex)
+            writerHeld = false
+            pthread_cond_signal(writerReleased)
+            pthread_mutex_unlock(stateMutex)
+            throw StorageError.io(path: path, operation: "lock the writer (fcntl F_SETLKW)", errno: err)
+        }
+    }
+
+    func unlockWriter() {
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        precondition(writerHeld, "unlockWriter() without lockWriter()")
+        if !closed { _ = Self.recordLock(fd, type: F_UNLCK, byte: Self.writerLockByte, wait: false) }
+        writerHeld = false
+        pthread_cond_signal(writerReleased)
+    }
+
+    // MARK: - Reader slots
+
+    /// Claims a free slot (compare-and-swap of pid 0 → our pid), stores `version` in it and returns its index.
+    /// Between the two steps the slot reads as version 0, which only makes writers more conservative.
+    /// When the table is full, slots of dead processes are cleared first; if it is still full this throws.
+    func claimReaderSlot(version: UInt64) throws -> Int {
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        guard !closed else { throw closedError("claim a reader slot") }
+        if let slot = tryClaim(version: version) { return slot }
+        for i in 0..<slotCount { _ = liveVersion(ofSlot: i) }  // clears dead processes' slots
+        if let slot = tryClaim(version: version) { return slot }
+        throw StorageError.io(
+            path: path,
+            operation: "claim a reader slot (all \(slotCount) slots are held by live readers)",
+            errno: EAGAIN)
+    }
+
+    func setReaderVersion(_ version: UInt64, slot: Int) {
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        guard !closed else { return }
+        precondition(ownedSlots[slot], "reader slot \(slot) is not claimed by this lock file")
+        versionAtomic(slot).store(version, ordering: .sequentiallyConsistent)
+    }
+
+    /// Releases a slot: version first, then pid, so the slot is never free with a stale version.
+    /// A no-op after `close()` (which released it already).
+    func releaseReaderSlot(_ slot: Int) {
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        guard !closed else { return }
+        precondition(ownedSlots[slot], "reader slot \(slot) is not claimed by this lock file")
+        versionAtomic(slot).store(0, ordering: .sequentiallyConsistent)
+        pidAtomic(slot).store(0, ordering: .sequentiallyConsistent)
+        ownedSlots[slot] = false
+    }
+
+    /// The smallest version in any used slot of any process, or nil when no slot is used (or after `close()`).
+    /// Slots of processes that no longer exist (`kill(pid, 0)` fails with ESRCH) are cleared on the way;
+    /// a live process's slot is never cleared. A slot being claimed (version not yet stored) counts as 0.
+    func oldestReaderVersion() -> UInt64? {
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        guard !closed else { return nil }
+        var oldest: UInt64?
+        for i in 0..<slotCount {
+            if let v = liveVersion(ofSlot: i) { oldest = min(oldest ?? v, v) }
+        }
+        return oldest
+    }
+
+    // MARK: - Exclusive access
+
+    /// Runs `body` while no other process has the file open, and returns true; returns false without running
+    /// `body` when another process holds the file.
+    ///
+    /// Converting a `flock` from shared to exclusive is not atomic: Linux removes the shared lock before it
+    /// checks for conflicts, so a failed non-blocking upgrade leaves this process holding no lock at all. While
+    /// unlocked, a process opening the file could take the exclusive lock, believe it is the first opener and
+    /// zero the reader table under our live readers. The open guard (fcntl byte 1), which every opener takes
+    /// before trying the exclusive lock, is held across the attempt, so that cannot happen; afterwards the
+    /// shared lock is always re-acquired (blocking) before returning or throwing.
+    func withExclusiveAccess(_ body: () throws -> Void) throws -> Bool {
+        pthread_mutex_lock(exclusiveMutex)
+        defer { pthread_mutex_unlock(exclusiveMutex) }
+        pthread_mutex_lock(stateMutex)
+        let isClosed = closed
+        pthread_mutex_unlock(stateMutex)
+        guard !isClosed else { throw closedError("get exclusive access") }
+
+        let guardErr = Self.recordLock(fd, type: F_WRLCK, byte: Self.openGuardByte, wait: true)
+        guard guardErr == 0 else {
+            throw StorageError.io(path: path, operation: "lock the open guard (fcntl F_SETLKW)", errno: guardErr)
+        }
+        defer { _ = Self.recordLock(fd, type: F_UNLCK, byte: Self.openGuardByte, wait: false) }
+
+        let exclusive: Bool
+        do {
+            exclusive = try Self.tryFlock(fd, LOCK_EX, path: path)
+        } catch {
+            try Self.blockingFlock(fd, LOCK_SH, path: path)
+            throw error
+        }
+        guard exclusive else {
+            try Self.blockingFlock(fd, LOCK_SH, path: path)
+            return false
+        }
+        var bodyError: (any Error)?
+        do { try body() } catch { bodyError = error }
+        try Self.blockingFlock(fd, LOCK_SH, path: path)
+        if let bodyError { throw bodyError }
+        return true
+    }
+
+    // MARK: - Test support
+
+    /// Writes a slot directly, bypassing claim bookkeeping (tests simulate other or dead processes with it).
+    func testingStoreSlot(_ slot: Int, pid: UInt64, version: UInt64) {
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        precondition(!closed && slot >= 0 && slot < slotCount)
+        versionAtomic(slot).store(version, ordering: .sequentiallyConsistent)
+        pidAtomic(slot).store(pid, ordering: .sequentiallyConsistent)
+    }
+
+    func testingSlot(_ slot: Int) -> (pid: UInt64, version: UInt64) {
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        precondition(!closed && slot >= 0 && slot < slotCount)
+        return (pidAtomic(slot).load(ordering: .sequentiallyConsistent),
+                versionAtomic(slot).load(ordering: .sequentiallyConsistent))
+    }
+
+    // MARK: - Slot internals (callers hold stateMutex and the table is mapped)
+
+    private func pidAtomic(_ slot: Int) -> UnsafeAtomic<UInt64> { UnsafeAtomic(at: slots + 2 * slot) }
+    private func versionAtomic(_ slot: Int) -> UnsafeAtomic<UInt64> { UnsafeAtomic(at: slots + 2 * slot + 1) }
+
+    private func tryClaim(version: UInt64) -> Int? {
+        for i in 0..<slotCount {
+            let pid = pidAtomic(i)
+            guard pid.load(ordering: .relaxed) == 0 else { continue }
+            if pid.compareExchange(expected: 0, desired: ownPid, ordering: .sequentiallyConsistent).exchanged {
+                versionAtomic(i).store(version, ordering: .sequentiallyConsistent)
+                ownedSlots[i] = true
+                return i
+            }
+        }
+        return nil
+    }
+
+    /// The version a used slot protects, or nil for a free slot, a slot being cleared, or a dead process's
+    /// slot (which this call clears).
+    private func liveVersion(ofSlot i: Int) -> UInt64? {
+        let pid = pidAtomic(i).load(ordering: .sequentiallyConsistent)
+        if pid == 0 { return nil }
+        if pid & Self.clearingBit != 0 {
+            // Another process is clearing it; finish the job if that process died half-way.
+            let clearer = pid & ~Self.clearingBit
+            if !isAlive(clearer) { clearSlot(i, observedPid: pid, ownerPid: clearer) }
+            return nil
+        }
+        if !isAlive(pid) {
+            clearSlot(i, observedPid: pid, ownerPid: pid)
+            return nil
+        }
+        return versionAtomic(i).load(ordering: .sequentiallyConsistent)
+    }
+
+    /// Clears a slot whose owner (`ownerPid`) was seen dead. The pid is first swapped for a "being cleared by
+    /// us" marker, so no one can claim the slot while its version is zeroed; if the pid turns out to belong to
+    /// a live process by then (reused after the check), the marker is swapped back and nothing is cleared.
+    private func clearSlot(_ i: Int, observedPid: UInt64, ownerPid: UInt64) {
+        let pid = pidAtomic(i)
+        let marker = Self.clearingBit | ownPid
+        guard pid.compareExchange(expected: observedPid, desired: marker,
+                                  ordering: .sequentiallyConsistent).exchanged else { return }
+        if observedPid == ownerPid && isAlive(ownerPid) {
+            _ = pid.compareExchange(expected: marker, desired: observedPid, ordering: .sequentiallyConsistent)
+            return
+        }
+        versionAtomic(i).store(0, ordering: .sequentiallyConsistent)
+        pid.store(0, ordering: .sequentiallyConsistent)
+    }
+
+    /// A process exists unless `kill(pid, 0)` says ESRCH (EPERM means it exists under another user).
+    /// Values that cannot be a pid count as dead, so garbage in a slot does not pin versions forever.
+    private func isAlive(_ pid: UInt64) -> Bool {
+        if pid == ownPid { return true }
+        guard pid > 0, pid <= UInt64(Int32.max) else { return false }
+        if kill(pid_t(pid), 0) == 0 { return true }
+        return errno != ESRCH
+    }
+
+    private func closedError(_ operation: String) -> StorageError {
+        .io(path: path, operation: "\(operation) (the lock file is closed)", errno: EBADF)
+    }
+
+    // MARK: - Opening
+
+    private struct Opened {
+        var base: UnsafeMutableRawPointer
+        var slotCount: Int
+        var firstOpener: Bool
+    }
+
+    private static func negotiate(fd: Int32, path: String, firstOpener: () throws -> Void) throws -> Opened {
+        let guardErr = recordLock(fd, type: F_WRLCK, byte: openGuardByte, wait: true)
+        guard guardErr == 0 else {
+            throw StorageError.io(path: path, operation: "lock the open guard (fcntl F_SETLKW)", errno: guardErr)
+        }
+        defer { _ = recordLock(fd, type: F_UNLCK, byte: openGuardByte, wait: false) }
+
+        if try tryFlock(fd, LOCK_EX, path: path) {
+            return try initialise(fd: fd, path: path, firstOpener: firstOpener)
+        }
+        // Someone has it open. Participants only hold it exclusively under the open guard, which we hold, so
+        // this waits only for a process outside the protocol holding it exclusively.
+        try blockingFlock(fd, LOCK_SH, path: path)
+        switch try readHeader(fd: fd, path: path) {
+        case .valid(let slotCount):
+            return Opened(base: try map(fd: fd, path: path, slotCount: slotCount), slotCount: slotCount,
+                          firstOpener: false)
+        case .invalid(let reason):
+            // The holder may have gone while we waited (for example it created the file and never initialised
+            // it). If we can now get it exclusively, it is ours to initialise.
+            if try tryFlock(fd, LOCK_EX, path: path) {
+                return try initialise(fd: fd, path: path, firstOpener: firstOpener)
+            }
+            throw StorageError.corrupt(
+                path: path, location: "lock file header",
+                reason: "\(reason); another process has the database open, so it cannot be reinitialised")
+        }
+    }
+
+    /// First opener: we hold the exclusive flock. Writes a fresh table, runs `firstOpener`, goes shared.
+    private static func initialise(fd: Int32, path: String, firstOpener: () throws -> Void) throws -> Opened {
+        let slotCount = defaultSlotCount
+        let size = fileSize(slotCount: slotCount)
+        guard ftruncate(fd, off_t(size)) == 0 else {
+            throw StorageError.io(path: path, operation: "resize lock file", errno: errno)
+        }
+        let base = try map(fd: fd, path: path, slotCount: slotCount)
+        do {
+            memset(base, 0, size)
+            base.storeBytes(of: UInt32(slotCount).littleEndian, toByteOffset: 8, as: UInt32.self)
+            for (i, byte) in magic.enumerated() { base.storeBytes(of: byte, toByteOffset: i, as: UInt8.self) }
+            try firstOpener()
+            try blockingFlock(fd, LOCK_SH, path: path)  // exclusive → shared; cannot conflict
+        } catch {
+            munmap(base, size)
+            throw error
+        }
+        return Opened(base: base, slotCount: slotCount, firstOpener: true)
+    }
+
+    private enum Header {
+        case valid(slotCount: Int)
+        case invalid(String)
+    }
+
+    private static func readHeader(fd: Int32, path: String) throws -> Header {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw StorageError.io(path: path, operation: "stat lock file", errno: errno) }
+        let size = Int(st.st_size)
+        if size < headerSize {
+            return .invalid("lock file is too short (\(size) bytes, the header alone is \(headerSize))")
+        }
+        var header = [UInt8](repeating: 0, count: 12)
+        let n = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 12, 0) }
+        guard n == 12 else {
+            throw StorageError.io(path: path, operation: "read lock file header", errno: n < 0 ? errno : EIO)
+        }
+        if Array(header[0..<8]) != magic {
+            return .invalid("lock file has wrong magic \(header[0..<8].map { String($0, radix: 16) })")
+        }
+        let count = Int(header[8]) | Int(header[9]) << 8 | Int(header[10]) << 16 | Int(header[11]) << 24
+        if count < 1 || count > maxSlotCount {
+            return .invalid("lock file has an invalid slot count \(count)")
+        }
+        if size < fileSize(slotCount: count) {
+            return .invalid("lock file is too short (\(size) bytes) for \(count) reader slots")
+        }
+        return .valid(slotCount: count)
+    }
+
+    private static func map(fd: Int32, path: String, slotCount: Int) throws -> UnsafeMutableRawPointer {
+        let size = fileSize(slotCount: slotCount)
+        guard let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
+              p != UnsafeMutableRawPointer(bitPattern: -1) else {
+            throw StorageError.io(path: path, operation: "mmap lock file", errno: errno)
+        }
+        return p
+    }
+
+    // MARK: - Lock primitives
+
+    /// Non-blocking `flock`; false when another open file description holds a conflicting lock.
+    /// Note that a failed upgrade from shared leaves no lock held (see `withExclusiveAccess`).
+    private static func tryFlock(_ fd: Int32, _ operation: Int32, path: String) throws -> Bool {
+        while true {
+            if flock(fd, operation | LOCK_NB) == 0 { return true }
+            let e = errno
+            if e == EINTR { continue }
+            if e == EWOULDBLOCK { return false }
+            throw StorageError.io(path: path, operation: "flock lock file", errno: e)
+        }
+    }
+
+    private static func blockingFlock(_ fd: Int32, _ operation: Int32, path: String) throws {
+        while flock(fd, operation) != 0 {
+            let e = errno
+            if e != EINTR { throw StorageError.io(path: path, operation: "flock lock file", errno: e) }
+        }
+    }
+
+    /// `fcntl` record lock on one byte; returns 0 or the errno. Retries on EINTR.
+    private static func recordLock(_ fd: Int32, type: Int32, byte: off_t, wait: Bool) -> Int32 {
+        var fl = flock()
+        fl.l_type = Int16(type)
+        fl.l_whence = Int16(SEEK_SET)
+        fl.l_start = byte
+        fl.l_len = 1
+        while true {
+            if fcntl(fd, wait ? F_SETLKW : F_SETLK, &fl) == 0 { return 0 }
+            let e = errno
+            if e != EINTR { return e }
+        }
+    }
+}
