@@ -65,6 +65,8 @@ private final class FakeStore: NodeSink {
         if !freed.insert(ref).inserted { try misuse(ref, "double free") }
     }
 
+    func discard(_ ref: UInt64) throws { try free(ref) }
+
     var liveCount: Int { nodes.count - freed.count }
 
     /// XORs one byte of a node; `reseal` recomputes the checksum so only the tree's own checks can notice.
@@ -78,19 +80,6 @@ private final class FakeStore: NodeSink {
     }
 
     func bytes(_ ref: UInt64) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(nodes[ref]!) }
-}
-
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
 
 /// A sorted array of distinct entries: the reference model.

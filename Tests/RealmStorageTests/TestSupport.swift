@@ -28,6 +28,7 @@ struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
 
 /// The schema most engine tests use: people with dogs.

@@ -82,14 +82,32 @@ struct ClusterView {
 }
 
 /// A cluster being changed by a write transaction: decoded into Swift arrays, encoded once at commit.
+///
+/// Columns are kept in arrays parallel to `columnIDs`, normally in the class's property order, so that
+/// inserting a row touches each column by position without hashing.
 final class DirtyLeaf {
     var keys: [UInt64]
-    /// Column values by column ID. A missing column means every object has the property's default.
-    var columns: [UInt32: [Value]]
+    var columnIDs: [UInt32] = []
+    var columns: [[Value]] = []
 
-    init(keys: [UInt64] = [], columns: [UInt32: [Value]] = [:]) {
+    init(keys: [UInt64] = []) {
         self.keys = keys
-        self.columns = columns
+    }
+
+    /// Position of column `id` in `columns`, if this leaf holds it.
+    @inline(__always) func columnIndex(_ id: UInt32, hint: Int = -1) -> Int? {
+        if hint >= 0, hint < columnIDs.count, columnIDs[hint] == id { return hint }
+        return columnIDs.firstIndex(of: id)
+    }
+
+    func column(_ id: UInt32) -> [Value]? { columnIndex(id).map { columns[$0] } }
+
+    /// Adds a column filled with `fill` and returns its position.
+    @discardableResult
+    func addColumn(_ id: UInt32, fill: Value) -> Int {
+        columnIDs.append(id)
+        columns.append(Array(repeating: fill, count: keys.count))
+        return columns.count - 1
     }
 
     func row(of key: UInt64) -> Int? {
@@ -113,14 +131,51 @@ final class DirtyLeaf {
     }
 
     func value(row: Int, property p: PropertyInfo) -> Value {
-        columns[p.columnID]?[row] ?? p.defaultValue
+        guard let c = columnIndex(p.columnID) else { return p.defaultValue }
+        return columns[c][row]
     }
 
     func set(row: Int, property p: PropertyInfo, _ v: Value) {
-        if columns[p.columnID] == nil {
-            columns[p.columnID] = Array(repeating: p.defaultValue, count: keys.count)
+        let c = columnIndex(p.columnID) ?? addColumn(p.columnID, fill: p.defaultValue)
+        columns[c][row] = v
+    }
+
+    /// Inserts a row at `pos`; `row` is parallel to `properties` (entries of properties without a column are
+    /// ignored). Columns of removed properties get a placeholder.
+    func insert(key: UInt64, row: [Value], at pos: Int, properties: [PropertyInfo]) {
+        keys.insert(key, at: pos)
+        var touched = 0
+        for (pi, p) in properties.enumerated() where p.hasColumn {
+            if let c = columnIndex(p.columnID, hint: pi) {
+                columns[c].insert(row[pi], at: pos)
+                touched += 1
+            } else {
+                let c = addColumn(p.columnID, fill: p.defaultValue)
+                columns[c][pos] = row[pi]
+                touched += 1
+            }
         }
-        columns[p.columnID]![row] = v
+        if touched < columns.count {
+            for c in columns.indices where columns[c].count < keys.count { columns[c].insert(.null, at: pos) }
+        }
+    }
+
+    /// Removes a row, returning its values by column ID.
+    func remove(row: Int) -> [UInt32: Value] {
+        keys.remove(at: row)
+        var removed: [UInt32: Value] = [:]
+        for c in columns.indices { removed[columnIDs[c]] = columns[c].remove(at: row) }
+        return removed
+    }
+
+    /// Moves rows `cut...` into a new leaf.
+    func split(at cut: Int) -> DirtyLeaf {
+        let right = DirtyLeaf(keys: Array(keys[cut...]))
+        keys.removeSubrange(cut...)
+        right.columnIDs = columnIDs
+        right.columns = columns.map { Array($0[cut...]) }
+        for c in columns.indices { columns[c].removeSubrange(cut...) }
+        return right
     }
 
     /// Decodes a committed cluster, keeping only the columns of `properties`. Blob refs of out-of-line
@@ -137,7 +192,8 @@ final class DirtyLeaf {
                 values.append(try r.value(at: i, loadBlob: { try source.blob($0, length: $1) }))
             }
             try r.forEachBlobRef(freeBlob)
-            leaf.columns[p.columnID] = values
+            leaf.columnIDs.append(p.columnID)
+            leaf.columns.append(values)
         }
         // Blobs of columns whose property was removed are freed too.
         let live = Set(properties.map(\.columnID))
@@ -165,7 +221,7 @@ final class DirtyLeaf {
         for (i, p) in cols.enumerated() {
             b.w.align(8)
             let start = b.w.count
-            let values: ArraySlice<Value> = columns[p.columnID].map { $0[range] }
+            let values: ArraySlice<Value> = columnIndex(p.columnID, hint: i).map { columns[$0][range] }
                 ?? ArraySlice(repeating: p.defaultValue, count: range.count)
             try ColumnCodec.encodeColumn(values, type: p.clusterColumnType, nullable: p.clusterColumnNullable,
                                          linkStorage: .plusOne, into: &b.w, storeBlob: storeBlob)

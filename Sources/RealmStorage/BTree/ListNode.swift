@@ -46,7 +46,7 @@ enum ListNode {
     static func blobRefs(_ node: UnsafeRawBufferPointer, ref: UInt64, source: NodeSource) throws -> [UInt64] {
         let (r, _) = try reader(node, ref: ref, source: source)
         var refs: [UInt64] = []
-        try r.forEachBlobRef { refs.append($0) }
+        r.forEachBlobRef { refs.append($0) }
         return refs
     }
 }

@@ -51,9 +51,19 @@ struct TreeMutator {
         }
     }
 
+    /// A row of default values, parallel to `properties`.
+    var defaultRow: [Value] { properties.map(\.defaultValue) }
+
     /// Inserts a new object. `values` maps column IDs to values; other columns take their defaults.
     func insert(_ root: inout TreeChild, key: UInt64, values: [UInt32: Value]) throws {
-        if let (firstKey, right, count) = try insert(into: &root, key: key, values: values) {
+        var row = defaultRow
+        for (i, p) in properties.enumerated() { if let v = values[p.columnID] { row[i] = v } }
+        try insert(&root, key: key, row: row)
+    }
+
+    /// Inserts a new object; `row` is parallel to `properties`.
+    func insert(_ root: inout TreeChild, key: UInt64, row: [Value]) throws {
+        if let (firstKey, right, count) = try insert(into: &root, key: key, row: row) {
             let leftCount = try TreeMutator.count(root)
             let leftFirst = try firstKeyOf(root) ?? key
             let level = (try TreeMutator.level(root)) + 1
@@ -62,36 +72,21 @@ struct TreeMutator {
         }
     }
 
-    private func insert(into child: inout TreeChild, key: UInt64, values: [UInt32: Value]) throws -> (UInt64, TreeChild, Int)? {
+    private func insert(into child: inout TreeChild, key: UInt64, row: [Value]) throws -> (UInt64, TreeChild, Int)? {
         child = try dirty(child)
         switch child {
         case .leaf(let l):
             let pos = l.insertionPoint(of: key)
             precondition(pos == l.keys.count || l.keys[pos] != key, "object key \(key) already exists")
-            l.keys.insert(key, at: pos)
-            for col in Array(l.columns.keys) {
-                let p = properties.first { $0.columnID == col }
-                l.columns[col]!.insert(values[col] ?? p?.defaultValue ?? .null, at: pos)
-            }
-            for (col, v) in values where l.columns[col] == nil {
-                guard let p = properties.first(where: { $0.columnID == col }) else { continue }
-                var column = Array(repeating: p.defaultValue, count: l.keys.count)
-                column[pos] = v
-                l.columns[col] = column
-            }
+            l.insert(key: key, row: row, at: pos, properties: properties)
             guard l.keys.count > clusterCapacity else { return nil }
             // Appending past the end keeps the left leaf full; otherwise split in halves.
             let cut = pos == l.keys.count - 1 ? l.keys.count - 1 : l.keys.count / 2
-            let right = DirtyLeaf(keys: Array(l.keys[cut...]))
-            l.keys.removeSubrange(cut...)
-            for col in Array(l.columns.keys) {
-                right.columns[col] = Array(l.columns[col]![cut...])
-                l.columns[col]!.removeSubrange(cut...)
-            }
+            let right = l.split(at: cut)
             return (right.keys[0], .leaf(right), right.keys.count)
         case .inner(let n):
             let i = n.childIndex(for: key)
-            let split = try insert(into: &n.children[i], key: key, values: values)
+            let split = try insert(into: &n.children[i], key: key, row: row)
             n.firstKeys[i] = min(n.firstKeys[i], key)
             if let (fk, right, count) = split {
                 n.counts[i] = n.counts[i] + 1 - count
@@ -136,8 +131,7 @@ struct TreeMutator {
         switch child {
         case .leaf(let l):
             guard let row = l.row(of: key) else { return false }
-            l.keys.remove(at: row)
-            for col in Array(l.columns.keys) { removed[col] = l.columns[col]!.remove(at: row) }
+            removed = l.remove(row: row)
             return true
         case .inner(let n):
             guard !n.children.isEmpty else { return false }

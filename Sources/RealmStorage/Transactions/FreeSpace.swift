@@ -25,15 +25,34 @@ struct FreeSpace {
         reusable.sort { $0.page < $1.page }
     }
 
-    /// Takes `pages` contiguous pages: first fit among reusable extents, else the end of the file.
+    /// The extent a commit is currently filling: consecutive allocations come from it, so a commit's nodes
+    /// land next to each other and reach the disk in few, large writes.
+    private var arena: Extent?
+
+    /// Takes `pages` contiguous pages: from the current arena when it has room; otherwise a new arena is
+    /// taken, the largest reusable extent that fits, or the end of the file.
     mutating func allocate(_ pages: Int) -> UInt64 {
         let n = UInt64(pages)
-        if let i = reusable.firstIndex(where: { $0.count >= n }) {
-            let page = reusable[i].page
-            if reusable[i].count == n { reusable.remove(at: i) } else {
-                reusable[i].page += n
-                reusable[i].count -= n
-            }
+        if var a = arena, a.count >= n {
+            let page = a.page
+            a.page += n
+            a.count -= n
+            arena = a.count > 0 ? a : nil
+            return page
+        }
+        // Return what is left of the old arena, then pick the next one.
+        if let a = arena { insertReusable(a) }
+        arena = nil
+        var best: Int?
+        for i in reusable.indices where reusable[i].count >= n {
+            if best == nil || reusable[i].count > reusable[best!].count { best = i }
+        }
+        if let i = best {
+            var a = reusable.remove(at: i)
+            let page = a.page
+            a.page += n
+            a.count -= n
+            if a.count > 0 { arena = a }
             return page
         }
         let page = endPage
@@ -41,11 +60,21 @@ struct FreeSpace {
         return page
     }
 
-    /// Gives back pages allocated by this transaction that were never made visible.
-    mutating func giveBack(_ e: Extent) {
-        if e.end == endPage { endPage = e.page; return }
+    private mutating func insertReusable(_ e: Extent) {
         let i = reusable.firstIndex { $0.page > e.page } ?? reusable.count
         reusable.insert(e, at: i)
+    }
+
+    /// Ends the current arena (before the free list is computed), returning its rest to the reusable set.
+    mutating func closeArena() {
+        if let a = arena { insertReusable(a) }
+        arena = nil
+    }
+
+    /// Gives back pages allocated by this transaction that were never made visible.
+    mutating func giveBack(_ e: Extent) {
+        if e.end == endPage && arena == nil { endPage = e.page; return }
+        insertReusable(e)
     }
 
     /// Frees pages of the version this transaction started from.
@@ -54,6 +83,7 @@ struct FreeSpace {
     /// Every free extent with the version that freed it, adjacent extents merged, for the free-list node.
     func entries(newVersion: UInt64) -> [(Extent, UInt64)] {
         var all = reusable.map { ($0, UInt64(0)) } + waiting + freedNow.map { ($0, newVersion) }
+        if let a = arena { all.append((a, 0)) }
         all.sort { $0.0.page < $1.0.page }
         var merged: [(Extent, UInt64)] = []
         merged.reserveCapacity(all.count)
@@ -69,7 +99,7 @@ struct FreeSpace {
 
     /// Pages that are free (in any state) in total.
     var freePages: UInt64 {
-        reusable.reduce(0) { $0 + $1.count } + waiting.reduce(0) { $0 + $1.0.count } + freedNow.reduce(0) { $0 + $1.count }
+        reusable.reduce(0) { $0 + $1.count } + (arena?.count ?? 0) + waiting.reduce(0) { $0 + $1.0.count } + freedNow.reduce(0) { $0 + $1.count }
     }
 
     // MARK: Encoding (free-list node, type 9)

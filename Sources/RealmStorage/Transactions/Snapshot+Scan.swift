@@ -1,55 +1,63 @@
 /// One column of one leaf, for scans: read in place from a committed cluster, or from a dirty leaf.
+///
+/// The reader lives in a class box so that per-row calls borrow it instead of copying a large struct.
 public struct ColumnCursor {
-    enum Storage {
-        case clean(ColumnReader?)
-        case dirty([Value]?)
+    final class Box {
+        let reader: ColumnReader?
+        let values: [Value]?
+        let info: PropertyInfo
+        let source: NodeSource
+        let defaultInt: Int64
+        let defaultIsNull: Bool
+
+        init(reader: ColumnReader?, values: [Value]?, info: PropertyInfo, source: NodeSource) {
+            self.reader = reader
+            self.values = values
+            self.info = info
+            self.source = source
+            if case .int(let i) = info.defaultValue { defaultInt = i } else { defaultInt = 0 }
+            defaultIsNull = info.defaultValue.isNull
+        }
     }
 
-    let storage: Storage
-    let info: PropertyInfo
-    let source: NodeSource
+    let box: Box
+
+    init(reader: ColumnReader?, values: [Value]?, info: PropertyInfo, source: NodeSource) {
+        box = Box(reader: reader, values: values, info: info, source: source)
+    }
 
     /// The value at `row` (links as `.link(key)`).
     public func value(_ row: Int) throws -> Value {
-        switch storage {
-        case .clean(let r?): return try r.value(at: row, loadBlob: { try source.blob($0, length: $1) })
-        case .clean(nil): return info.defaultValue
-        case .dirty(let vs?): return vs[row]
-        case .dirty(nil): return info.defaultValue
+        if box.reader != nil {
+            let source = box.source
+            return try box.reader.unsafelyUnwrapped.value(at: row, loadBlob: { try source.blob($0, length: $1) })
         }
+        if let vs = box.values { return vs[row] }
+        return box.info.defaultValue
     }
 
     /// The integer at `row` of an int column (0 for null).
     @inline(__always) public func int(_ row: Int) -> Int64 {
-        switch storage {
-        case .clean(let r?): return r.int(at: row)
-        case .dirty(let vs?): if case .int(let i) = vs[row] { return i } else { return 0 }
-        default: if case .int(let i) = info.defaultValue { return i } else { return 0 }
-        }
+        if box.reader != nil { return box.reader.unsafelyUnwrapped.int(at: row) }
+        if let vs = box.values { if case .int(let i) = vs[row] { return i } else { return 0 } }
+        return box.defaultInt
     }
 
     @inline(__always) public func isNull(_ row: Int) -> Bool {
-        switch storage {
-        case .clean(let r?): return r.isNull(row)
-        case .dirty(let vs?): return vs[row].isNull
-        default: return info.defaultValue.isNull
-        }
+        if box.reader != nil { return box.reader.unsafelyUnwrapped.isNull(row) }
+        if let vs = box.values { return vs[row].isNull }
+        return box.defaultIsNull
     }
 
     /// Calls `body` with the UTF-8 bytes of the string at `row` without copying when it is stored inline.
     public func withUTF8<R>(_ row: Int, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
-        switch storage {
-        case .clean(let r?):
-            if let inline = try r.withBytes(at: row, body) { return inline }
-            if r.isNull(row) { return nil }
-            guard case .string(let s) = try value(row) else { return nil }
-            var copy = s
-            return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
-        default:
-            guard case .string(let s) = try value(row) else { return nil }
-            var copy = s
-            return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+        if box.reader != nil {
+            if let inline = try box.reader.unsafelyUnwrapped.withBytes(at: row, body) { return inline }
+            if box.reader.unsafelyUnwrapped.isNull(row) { return nil }
         }
+        guard case .string(let s) = try value(row) else { return nil }
+        var copy = s
+        return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
     }
 }
 
@@ -63,8 +71,8 @@ public struct LeafCursor {
 
     public func column(_ p: PropertyHandle) throws -> ColumnCursor {
         switch leaf {
-        case .clean(let v): return ColumnCursor(storage: .clean(try v.reader(for: p.info, source: source)), info: p.info, source: source)
-        case .dirty(let l): return ColumnCursor(storage: .dirty(l.columns[p.info.columnID]), info: p.info, source: source)
+        case .clean(let v): return ColumnCursor(reader: try v.reader(for: p.info, source: source), values: nil, info: p.info, source: source)
+        case .dirty(let l): return ColumnCursor(reader: nil, values: l.column(p.info.columnID), info: p.info, source: source)
         }
     }
 }
@@ -98,7 +106,7 @@ extension Snapshot {
             switch leaf {
             case .clean(let v):
                 if let r = try v.reader(for: info, source: self) {
-                    let (s, k) = r.ints.sum(in: range, excluding: r.nullBitmap)
+                    let (s, k) = r.packedInts!.sum(in: range, excluding: r.nullBitmap)
                     total &+= s
                     n += k
                 } else if case .int(let d) = info.defaultValue, range.contains(d) {
@@ -124,7 +132,7 @@ extension Snapshot {
         guard info.type == .string, !info.isList else {
             throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a string property", got: info.type.description)
         }
-        if info.isIndexed { return try indexLookup(c, info, .string(string), limit: Int.max).count }
+        if info.isIndexed { return try indexLookup(c.classID, info, .string(string), limit: Int.max).count }
         var needle = string
         return try needle.withUTF8 { target in
             let t = UnsafeRawBufferPointer(target)

@@ -169,13 +169,18 @@ public class Snapshot: NodeSource {
 
     /// The value of a non-list property of an object. Links come back as `.link(key)` or `.null`.
     public func value(_ key: ObjectKey, _ p: PropertyHandle) throws -> Value {
-        let (c, info) = try currentInfo(p)
+        // The handle's column ID and type are stable; only index roots change, and reads need neither.
+        let info = p.info
         guard !info.isList, info.type != .linkingObjects else {
-            throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a list accessor", got: "value access")
+            throw StorageError.typeMismatch(className: className(p.classID), property: info.name, expected: "a list accessor", got: "value access")
         }
-        guard let loc = try locate(c.classID, key.rawValue) else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
+        guard let loc = try locate(p.classID, key.rawValue) else {
+            throw StorageError.noSuchObject(className: className(p.classID), key: key.rawValue)
+        }
         return try rawValue(loc, info)
     }
+
+    func className(_ id: UInt32) -> String { catalogue.classInfo(id: id)?.name ?? "class \(id)" }
 
     public func value(_ key: ObjectKey, _ className: String, _ property: String) throws -> Value {
         let t = try table(className)
@@ -260,7 +265,7 @@ extension Snapshot {
     /// otherwise by scanning the column.
     public func find(_ p: PropertyHandle, equalTo value: Value) throws -> [ObjectKey] {
         let (c, info) = try currentInfo(p)
-        if info.isIndexed { return try indexLookup(c, info, value, limit: Int.max).map(ObjectKey.init) }
+        if info.isIndexed { return try indexLookup(c.classID, info, value, limit: Int.max).map(ObjectKey.init) }
         var out: [ObjectKey] = []
         try TableTree.forEachLeaf(root(of: c.classID), source: self) { leaf in
             for i in 0..<leaf.count {
@@ -278,24 +283,24 @@ extension Snapshot {
 
     /// The object whose primary key is `value`, if any.
     public func object(_ table: TableHandle, primaryKey value: Value) throws -> ObjectKey? {
-        let c = try classInfo(table)
-        guard let pk = c.properties.first(where: \.isPrimaryKey) else {
-            throw StorageError.invalidSchema("class '\(c.name)' has no primary key")
+        guard let ci = catalogue.classIndex(id: table.classID) else { throw StorageError.noSuchClass(table.name) }
+        guard let pk = catalogue.classes[ci].properties.first(where: \.isPrimaryKey) else {
+            throw StorageError.invalidSchema("class '\(table.name)' has no primary key")
         }
-        return try indexLookup(c, pk, value, limit: 1).first.map(ObjectKey.init)
+        return try indexLookup(table.classID, pk, value, limit: 1).first.map(ObjectKey.init)
     }
 
-    func indexLookup(_ c: ClassInfo, _ p: PropertyInfo, _ value: Value, limit: Int) throws -> [UInt64] {
+    func indexLookup(_ classID: UInt32, _ p: PropertyInfo, _ value: Value, limit: Int) throws -> [UInt64] {
         var prefix: [UInt8] = []
         let truncated = IndexKey.encode(value, into: &prefix)
         var out: [UInt64] = []
-        let tree = indexTree(c.classID, p)
+        let tree = indexTree(classID, p)
         try tree.scan(from: prefix, source: self) { entry in
             guard entry.count == prefix.count + 8, entry.starts(with: prefix) else { return false }
             let key = IndexKey.objectKey(fromEntry: entry)
             if truncated {
                 // Long strings share a cut prefix in the index: confirm against the object.
-                guard let loc = try locate(c.classID, key), try rawValue(loc, p) == value else { return true }
+                guard let loc = try locate(classID, key), try rawValue(loc, p) == value else { return true }
             }
             out.append(key)
             return out.count < limit

@@ -53,6 +53,7 @@ extension WriteTransaction {
         let catalogueRef = catalogue.classes.isEmpty && catalogue.schemaVersion == 0 ? 0 : try write(catalogue.encode())
 
         // 5. Free list and commit log, sized before the free list is computed (allocating changes it).
+        //    They come from the same arena as the rest of the commit; then the arena is closed.
         if meta.freeListRef != 0 { try free(meta.freeListRef) }
         if meta.commitLogRef != 0 { try free(meta.commitLogRef) }
         let logPages = pagesFor(bytes: nodeHeaderSize + 8 + 16 * (written.count + 2))
@@ -60,11 +61,10 @@ extension WriteTransaction {
         let estimate = freeSpace.entries(newVersion: newVersion).count + 2
         let freePages = pagesFor(bytes: FreeSpace.encodedSize(entries: estimate))
         let freeRef = freeSpace.allocate(freePages)
+        freeSpace.closeArena()
         let entries = freeSpace.entries(newVersion: newVersion)
         precondition(entries.count <= estimate, "free list grew past its estimate")
-        let freeNode = FreeSpace.encode(entries, padTo: freePages * pageSize)
-        try freeNode.withUnsafeBytes { try database.store.write($0, atPage: freeRef) }
-        written.append(Extent(page: freeRef, count: UInt64(freePages)))
+        try stage(FreeSpace.encode(entries, padTo: freePages * pageSize), at: freeRef, pages: freePages)
 
         var log = NodeBuilder(.commitLog, capacity: logPages * pageSize)
         log.w.u32(UInt32(written.count))
@@ -75,7 +75,10 @@ extension WriteTransaction {
         }
         log.w.zeros(logPages * pageSize - log.w.count)
         let logNode = log.finish()
-        try logNode.withUnsafeBytes { try database.store.write($0, atPage: logRef) }
+        let logged = written.count
+        try stage(logNode, at: logRef, pages: logPages)
+        written.removeLast(written.count - logged)
+        try flushWrites()
 
         // 6. The meta slot, then one sync (see docs/DECISIONS.md, 2).
         let newMeta = Meta(version: newVersion, catalogueRef: catalogueRef, freeListRef: freeRef, commitLogRef: logRef,

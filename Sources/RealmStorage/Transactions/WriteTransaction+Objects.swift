@@ -76,18 +76,25 @@ extension WriteTransaction {
         try checkActive()
         precondition(columns.count == values.count, "one value per column")
         let c = try classInfo(table)
-        var row: [UInt32: Value] = [:]
-        row.reserveCapacity(columns.count)
+        var row = c.properties.map(\.defaultValue)
         for (p, v) in zip(columns, values) {
-            guard p.classID == c.classID, !p.info.isList, p.info.type != .linkingObjects else {
+            guard p.classID == c.classID, !p.info.isList, p.info.type != .linkingObjects,
+                  let i = c.properties.firstIndex(where: { $0.columnID == p.info.columnID }) else {
                 throw StorageError.typeMismatch(className: c.name, property: p.name, expected: "a single-valued property of \(c.name)", got: p.name)
             }
-            row[p.info.columnID] = try validated(v, for: p.info, in: c)
+            row[i] = try validated(v, for: p.info, in: c)
         }
         return try createObject(c, row: row, lists: [:])
     }
 
-    private func createObject(_ c: ClassInfo, row: [UInt32: Value], lists: [String: [Value]]) throws -> ObjectKey {
+    private func createObject(_ c: ClassInfo, row values: [UInt32: Value], lists: [String: [Value]]) throws -> ObjectKey {
+        var row = c.properties.map(\.defaultValue)
+        for (i, p) in c.properties.enumerated() { if let v = values[p.columnID] { row[i] = v } }
+        return try createObject(c, row: row, lists: lists)
+    }
+
+    /// Creates an object from a row parallel to `c.properties` (already validated).
+    private func createObject(_ c: ClassInfo, row: [Value], lists: [String: [Value]]) throws -> ObjectKey {
         var listValues: [(PropertyInfo, [Value])] = []
         for (name, vs) in lists {
             let p = try info(c, name)
@@ -96,26 +103,23 @@ extension WriteTransaction {
             }
             listValues.append((p, try vs.map { try validated($0, for: p, in: c, element: true) }))
         }
-        if let pk = c.properties.first(where: \.isPrimaryKey) {
-            let v = row[pk.columnID] ?? pk.defaultValue
-            if try !indexLookup(c, pk, v, limit: 1).isEmpty {
-                throw StorageError.duplicatePrimaryKey(className: c.name, property: pk.name)
+        if c.primaryKeyColumnID != 0, let pki = c.properties.firstIndex(where: \.isPrimaryKey) {
+            if try !indexLookup(c.classID, c.properties[pki], row[pki], limit: 1).isEmpty {
+                throw StorageError.duplicatePrimaryKey(className: c.name, property: c.properties[pki].name)
             }
         }
-        // Nothing can fail from here on.
         let ci = try classIndex(c.classID)
         let key = catalogue.classes[ci].nextObjectKey
         catalogue.classes[ci].nextObjectKey += 1
         catalogue.classes[ci].objectCount += 1
         catalogueChanged = true
-        var root = self.root(of: c.classID)
-        try TreeMutator(sink: self, properties: c.properties).insert(&root, key: key, values: row)
-        roots[c.classID] = root
-        for p in c.properties where p.isIndexed {
-            try addToIndex(c.classID, p, row[p.columnID] ?? p.defaultValue, key)
-        }
-        for p in c.properties where p.type == .link && !p.isList {
-            if case .link(let t)? = row[p.columnID] { try addBacklink(target: t.rawValue, via: p, from: c.classID, origin: key) }
+        try TreeMutator(sink: self, properties: c.properties)
+            .insert(&roots[c.classID, default: .clean(c.tableRoot)], key: key, row: row)
+        for (i, p) in c.properties.enumerated() {
+            if p.isIndexed { try addToIndex(c.classID, p, row[i], key) }
+            if p.type == .link && !p.isList, case .link(let t) = row[i] {
+                try addBacklink(target: t.rawValue, via: p, from: c.classID, origin: key)
+            }
         }
         for (p, vs) in listValues where !vs.isEmpty {
             dirtyLists[SlotKey(classID: c.classID, key: key, columnID: p.columnID)] = vs
@@ -145,7 +149,7 @@ extension WriteTransaction {
         let old = try rawValue(loc, info)
         if old == v { return }
         if info.isPrimaryKey {
-            if try !indexLookup(c, info, v, limit: 1).isEmpty {
+            if try !indexLookup(c.classID, info, v, limit: 1).isEmpty {
                 throw StorageError.duplicatePrimaryKey(className: c.name, property: info.name)
             }
         }

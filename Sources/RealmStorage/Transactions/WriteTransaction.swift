@@ -20,6 +20,9 @@ public final class WriteTransaction: Snapshot, NodeSink {
     var indexes: [SlotKey: EntryTree] = [:]
     var catalogueChanged = false
     var written: [Extent] = []
+    /// Node writes not yet issued: runs of adjacent pages.
+    var pending: [(page: UInt64, bytes: [UInt8])] = []
+    var pendingBytes = 0
     private(set) var isActive = true
     let oldestReader: UInt64
 
@@ -58,22 +61,45 @@ public final class WriteTransaction: Snapshot, NodeSink {
     // MARK: NodeSink
 
     override func node(_ ref: UInt64, expected: NodeType?) throws -> UnsafeRawBufferPointer {
-        try super.node(ref, expected: expected)
+        // Nodes this transaction wrote may still be queued; reading them needs them in the file.
+        if !pending.isEmpty, pending.contains(where: { ref >= $0.page && ref < $0.page + UInt64($0.bytes.count / pageSize) }) {
+            try flushWrites()
+        }
+        return try super.node(ref, expected: expected)
     }
 
     func write(_ node: [UInt8]) throws -> UInt64 {
         let pages = pagesFor(bytes: node.count)
         let page = freeSpace.allocate(pages)
-        var padded = node
-        padded.append(contentsOf: repeatElement(0, count: pages * pageSize - node.count))
-        try padded.withUnsafeBytes { try database.store.write($0, atPage: page) }
-        written.append(Extent(page: page, count: UInt64(pages)))
-        pageLimit = max(pageLimit, freeSpace.endPage)
+        try stage(node, at: page, pages: pages)
         return page
     }
 
+    /// Queues a node write; adjacent writes are merged and issued together by `flushWrites`.
+    func stage(_ node: [UInt8], at page: UInt64, pages: Int) throws {
+        if let last = pending.last, last.page + UInt64(last.bytes.count / pageSize) == page {
+            pending[pending.count - 1].bytes.append(contentsOf: node)
+            pending[pending.count - 1].bytes.append(contentsOf: repeatElement(0, count: pages * pageSize - node.count))
+        } else {
+            var padded = node
+            padded.append(contentsOf: repeatElement(0, count: pages * pageSize - node.count))
+            pending.append((page, padded))
+        }
+        pendingBytes += pages * pageSize
+        written.append(Extent(page: page, count: UInt64(pages)))
+        pageLimit = max(pageLimit, freeSpace.endPage)
+        if pendingBytes >= 8 << 20 { try flushWrites() }
+    }
+
+    /// Issues every queued write (before anything reads the nodes back, and before the meta slot).
+    func flushWrites() throws {
+        for w in pending { try w.bytes.withUnsafeBytes { try database.store.write($0, atPage: w.page) } }
+        pending.removeAll(keepingCapacity: true)
+        pendingBytes = 0
+    }
+
     func free(_ ref: UInt64) throws {
-        let n = try super.node(ref, expected: nil)
+        let n = try node(ref, expected: nil)
         freeSpace.free(Extent(page: ref, count: UInt64(pagesFor(bytes: n.count))))
     }
 
@@ -126,10 +152,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
     // MARK: Index maintenance
 
     func withIndex(_ classID: UInt32, _ p: PropertyInfo, _ body: (inout EntryTree) throws -> Void) throws {
-        let slot = SlotKey(classID: classID, key: 0, columnID: p.columnID)
-        var tree = indexes[slot] ?? EntryTree(root: p.indexRoot)
-        try body(&tree)
-        indexes[slot] = tree
+        try body(&indexes[SlotKey(classID: classID, key: 0, columnID: p.columnID), default: EntryTree(root: p.indexRoot)])
     }
 
     func indexEntry(_ value: Value, _ key: UInt64) -> [UInt8] {
