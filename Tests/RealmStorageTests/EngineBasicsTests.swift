@@ -64,3 +64,52 @@ import Testing
         }
     }
 }
+
+@Suite struct LazyColumnTests {
+    /// Leaves changed in one column keep their other columns (and those columns' blobs) as they were.
+    @Test func updatingOneColumnKeepsLongStringsAndBlobs() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("lazy.realm"))
+        let long = { (i: Int) in String(repeating: "東京🐶\(i)", count: 400) }
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "Note", properties: [
+                PropertySchema(name: "n", type: .int),
+                PropertySchema(name: "text", type: .string),
+                PropertySchema(name: "blob", type: .data, isOptional: true),
+            ]))
+            for i in 0..<600 {
+                try tx.createObject("Note", ["n": .int(Int64(i)), "text": .string(i % 3 == 0 ? long(i) : "short \(i)"),
+                                             "blob": i % 5 == 0 ? .data(Array(repeating: UInt8(i % 251), count: 3000)) : .null])
+            }
+        }
+        for round in 1...3 {
+            try db.write { tx in
+                let t = try tx.table("Note")
+                try tx.updateAll(t, tx.property(t, "n")) { v in
+                    if case .int(let x) = v { return .int(x + 1) }
+                    return v
+                }
+            }
+            let report = try db.verify()
+            #expect(report.isOK, "round \(round): \(report)")
+        }
+        try db.write { tx in
+            let t = try tx.table("Note")
+            for k in try tx.keys(t) where k.rawValue % 7 == 0 { try tx.delete(t, k) }
+        }
+        #expect(try db.verify().isOK)
+        try db.read { s in
+            let t = try s.table("Note")
+            let n = try s.property(t, "n"), text = try s.property(t, "text"), blob = try s.property(t, "blob")
+            var seen = 0
+            for k in try s.keys(t) {
+                let i = Int(k.rawValue)
+                #expect(try s.value(k, n) == .int(Int64(i + 3)))
+                #expect(try s.value(k, text) == .string(i % 3 == 0 ? long(i) : "short \(i)"))
+                #expect(try s.value(k, blob) == (i % 5 == 0 ? .data(Array(repeating: UInt8(i % 251), count: 3000)) : .null))
+                seen += 1
+            }
+            #expect(seen == 600 - 86)
+        }
+    }
+}

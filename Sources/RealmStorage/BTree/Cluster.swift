@@ -81,14 +81,24 @@ struct ClusterView {
     }
 }
 
-/// A cluster being changed by a write transaction: decoded into Swift arrays, encoded once at commit.
+/// A cluster being changed by a write transaction, encoded once at commit.
 ///
 /// Columns are kept in arrays parallel to `columnIDs`, normally in the class's property order, so that
-/// inserting a row touches each column by position without hashing.
+/// inserting a row touches each column by position without hashing. A column decoded from the committed
+/// cluster stays *lazy* — read in place from the old node — until something changes it; at commit an
+/// unchanged lazy column is copied as raw bytes (its blobs stay where they are). The old node's pages were
+/// freed by this transaction, so nothing can reuse them before it ends.
 final class DirtyLeaf {
     var keys: [UInt64]
     var columnIDs: [UInt32] = []
+    /// Materialised values; empty while the column is lazy.
     var columns: [[Value]] = []
+    /// Readers over the old node for lazy columns (nil once materialised).
+    var lazy: [ColumnReader?] = []
+    /// The committed cluster the lazy columns read from.
+    private var base: ClusterView?
+    /// Loads blobs and frees them when a lazy column is materialised.
+    private weak var sink: (any NodeSink)?
 
     init(keys: [UInt64] = []) {
         self.keys = keys
@@ -100,14 +110,45 @@ final class DirtyLeaf {
         return columnIDs.firstIndex(of: id)
     }
 
-    func column(_ id: UInt32) -> [Value]? { columnIndex(id).map { columns[$0] } }
+    /// The values of a column (materialising it), or nil when the leaf lacks it.
+    func column(_ id: UInt32) throws -> [Value]? {
+        guard let c = columnIndex(id) else { return nil }
+        try materialize(c)
+        return columns[c]
+    }
+
+    /// A reader over the old node for a still-lazy column.
+    func lazyReader(_ id: UInt32) -> ColumnReader? { columnIndex(id).flatMap { lazy[$0] } }
 
     /// Adds a column filled with `fill` and returns its position.
     @discardableResult
     func addColumn(_ id: UInt32, fill: Value) -> Int {
         columnIDs.append(id)
         columns.append(Array(repeating: fill, count: keys.count))
+        lazy.append(nil)
         return columns.count - 1
+    }
+
+    /// Decodes a lazy column into values; its out-of-line values now live in Swift memory, so its blobs are freed.
+    func materialize(_ c: Int) throws {
+        guard let r = lazy[c] else { return }
+        guard let sink else { preconditionFailure("a lazy column outlived its transaction") }
+        var values: [Value] = []
+        values.reserveCapacity(keys.count)
+        for i in 0..<keys.count { values.append(try r.value(at: i, loadBlob: { try sink.blob($0, length: $1) })) }
+        try r.forEachBlobRef { try sink.free($0) }
+        columns[c] = values
+        lazy[c] = nil
+    }
+
+    func materializeAll() throws {
+        for c in lazy.indices where lazy[c] != nil { try materialize(c) }
+    }
+
+    /// Frees the blobs still owned by lazy columns (when the whole leaf is dropped).
+    func freeLazyBlobs() throws {
+        guard let sink else { return }
+        for c in lazy.indices { try lazy[c]?.forEachBlobRef { try sink.free($0) } }
     }
 
     func row(of key: UInt64) -> Int? {
@@ -130,19 +171,24 @@ final class DirtyLeaf {
         return lo
     }
 
-    func value(row: Int, property p: PropertyInfo) -> Value {
+    func value(row: Int, property p: PropertyInfo) throws -> Value {
         guard let c = columnIndex(p.columnID) else { return p.defaultValue }
+        if let r = lazy[c], let sink {
+            return try r.value(at: row, loadBlob: { try sink.blob($0, length: $1) })
+        }
         return columns[c][row]
     }
 
-    func set(row: Int, property p: PropertyInfo, _ v: Value) {
+    func set(row: Int, property p: PropertyInfo, _ v: Value) throws {
         let c = columnIndex(p.columnID) ?? addColumn(p.columnID, fill: p.defaultValue)
+        try materialize(c)
         columns[c][row] = v
     }
 
     /// Inserts a row at `pos`; `row` is parallel to `properties` (entries of properties without a column are
     /// ignored). Columns of removed properties get a placeholder.
-    func insert(key: UInt64, row: [Value], at pos: Int, properties: [PropertyInfo]) {
+    func insert(key: UInt64, row: [Value], at pos: Int, properties: [PropertyInfo]) throws {
+        try materializeAll()
         keys.insert(key, at: pos)
         var touched = 0
         for (pi, p) in properties.enumerated() where p.hasColumn {
@@ -161,7 +207,8 @@ final class DirtyLeaf {
     }
 
     /// Removes a row, returning its values by column ID.
-    func remove(row: Int) -> [UInt32: Value] {
+    func remove(row: Int) throws -> [UInt32: Value] {
+        try materializeAll()
         keys.remove(at: row)
         var removed: [UInt32: Value] = [:]
         for c in columns.indices { removed[columnIDs[c]] = columns[c].remove(at: row) }
@@ -169,39 +216,37 @@ final class DirtyLeaf {
     }
 
     /// Moves rows `cut...` into a new leaf.
-    func split(at cut: Int) -> DirtyLeaf {
+    func split(at cut: Int) throws -> DirtyLeaf {
+        try materializeAll()
         let right = DirtyLeaf(keys: Array(keys[cut...]))
         keys.removeSubrange(cut...)
         right.columnIDs = columnIDs
         right.columns = columns.map { Array($0[cut...]) }
+        right.lazy = Array(repeating: nil, count: columns.count)
         for c in columns.indices { columns[c].removeSubrange(cut...) }
         return right
     }
 
     /// Decodes a committed cluster, keeping only the columns of `properties`. Blob refs of out-of-line
     /// values are reported to `freeBlob` (the decoded values now own the bytes).
-    static func decode(_ view: ClusterView, properties: [PropertyInfo], source: NodeSource,
-                       freeBlob: (UInt64) throws -> Void) throws -> DirtyLeaf {
+    static func decode(_ view: ClusterView, properties: [PropertyInfo], sink: NodeSink) throws -> DirtyLeaf {
         let leaf = DirtyLeaf()
         leaf.keys = (0..<view.count).map { view.key(at: $0) }
+        leaf.base = view
+        leaf.sink = sink
         for p in properties where p.hasColumn {
-            guard let r = try view.reader(for: p, source: source) else { continue }
-            var values: [Value] = []
-            values.reserveCapacity(view.count)
-            for i in 0..<view.count {
-                values.append(try r.value(at: i, loadBlob: { try source.blob($0, length: $1) }))
-            }
-            try r.forEachBlobRef(freeBlob)
+            guard let r = try view.reader(for: p, source: sink) else { continue }
             leaf.columnIDs.append(p.columnID)
-            leaf.columns.append(values)
+            leaf.columns.append([])
+            leaf.lazy.append(r)
         }
-        // Blobs of columns whose property was removed are freed too.
+        // Blobs of columns whose property was removed are freed: the column is dropped.
         let live = Set(properties.map(\.columnID))
         for id in view.columnIDs where !live.contains(id) {
             guard let e = view.columnEntry(id), let enc = ColumnEncoding(rawValue: e.encoding), enc == .bytes else { continue }
             if let r = try? ColumnReader(node: view.node, offset: e.offset, length: e.length, count: view.count,
                                          encoding: enc, type: .data, linkStorage: .plusOne) {
-                try r.forEachBlobRef(freeBlob)
+                try r.forEachBlobRef { try sink.free($0) }
             }
         }
         return leaf
@@ -218,13 +263,21 @@ final class DirtyLeaf {
         b.w.zeros(16 * cols.count)
         b.w.align(8)
         PackedInts.encode(keys[range].map { Int64(bitPattern: $0) }, into: &b.w)
+        let whole = range == 0..<keys.count
         for (i, p) in cols.enumerated() {
             b.w.align(8)
             let start = b.w.count
-            let values: ArraySlice<Value> = columnIndex(p.columnID, hint: i).map { columns[$0][range] }
-                ?? ArraySlice(repeating: p.defaultValue, count: range.count)
-            try ColumnCodec.encodeColumn(values, type: p.clusterColumnType, nullable: p.clusterColumnNullable,
-                                         linkStorage: .plusOne, into: &b.w, storeBlob: storeBlob)
+            let c = columnIndex(p.columnID, hint: i)
+            if let c, lazy[c] != nil, whole, let base, let e = base.columnEntry(p.columnID) {
+                // Unchanged since the last commit: copy the encoded block as it is.
+                b.w.raw(UnsafeRawBufferPointer(rebasing: base.node[e.offset..<e.offset + e.length]))
+            } else {
+                if let c { try materialize(c) }
+                let values: ArraySlice<Value> = c.map { columns[$0][range] }
+                    ?? ArraySlice(repeating: p.defaultValue, count: range.count)
+                try ColumnCodec.encodeColumn(values, type: p.clusterColumnType, nullable: p.clusterColumnNullable,
+                                             linkStorage: .plusOne, into: &b.w, storeBlob: storeBlob)
+            }
             let e = directory + 16 * i
             b.w.patchU32(p.columnID, at: e)
             b.w.patchU32(UInt32(start), at: e + 4)

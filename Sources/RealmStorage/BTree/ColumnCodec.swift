@@ -279,7 +279,7 @@ enum ColumnCodec {
             try need(8)
             return .double(Double(bitPattern: payload.u64(at: 0)))
         case .string?:
-            guard let s = String(validating: payload, as: UTF8.self) else { throw CodecError("mixed string is not UTF-8") }
+            guard let s = decodeUTF8(payload) else { throw CodecError("mixed string is not UTF-8") }
             return .string(s)
         case .data?:
             return .data(Array(payload))
@@ -589,7 +589,7 @@ struct ColumnReader {
     private func decodeBytes(_ b: UnsafeRawBufferPointer) throws(CodecError) -> Value {
         switch type {
         case .string:
-            guard let s = String(validating: b, as: UTF8.self) else { throw CodecError("string is not valid UTF-8") }
+            guard let s = decodeUTF8(b) else { throw CodecError("string is not valid UTF-8") }
             return .string(s)
         case .data: return .data(Array(b))
         default: return try ColumnCodec.decodeMixed(b)

@@ -11,7 +11,7 @@ struct TreeMutator {
         let node = try sink.node(ref, expected: nil)
         if TableTree.isLeafNode(node) {
             let view = try ClusterView(node: node, ref: ref, source: sink)
-            let leaf = try DirtyLeaf.decode(view, properties: properties, source: sink, freeBlob: { try sink.free($0) })
+            let leaf = try DirtyLeaf.decode(view, properties: properties, sink: sink)
             try sink.free(ref)
             return .leaf(leaf)
         }
@@ -78,11 +78,11 @@ struct TreeMutator {
         case .leaf(let l):
             let pos = l.insertionPoint(of: key)
             precondition(pos == l.keys.count || l.keys[pos] != key, "object key \(key) already exists")
-            l.insert(key: key, row: row, at: pos, properties: properties)
+            try l.insert(key: key, row: row, at: pos, properties: properties)
             guard l.keys.count > clusterCapacity else { return nil }
             // Appending past the end keeps the left leaf full; otherwise split in halves.
             let cut = pos == l.keys.count - 1 ? l.keys.count - 1 : l.keys.count / 2
-            let right = l.split(at: cut)
+            let right = try l.split(at: cut)
             return (right.keys[0], .leaf(right), right.keys.count)
         case .inner(let n):
             let i = n.childIndex(for: key)
@@ -131,7 +131,7 @@ struct TreeMutator {
         switch child {
         case .leaf(let l):
             guard let row = l.row(of: key) else { return false }
-            removed = l.remove(row: row)
+            removed = try l.remove(row: row)
             return true
         case .inner(let n):
             guard !n.children.isEmpty else { return false }

@@ -72,7 +72,9 @@ public struct LeafCursor {
     public func column(_ p: PropertyHandle) throws -> ColumnCursor {
         switch leaf {
         case .clean(let v): return ColumnCursor(reader: try v.reader(for: p.info, source: source), values: nil, info: p.info, source: source)
-        case .dirty(let l): return ColumnCursor(reader: nil, values: l.column(p.info.columnID), info: p.info, source: source)
+        case .dirty(let l):
+            if let r = l.lazyReader(p.info.columnID) { return ColumnCursor(reader: r, values: nil, info: p.info, source: source) }
+            return ColumnCursor(reader: nil, values: try l.column(p.info.columnID), info: p.info, source: source)
         }
     }
 }
@@ -115,7 +117,7 @@ extension Snapshot {
                 }
             case .dirty(let l):
                 for row in 0..<l.keys.count {
-                    if case .int(let x) = l.value(row: row, property: info), range.contains(x) {
+                    if case .int(let x) = try l.value(row: row, property: info), range.contains(x) {
                         total &+= x
                         n += 1
                     }

@@ -133,7 +133,7 @@ public class Snapshot: NodeSource {
     func rawValue(_ loc: RowLocation, _ p: PropertyInfo) throws -> Value {
         switch loc {
         case .clean(let v, let row): return try v.value(row: row, property: p, source: self)
-        case .dirty(let l, let row): return l.value(row: row, property: p)
+        case .dirty(let l, let row): return try l.value(row: row, property: p)
         }
     }
 
@@ -272,7 +272,7 @@ extension Snapshot {
                 let v: Value
                 switch leaf {
                 case .clean(let view): v = try view.value(row: i, property: info, source: self)
-                case .dirty(let l): v = l.value(row: i, property: info)
+                case .dirty(let l): v = try l.value(row: i, property: info)
                 }
                 if v == value { out.append(ObjectKey(leaf.key(at: i))) }
             }

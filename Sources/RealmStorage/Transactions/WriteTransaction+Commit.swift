@@ -17,7 +17,7 @@ extension WriteTransaction {
                 ref = try write(node)
             }
             let (leaf, row) = try mutableRow(slot.classID, slot.key)
-            leaf.set(row: row, property: p, .int(Int64(ref)))
+            try leaf.set(row: row, property: p, .int(Int64(ref)))
         }
         for (slot, keys) in dirtyBacklinks {
             guard let c = catalogue.classInfo(id: slot.classID), let p = c.property(column: slot.columnID),
@@ -30,7 +30,7 @@ extension WriteTransaction {
                 tag = try write(node)
             }
             let (leaf, row) = try mutableRow(slot.classID, slot.key)
-            leaf.set(row: row, property: p, .int(Int64(bitPattern: tag)))
+            try leaf.set(row: row, property: p, .int(Int64(bitPattern: tag)))
         }
 
         // 2. Object trees.

@@ -19,7 +19,7 @@ extension WriteTransaction {
         try free(ref)
         // The cluster's ref is stale from now on; commit writes the new one.
         let (leaf, row) = try mutableRow(classID, key)
-        leaf.set(row: row, property: p, .int(0))
+        try leaf.set(row: row, property: p, .int(0))
         dirtyLists[slot] = values
         return values
     }
@@ -115,7 +115,7 @@ extension WriteTransaction {
             guard let loc = try locate(classID, key) else { return }
             if case .int(let tag) = try rawValue(loc, bl), tag != 0, tag & 1 == 0 { try free(UInt64(tag)) }
             let (leaf, row) = try mutableRow(classID, key)
-            leaf.set(row: row, property: bl, .int(0))
+            try leaf.set(row: row, property: bl, .int(0))
         }
         dirtyBacklinks[slot] = keys
     }

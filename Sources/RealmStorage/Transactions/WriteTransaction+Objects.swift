@@ -154,7 +154,7 @@ extension WriteTransaction {
             }
         }
         let (leaf, row) = try mutableRow(c.classID, key.rawValue)
-        leaf.set(row: row, property: info, v)
+        try leaf.set(row: row, property: info, v)
         if info.isIndexed {
             try removeFromIndex(c.classID, info, old, key.rawValue)
             try addToIndex(c.classID, info, v, key.rawValue)
@@ -193,7 +193,7 @@ extension WriteTransaction {
         var n = 0
         try mutator.forEachLeafForUpdate(&root) { leaf in
             for row in 0..<leaf.keys.count {
-                leaf.set(row: row, property: info, try validated(transform(leaf.value(row: row, property: info)), for: info, in: c))
+                try leaf.set(row: row, property: info, try validated(transform(try leaf.value(row: row, property: info)), for: info, in: c))
             }
             n += leaf.keys.count
         }
@@ -252,7 +252,7 @@ extension WriteTransaction {
                 } else {
                     guard try locate(originClass.classID, o) != nil else { continue }
                     let (leaf, row) = try mutableRow(originClass.classID, o)
-                    leaf.set(row: row, property: op, .null)
+                    try leaf.set(row: row, property: op, .null)
                 }
             }
             try setBacklinks(classID, key, bl, [])
@@ -297,10 +297,10 @@ extension WriteTransaction {
             var refs: [UInt64] = []
             try collectTableRefs(ref, c, into: &refs)
             for r in refs { try free(r) }
-        case .leaf:
-            // A dirty leaf's committed copy and blobs were freed when it was decoded; only called for
-            // classes without lists or backlinks, so it owns no other nodes.
-            return
+        case .leaf(let l):
+            // A dirty leaf's committed node was freed when it was decoded; its lazy columns still own their
+            // blobs. Only called for classes without lists or backlinks, so it owns no other nodes.
+            try l.freeLazyBlobs()
         case .inner(let n):
             for child in n.children { try freeTree(child, c) }
         }
