@@ -113,3 +113,16 @@ import Testing
         }
     }
 }
+
+@Suite struct OpenRegistryTests {
+    @Test func everySpellingOfOnePathIsOneDatabase() throws {
+        let dir = TempDir()
+        let a = try Database.open(path: dir.file("same.realm"))
+        let b = try Database.open(path: dir.path + "/./same.realm")
+        let c = try Database.open(path: dir.path + "/../" + (dir.path as NSString).lastPathComponent + "/same.realm")
+        #expect(a === b)
+        #expect(a === c)
+        let other = try Database.open(path: dir.file("other.realm"))
+        #expect(a !== other)
+    }
+}

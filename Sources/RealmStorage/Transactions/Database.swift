@@ -148,11 +148,19 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// The absolute, symlink-free path of `path`; for a file that does not exist yet, of its directory plus
+    /// its name, so that every spelling of one file maps to one `Database` (and one lock file) per process.
     static func canonicalPath(_ path: String) -> String {
-        if let r = realpath(path, nil) {
+        func real(_ p: String) -> String? {
+            guard let r = realpath(p, nil) else { return nil }
             defer { free(r) }
             return String(cString: r)
         }
+        if let r = real(path) { return r }
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        if let d = real(dir.isEmpty ? "/" : dir) { return d == "/" ? "/" + name : d + "/" + name }
         return path
     }
 
