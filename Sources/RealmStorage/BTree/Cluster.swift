@@ -189,11 +189,13 @@ final class DirtyLeaf {
     /// ignored). Columns of removed properties get a placeholder.
     func insert(key: UInt64, row: [Value], at pos: Int, properties: [PropertyInfo]) throws {
         try materializeAll()
-        keys.insert(key, at: pos)
+        let append = pos == keys.count
+        if append { keys.append(key) } else { keys.insert(key, at: pos) }
         var touched = 0
         for (pi, p) in properties.enumerated() where p.hasColumn {
             if let c = columnIndex(p.columnID, hint: pi) {
-                columns[c].insert(row[pi], at: pos)
+                // Array.insert goes through a generic replaceSubrange; appending is the common case.
+                if append { columns[c].append(row[pi]) } else { columns[c].insert(row[pi], at: pos) }
                 touched += 1
             } else {
                 let c = addColumn(p.columnID, fill: p.defaultValue)

@@ -102,6 +102,78 @@ final class PageStore: @unchecked Sendable {
         try ensureMapped(bytes: offset + bytes.count)
     }
 
+    /// Writes nodes to consecutive pages starting at `page`, each padded with zeros to whole pages, in one
+    /// `pwritev` per batch of buffers (no copying into a staging buffer).
+    func write(pages chunks: [[UInt8]], atPage page: UInt64) throws {
+        if isMemory {
+            var p = page
+            for c in chunks {
+                let pages = pagesFor(bytes: c.count)
+                var padded = c
+                padded.append(contentsOf: repeatElement(0, count: pages * pageSize - c.count))
+                try padded.withUnsafeBytes { try write($0, atPage: p) }
+                p += UInt64(pages)
+            }
+            return
+        }
+        let zeros = PageStore.zeroPage
+        var offset = Int(page) * pageSize
+        var index = 0
+        while index < chunks.count {
+            // At most IOV_MAX/2 chunks per call (each may need a padding vector).
+            let batch = chunks[index..<min(chunks.count, index + 500)]
+            var total = 0
+            var keep: [[UInt8]] = []
+            for c in batch {
+                keep.append(c)
+                let pad = pagesFor(bytes: c.count) * pageSize - c.count
+                total += c.count + pad
+            }
+            try withIOVecs(keep, zeros: zeros) { vecs in
+                var done = 0
+                var vi = 0
+                var vecs = vecs
+                while done < total {
+                    let n = vecs[vi...].withUnsafeBufferPointer { pwritev(fd, $0.baseAddress, Int32(min($0.count, 1024)), off_t(offset + done)) }
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw StorageError.io(path: path, operation: "write", errno: errno)
+                    }
+                    done += n
+                    // Skip fully written vectors; trim a partly written one.
+                    var left = n
+                    while vi < vecs.count, left >= vecs[vi].iov_len { left -= vecs[vi].iov_len; vi += 1 }
+                    if left > 0 {
+                        vecs[vi].iov_base = vecs[vi].iov_base.advanced(by: left)
+                        vecs[vi].iov_len -= left
+                    }
+                }
+            }
+            offset += total
+            index += batch.count
+        }
+        try ensureMapped(bytes: offset)
+    }
+
+    private static let zeroPage = [UInt8](repeating: 0, count: pageSize)
+
+    /// Builds iovecs over the chunks (and padding from `zeros`) valid for the duration of `body`.
+    private func withIOVecs(_ chunks: [[UInt8]], zeros: [UInt8], _ body: ([iovec]) throws -> Void) throws {
+        var vecs: [iovec] = []
+        func build(_ i: Int) throws {
+            if i == chunks.count { try body(vecs); return }
+            try chunks[i].withUnsafeBytes { buf in
+                try zeros.withUnsafeBytes { z in
+                    let pad = pagesFor(bytes: buf.count) * pageSize - buf.count
+                    vecs.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: buf.baseAddress), iov_len: buf.count))
+                    if pad > 0 { vecs.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: z.baseAddress), iov_len: pad)) }
+                    try build(i + 1)
+                }
+            }
+        }
+        try build(0)
+    }
+
     /// Flushes written data to stable storage (one `fdatasync`).
     func sync() throws {
         if isMemory { return }

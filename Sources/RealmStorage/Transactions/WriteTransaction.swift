@@ -5,6 +5,14 @@ struct SlotKey: Hashable {
     var columnID: UInt32
 }
 
+/// Nodes queued for adjacent pages, written together.
+struct PendingRun {
+    var page: UInt64
+    var pages: UInt64
+    /// Node bytes in page order; each is padded with zeros to whole pages when written.
+    var chunks: [[UInt8]]
+}
+
 /// The single write transaction: reads see its own changes; nothing is visible to others until `commit()`.
 ///
 /// Not thread-safe: use it on the thread that began it, and end it with `commit()` or `rollback()`.
@@ -21,7 +29,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
     var catalogueChanged = false
     var written: [Extent] = []
     /// Node writes not yet issued: runs of adjacent pages.
-    var pending: [(page: UInt64, bytes: [UInt8])] = []
+    var pending: [PendingRun] = []
     var pendingBytes = 0
     private(set) var isActive = true
     let oldestReader: UInt64
@@ -62,7 +70,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     override func node(_ ref: UInt64, expected: NodeType?) throws -> UnsafeRawBufferPointer {
         // Nodes this transaction wrote may still be queued; reading them needs them in the file.
-        if !pending.isEmpty, pending.contains(where: { ref >= $0.page && ref < $0.page + UInt64($0.bytes.count / pageSize) }) {
+        if !pending.isEmpty, pending.contains(where: { ref >= $0.page && ref < $0.page + $0.pages }) {
             try flushWrites()
         }
         return try super.node(ref, expected: expected)
@@ -75,15 +83,13 @@ public final class WriteTransaction: Snapshot, NodeSink {
         return page
     }
 
-    /// Queues a node write; adjacent writes are merged and issued together by `flushWrites`.
+    /// Queues a node write; runs of adjacent pages are issued together by `flushWrites` (one `pwritev` each).
     func stage(_ node: [UInt8], at page: UInt64, pages: Int) throws {
-        if let last = pending.last, last.page + UInt64(last.bytes.count / pageSize) == page {
-            pending[pending.count - 1].bytes.append(contentsOf: node)
-            pending[pending.count - 1].bytes.append(contentsOf: repeatElement(0, count: pages * pageSize - node.count))
+        if let last = pending.last, last.page + last.pages == page {
+            pending[pending.count - 1].chunks.append(node)
+            pending[pending.count - 1].pages += UInt64(pages)
         } else {
-            var padded = node
-            padded.append(contentsOf: repeatElement(0, count: pages * pageSize - node.count))
-            pending.append((page, padded))
+            pending.append(PendingRun(page: page, pages: UInt64(pages), chunks: [node]))
         }
         pendingBytes += pages * pageSize
         written.append(Extent(page: page, count: UInt64(pages)))
@@ -93,7 +99,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     /// Issues every queued write (before anything reads the nodes back, and before the meta slot).
     func flushWrites() throws {
-        for w in pending { try w.bytes.withUnsafeBytes { try database.store.write($0, atPage: w.page) } }
+        for run in pending { try database.store.write(pages: run.chunks, atPage: run.page) }
         pending.removeAll(keepingCapacity: true)
         pendingBytes = 0
     }
