@@ -75,16 +75,39 @@ extension WriteTransaction {
     public func createObject(_ table: TableHandle, columns: [PropertyHandle], values: [Value]) throws -> ObjectKey {
         try checkActive()
         precondition(columns.count == values.count, "one value per column")
-        let c = try classInfo(table)
-        var row = c.properties.map(\.defaultValue)
-        for (p, v) in zip(columns, values) {
-            guard p.classID == c.classID, !p.info.isList, p.info.type != .linkingObjects,
-                  let i = c.properties.firstIndex(where: { $0.columnID == p.info.columnID }) else {
+        let plan = try insertPlan(table)
+        let c = plan.classInfo
+        var row = plan.template
+        for i in 0..<columns.count {
+            let p = columns[i]
+            guard p.classID == c.classID, let at = plan.position(of: p.info.columnID), !p.info.isList, p.info.type != .linkingObjects else {
                 throw StorageError.typeMismatch(className: c.name, property: p.name, expected: "a single-valued property of \(c.name)", got: p.name)
             }
-            row[i] = try validated(v, for: p.info, in: c)
+            row[at] = try validated(values[i], for: c.properties[at], in: c)
         }
         return try createObject(c, row: row, lists: [:])
+    }
+
+    /// What inserting into a class needs, worked out once per schema state.
+    final class InsertPlan {
+        let classInfo: ClassInfo
+        let template: [Value]
+        let columnIDs: [UInt32]
+
+        init(_ c: ClassInfo) {
+            classInfo = c
+            template = c.properties.map(\.defaultValue)
+            columnIDs = c.properties.map(\.columnID)
+        }
+
+        @inline(__always) func position(of columnID: UInt32) -> Int? { columnIDs.firstIndex(of: columnID) }
+    }
+
+    func insertPlan(_ table: TableHandle) throws -> InsertPlan {
+        if let p = plans[table.classID] { return p }
+        let p = InsertPlan(try classInfo(table))
+        plans[table.classID] = p
+        return p
     }
 
     private func createObject(_ c: ClassInfo, row values: [UInt32: Value], lists: [String: [Value]]) throws -> ObjectKey {

@@ -13,6 +13,7 @@ extension WriteTransaction {
         try checkActive()
         catalogue.schemaVersion = version
         catalogueChanged = true
+        plans.removeAll()
     }
 
     /// Creates several classes at once (they may link to each other).
@@ -45,6 +46,7 @@ extension WriteTransaction {
             throw error
         }
         catalogueChanged = true
+        plans.removeAll()
     }
 
     public func createClass(_ schema: ClassSchema) throws { try createClasses([schema]) }
@@ -67,6 +69,7 @@ extension WriteTransaction {
             throw error
         }
         catalogueChanged = true
+        plans.removeAll()
         let info = catalogue.classInfo(named: className)!.property(named: p.name)!
         if info.isIndexed && c.objectCount > 0 {
             for k in try keys(TableHandle(name: className, classID: c.classID)) {
@@ -163,6 +166,7 @@ extension WriteTransaction {
         catalogue.classes[ci].properties.removeAll { $0.columnID == p.columnID }
         if p.isPrimaryKey { catalogue.classes[ci].primaryKeyColumnID = 0 }
         catalogueChanged = true
+        plans.removeAll()
     }
 
     /// Removes a class and all its objects. Refused while another class links to it.
@@ -184,6 +188,7 @@ extension WriteTransaction {
         roots[c.classID] = nil
         catalogue.classes.removeAll { $0.classID == c.classID }
         catalogueChanged = true
+        plans.removeAll()
     }
 
     func dropIndex(_ classID: UInt32, _ p: PropertyInfo) throws {

@@ -27,6 +27,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
     /// Indexes loaded in this transaction, by (class ID, column ID).
     var indexes: [SlotKey: EntryTree] = [:]
     var catalogueChanged = false
+    /// Insert plans by class ID; dropped whenever the schema changes.
+    var plans: [UInt32: InsertPlan] = [:]
     var written: [Extent] = []
     /// Node writes not yet issued: runs of adjacent pages.
     var pending: [PendingRun] = []
