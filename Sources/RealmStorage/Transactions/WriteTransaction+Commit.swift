@@ -27,7 +27,7 @@ extension WriteTransaction {
                 tag = keys[0] << 1 | 1
             } else if keys.count > 1 {
                 let node = try ListNode.encode(keys.map { .int(Int64(bitPattern: $0)) }, type: .int, nullable: false, storeBlob: storeBlob)
-                tag = try write(node)
+                tag = try write(node) << 1
             }
             let (leaf, row) = try mutableRow(slot.classID, slot.key)
             try leaf.set(row: row, property: p, .int(Int64(bitPattern: tag)))
@@ -116,8 +116,9 @@ extension Snapshot {
             for p in c.properties where (p.isList && p.type != .linkingObjects) || p.type == .backlink {
                 guard let r = try view.reader(for: p, source: self) else { continue }
                 for i in 0..<view.count {
-                    let raw = UInt64(bitPattern: r.int(at: i))
+                    var raw = UInt64(bitPattern: r.int(at: i))
                     if raw == 0 || (p.type == .backlink && raw & 1 == 1) { continue }
+                    if p.type == .backlink { raw >>= 1 }  // a backlink list's ref is stored shifted left
                     refs.append(raw)
                     if p.isList {
                         refs += try ListNode.blobRefs(self.node(raw, expected: .list), ref: raw, source: self)
