@@ -156,7 +156,7 @@ private struct Verifier {
                 }
                 guard enc == .bytes else { continue }
                 let r = try ColumnReader(node: v.node, offset: e.offset, length: e.length, count: v.count, encoding: enc, type: .data, linkStorage: .raw)
-                try r.forEachBlobRef { refs.append($0) }
+                r.forEachBlobRef { refs.append($0) }
             }
             for r in refs { _ = claim(r, "\(path): blob") }
             for p in c.properties where (p.isList && p.type != .linkingObjects) || p.type == .backlink {

@@ -111,7 +111,7 @@ extension Snapshot {
                 guard let e = view.columnEntry(id), let enc = ColumnEncoding(rawValue: e.encoding), enc == .bytes else { continue }
                 let r = try ColumnReader(node: node, offset: e.offset, length: e.length, count: view.count, encoding: enc,
                                          type: .data, linkStorage: .raw)
-                try r.forEachBlobRef { refs.append($0) }
+                r.forEachBlobRef { refs.append($0) }
             }
             for p in c.properties where (p.isList && p.type != .linkingObjects) || p.type == .backlink {
                 guard let r = try view.reader(for: p, source: self) else { continue }
