@@ -36,8 +36,14 @@ struct ClusterView {
 
     @inline(__always) func key(at i: Int) -> UInt64 { UInt64(bitPattern: keys[i]) }
 
-    /// Row of `key`, by binary search over the sorted keys.
+    /// Row of `key`. Keys are usually dense (assigned in order, few deletes), so the first guess is
+    /// `key - firstKey`; otherwise binary search over the sorted keys.
     func row(of key: UInt64) -> Int? {
+        guard count > 0 else { return nil }
+        let first = self.key(at: 0)
+        if key < first { return nil }
+        let guess = key &- first
+        if guess < UInt64(count), self.key(at: Int(guess)) == key { return Int(guess) }
         var lo = 0, hi = count
         while lo < hi {
             let mid = (lo + hi) >> 1
