@@ -64,8 +64,13 @@ public final class WriteTransaction: Snapshot, NodeSink {
     func write(_ node: [UInt8]) throws -> UInt64 {
         let pages = pagesFor(bytes: node.count)
         let page = freeSpace.allocate(pages)
-        var padded = node
-        padded.append(contentsOf: repeatElement(0, count: pages * pageSize - node.count))
+        // Padded to whole pages with one copy (appending a `repeatElement` goes element by element unoptimised).
+        let padded = [UInt8](unsafeUninitializedCapacity: pages * pageSize) { buffer, count in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            node.withUnsafeBytes { raw.copyMemory(from: $0) }
+            raw.baseAddress!.advanced(by: node.count).initializeMemory(as: UInt8.self, repeating: 0, count: raw.count - node.count)
+            count = raw.count
+        }
         try padded.withUnsafeBytes { try database.store.write($0, atPage: page) }
         written.append(Extent(page: page, count: UInt64(pages)))
         pageLimit = max(pageLimit, freeSpace.endPage)
