@@ -144,6 +144,39 @@ import Glibc
         }
     }
 
+    /// The same power loss, but the first process to open the file afterwards opens it read-only: it must still
+    /// land on the previous version, and so must a read-write process that opens it while the first still has it.
+    @Test func tornCommitFirstOpenedReadOnly() throws {
+        let dir = TempDir()
+        let path = dir.file("torn-ro.realm")
+        let last = 5
+        do {
+            let db = try Database.open(path: path)
+            for i in 0...last { try db.write { try CommitLoop.apply(i, $0) } }
+        }
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let (_, newest) = try #require(newestMeta(bytes))
+        let victim = try #require(try commitLogExtents(bytes, newest).first)
+        for j in 0..<pageSize { bytes[Int(victim.page) * pageSize + j] = 0xA5 }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let readOnly = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
+        #expect(try readOnly.read { $0.version } == newest.version - 1)
+        #expect(try readOnly.read { try CommitLoop.lastTransaction($0) } == last - 1)
+        #expect(try readOnly.read { try commitLoopMismatches($0) } == [])
+        #expect(try readOnly.verify().isOK)
+        // A second process (a worker) joins while the read-only one has it open and commits on top.
+        let child = try WorkerProcess(["commit-loop", path], stderrPath: dir.file("child.stderr"))
+        let first = child.readLine(timeout: 60)
+        let next = child.readLine(timeout: 60)
+        child.sendKill()
+        try child.waitForExit(timeout: 30)
+        #expect(first == "start \(last)", "\(child.stderrTail())")
+        #expect(next == "committed \(last)", "\(child.stderrTail())")
+        #expect(try readOnly.read { try commitLoopMismatches($0) } == [])
+        #expect(try readOnly.read { try CommitLoop.lastTransaction($0) } >= last)
+    }
+
     /// A damaged page of an older version (one that is not the newest commit) is not a torn commit: the file
     /// opens at its newest version, and `verify()` names the damaged node instead of hiding it.
     @Test func damageOutsideTheNewestCommitIsReportedNotRolledBack() throws {
