@@ -36,6 +36,14 @@ import Glibc
         let started = monotonicNow()
 
         for round in 0..<kills {
+            // Every other round this process keeps the file open, with a snapshot, while the child runs: the child
+            // is then not the first opener, its death leaves a reader slot and a writer lock behind, and nothing
+            // runs recovery before we look.
+            let held: (db: Database, snapshot: Snapshot, k: Int)? = try round % 2 == 1 ? {
+                let db = try Database.open(path: path)
+                let s = try db.snapshot()
+                return (db, s, try CommitLoop.lastTransaction(s))
+            }() : nil
             let child = try WorkerProcess(["commit-loop", path], stderrPath: dir.file("child-\(round).stderr"))
             // The child resumes after the last transaction in the file.
             let first = child.readLine(timeout: 60)
@@ -81,7 +89,16 @@ import Glibc
             lastReported = reported.last ?? lastReported
             totalCommits += reported.count
 
-            let k = try checkCommitLoopFile(path, context: "round \(round) (killed \(delayMs) ms after its first commit)")
+            let context = "round \(round) (killed \(delayMs) ms after its first commit\(held == nil ? "" : ", file held open"))"
+            if let held {
+                // The old snapshot still sees its version, whole, after the child's commits and death.
+                let problems = try commitLoopMismatches(held.snapshot)
+                let heldK = try CommitLoop.lastTransaction(held.snapshot)
+                #expect(problems.isEmpty && heldK == held.k,
+                        "\(context): the snapshot held during the child's run changed: \(problems.prefix(10))")
+                held.snapshot.close()
+            }
+            let k = try checkCommitLoopFile(path, context: context, database: held?.db)
             guard let k else { return }
             // Every reported commit is there; at most the one whose report the kill cut off is there too.
             #expect(k >= lastReported, "round \(round): file holds up to transaction \(k), but \(lastReported) was reported committed")
@@ -95,38 +112,65 @@ import Glibc
 
     /// Power loss: pages of the newest commit may never reach the disk. We damage one page the newest commit
     /// wrote (taken from its commit log) and expect the file to open at the previous version, whole, verify
-    /// clean and accept the next commit, for every page the commit wrote and for the meta slot itself.
+    /// clean and accept the next commit, for every page the commit wrote, for the meta slot itself, and for a
+    /// file that lost the pages the commit appended.
     @Test func tornCommitFallsBackToThePreviousVersion() throws {
         let dir = TempDir()
         let pristine = dir.file("pristine.realm")
-        let last = 14
+        // At least 15 transactions, ending with one that grows the file (for the truncation case).
+        var last = -1
         do {
             let db = try Database.open(path: pristine)
-            for i in 0...last { try db.write { try CommitLoop.apply(i, $0) } }
+            var pages: UInt64 = 0
+            repeat {
+                last += 1
+                pages = try db.latestMeta().pageCount
+                try db.write { try CommitLoop.apply(last, $0) }
+            } while try last < 14 || db.latestMeta().pageCount <= pages
         }
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: pristine)))
         let (slot, newest) = try #require(newestMeta(bytes))
+        let previous = try #require(bytes.withUnsafeBytes { buf -> Meta? in
+            let other = UnsafeRawBufferPointer(rebasing: buf[(1 - slot) * pageSize ..< (2 - slot) * pageSize])
+            if case .valid(let m) = Meta.decode(other) { return m }
+            return nil
+        })
+        #expect(previous.version == newest.version - 1)
         let written = try commitLogExtents(bytes, newest)
         #expect(!written.isEmpty)
 
-        // Targets: the first and the last page of every extent the commit wrote, the commit log itself, and the
-        // newest meta slot.
-        var targets: [(page: UInt64, what: String)] = []
-        for e in written {
-            targets.append((e.page, "first page of the extent at \(e.page) (\(e.count) pages)"))
-            if e.count > 1 { targets.append((e.page + e.count - 1, "last page of the extent at \(e.page) (\(e.count) pages)")) }
+        enum Damage {
+            case garbage(UInt64), zeros(UInt64), truncate(toPages: UInt64)
         }
-        targets.append((newest.commitLogRef, "the commit log"))
-        targets.append((UInt64(slot), "the newest meta slot"))
+        // Garbage on the first and the last page of every extent the commit wrote, on the commit log and on the
+        // newest meta slot; zeros (never written) on the first extent; the file cut back to the previous size.
+        var targets: [(Damage, String)] = []
+        for e in written {
+            targets.append((.garbage(e.page), "garbage on the first page of the extent at \(e.page) (\(e.count) pages)"))
+            if e.count > 1 {
+                targets.append((.garbage(e.page + e.count - 1), "garbage on the last page of the extent at \(e.page) (\(e.count) pages)"))
+            }
+        }
+        targets.append((.garbage(newest.commitLogRef), "garbage on the commit log (page \(newest.commitLogRef))"))
+        targets.append((.garbage(UInt64(slot)), "garbage on the newest meta slot"))
+        targets.append((.zeros(written[0].page), "zeros on page \(written[0].page)"))
+        targets.append((.truncate(toPages: previous.pageCount), "file cut from \(newest.pageCount) to \(previous.pageCount) pages"))
 
         var rng = SplitMix64(seed: 0x7042_2026)
-        for (n, target) in targets.enumerated() {
+        for (n, (damage, what)) in targets.enumerated() {
             let path = dir.file("torn-\(n).realm")
             var damaged = bytes
-            for j in 0..<pageSize { damaged[Int(target.page) * pageSize + j] = UInt8(truncatingIfNeeded: rng.next()) }
+            switch damage {
+            case .garbage(let page):
+                for j in 0..<pageSize { damaged[Int(page) * pageSize + j] = UInt8(truncatingIfNeeded: rng.next()) }
+            case .zeros(let page):
+                for j in 0..<pageSize { damaged[Int(page) * pageSize + j] = 0 }
+            case .truncate(let pages):
+                damaged.removeSubrange((Int(pages) * pageSize)...)
+            }
             try Data(damaged).write(to: URL(fileURLWithPath: path))
 
-            let context = "garbage on page \(target.page), \(target.what)"
+            let context = what
             do {
                 let db = try Database.open(path: path)
                 let version = try db.read { $0.version }
@@ -139,7 +183,7 @@ import Glibc
                 try db.write { try CommitLoop.apply(last, $0) }
                 #expect(try checkCommitLoopFile(path, context: "\(context), after committing again", database: db) == last)
             }
-            // And so does the next open (not the first any more: nothing to recover).
+            // And the next first open finds that commit whole.
             #expect(try checkCommitLoopFile(path, context: "\(context), reopened") == last)
         }
     }
