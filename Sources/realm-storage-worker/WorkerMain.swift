@@ -1,4 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import RealmStorage
+
+/// A child process for the crash and multi-process tests. Output is line-oriented and written straight to
+/// file descriptor 1 (no buffering), so a line is visible to the parent as soon as it is printed.
+///
+///     realm-storage-worker commit-loop PATH
+///     realm-storage-worker writer PATH ID COUNT
+///     realm-storage-worker reader PATH SECONDS [UNTIL]
+///     realm-storage-worker pin PATH
 @main
 struct WorkerMain {
-    static func main() { print("worker: not yet") }
+    static func main() {
+        let args = Array(CommandLine.arguments.dropFirst())
+        do {
+            switch (args.first, args.count) {
+            case ("commit-loop", 2):
+                try CommitLoop.run(path: args[1])
+            case ("writer", 4):
+                guard let id = Int(args[2]), let count = Int(args[3]), count >= 0 else { usage() }
+                try SharedCounter.runWriter(path: args[1], id: id, count: count)
+            case ("reader", 3), ("reader", 4):
+                guard let seconds = Double(args[2]) else { usage() }
+                let until = args.count == 4 ? Int(args[3]) : nil
+                if args.count == 4 && until == nil { usage() }
+                try SharedCounter.runReader(path: args[1], seconds: seconds, until: until)
+            case ("pin", 2):
+                try SharedCounter.runPin(path: args[1])
+            default:
+                usage()
+            }
+        } catch {
+            emitError("error: \(error)")
+            exit(2)
+        }
+    }
+
+    static func usage() -> Never {
+        emitError("""
+            usage: realm-storage-worker commit-loop PATH
+                   realm-storage-worker writer PATH ID COUNT
+                   realm-storage-worker reader PATH SECONDS [UNTIL]
+                   realm-storage-worker pin PATH
+            """)
+        exit(64)
+    }
+}
+
+/// Writes one line to standard output, unbuffered.
+func emit(_ line: String) { writeAll(1, line + "\n") }
+
+/// Writes one line to standard error, unbuffered.
+func emitError(_ line: String) { writeAll(2, line + "\n") }
+
+private func writeAll(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)
+    var done = 0
+    while done < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return
+        }
+        done += n
+    }
 }

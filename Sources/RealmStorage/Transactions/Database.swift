@@ -251,8 +251,36 @@ public final class Database: @unchecked Sendable {
         }
         // Zero the torn slot so every later reader picks the whole one.
         let zero = [UInt8](repeating: 0, count: pageSize)
+        if store.readOnly {
+            try zeroSlotThroughOwnDescriptor(store.path, slot: newest.slot, version: newest.meta.version)
+            return
+        }
         try zero.withUnsafeBytes { try store.write($0, atPage: UInt64(newest.slot)) }
         try store.sync()
+    }
+
+    /// The repair of a torn commit when the first opener opened the file read-only. It must still happen: the
+    /// torn version was never durable, so dropping it changes nothing anyone could have read, whereas leaving it
+    /// would hand the torn version to every process that opens the file while this one has it open (they are
+    /// not first openers and do not check).
+    private static func zeroSlotThroughOwnDescriptor(_ path: String, slot: Int, version: UInt64) throws {
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        if fd < 0 {
+            throw StorageError.io(path: path, operation: "roll back the torn commit of version \(version) (opened read-only; "
+                                  + "open the file read-write once to recover it)", errno: errno)
+        }
+        defer { Glibc.close(fd) }
+        let zero = [UInt8](repeating: 0, count: pageSize)
+        var done = 0
+        while done < pageSize {
+            let n = zero.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, pageSize - done, off_t(slot * pageSize + done)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StorageError.io(path: path, operation: "roll back the torn commit of version \(version)", errno: errno)
+            }
+            done += n
+        }
+        if fdatasync(fd) != 0 { throw StorageError.io(path: path, operation: "fdatasync", errno: errno) }
     }
 
     private static func commitIsWhole(_ meta: Meta, mapping: Mapping, fileBytes: UInt64) -> Bool {

@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import RealmStorage
+@testable import realm_storage_worker
+
+/// Several processes on one file: writers serialise through the lock file, readers see whole versions, and a
+/// snapshot in one process pins its pages against reuse by writers in others.
+@Suite(.serialized) struct MultiProcessTests {
+    static let writers = 3
+    static let perWriter = 200
+
+    @Test func writersAndReadersInSeparateProcesses() throws {
+        let total = Self.writers * Self.perWriter
+        let dir = TempDir()
+        let path = dir.file("shared.realm")
+        let db = try Database.open(path: path)
+        try SharedCounter.ensureSchema(db)
+
+        // A snapshot taken before any other process writes: it must see its version to the end, whole.
+        let before = try db.snapshot()
+        let v0 = before.version
+        let pinned = try reachableNodes(before)
+
+        var children: [WorkerProcess] = []
+        defer { for c in children { c.sendKill() } }
+        func spawn(_ args: [String], _ name: String) throws -> WorkerProcess {
+            let c = try WorkerProcess(args, stderrPath: dir.file("\(name).stderr"))
+            children.append(c)
+            return c
+        }
+        func expectLine(_ c: WorkerProcess, _ prefix: String, timeout: Double) throws -> String {
+            guard let line = c.readLine(timeout: timeout), line.hasPrefix(prefix) else {
+                c.sendKill()
+                let status = try? c.waitForExit(timeout: 10)
+                throw WorkerProcessError("\(c.arguments) did not print \"\(prefix)...\" within \(timeout) s "
+                                         + "(\(status.map(WorkerProcess.describe) ?? "still running"))\(c.stderrTail())")
+            }
+            return line
+        }
+
+        // Readers first, running until they have seen the last increment, and a process that holds a snapshot of
+        // the first version until it is killed mid-run, leaving a dead process's reader slot behind.
+        let readers = try (0..<2).map { try spawn(["reader", path, "120", "\(total)"], "reader-\($0)") }
+        let doomed = try spawn(["pin", path], "pin")
+        for r in readers { _ = try expectLine(r, "start reader", timeout: 30) }
+        #expect(try expectLine(doomed, "pinned", timeout: 30) == "pinned \(v0)")
+        let started = monotonicNow()
+        let ws = try (1...Self.writers).map { try spawn(["writer", path, "\($0)", "\(Self.perWriter)"], "writer-\($0)") }
+        for w in ws { _ = try expectLine(w, "start", timeout: 30) }
+
+        // Meanwhile this process reads too, with the same checks, and kills the pinning process part-way.
+        var inProcessChecks = 0
+        var lastSeen = 0
+        var doomedKilled = false
+        checking: while ws.contains(where: { !$0.hasExited() }) {
+            let result = try db.read { try SharedCounter.check($0) }
+            switch result {
+            case .failure(let e):
+                Issue.record("in-process reader: \(e)")
+                break checking
+            case .success(let c):
+                #expect(c >= lastSeen, "in-process reader went back from counter \(lastSeen) to \(c)")
+                lastSeen = c
+            }
+            inProcessChecks += 1
+            if !doomedKilled && lastSeen >= total / 3 {
+                doomed.sendKill(SIGKILL)
+                try doomed.waitForExit(timeout: 30)  // reaped: a zombie would still count as alive
+                doomedKilled = true
+            }
+            if monotonicNow() - started > 240 { break }
+            usleep(5000)
+        }
+        for w in ws {
+            let status = try w.waitForExit(timeout: 60)
+            let out = w.remainingLines(timeout: 5)
+            #expect(WorkerProcess.exitedNormally(status) && out.last?.hasPrefix("done ") == true,
+                    "writer \(w.arguments) ended with \(WorkerProcess.describe(status)), output \(out)\(w.stderrTail())")
+        }
+        let writeSeconds = monotonicNow() - started
+        var readerReports: [String] = []
+        for r in readers {
+            let status = try r.waitForExit(timeout: 60)
+            let out = r.remainingLines(timeout: 5)
+            readerReports += out
+            #expect(WorkerProcess.exitedNormally(status) && out.count == 1 && out[0].hasPrefix("ok "),
+                    "reader \(r.arguments) ended with \(WorkerProcess.describe(status)), output \(out)\(r.stderrTail())")
+            #expect(out.last?.contains("max=\(total)") == true, "reader did not see the last increment: \(out)")
+        }
+        if !doomedKilled { doomed.sendKill(SIGKILL) }
+        _ = try doomed.waitForExit(timeout: 30)
+        print("MultiProcessTests: \(total) increments by \(Self.writers) processes in "
+              + String(format: "%.2f s", writeSeconds) + ", \(inProcessChecks) in-process snapshot checks, readers: \(readerReports)")
+
+        // The final state: every increment, every tagged entry, a sound file.
+        let latest = try db.read { s -> (UInt64, Int) in
+            guard case .success(let c) = try SharedCounter.check(s) else { throw WorkerProcessError("final state fails the invariants") }
+            let entries = try s.table("Entry")
+            let writerP = try s.property(entries, "writer")
+            for w in 1...Self.writers {
+                #expect(try s.find(writerP, equalTo: .int(Int64(w))).count == Self.perWriter, "entries of writer \(w)")
+            }
+            return (s.version, c)
+        }
+        #expect(latest.1 == total)
+        #expect(latest.0 == v0 + UInt64(total), "one version per transaction")
+        let report = try db.verify()
+        #expect(report.isOK, "\(report)")
+
+        // The old snapshot still reads its own version, and none of its pages was overwritten.
+        #expect(before.version == v0)
+        if case .success(let c) = try SharedCounter.check(before) {
+            #expect(c == 0)
+        } else {
+            Issue.record("the snapshot taken before the writers no longer passes its invariants")
+        }
+        #expect(try before.count("Entry") == 0)
+        for (ref, checksum) in pinned {
+            let node = try before.node(ref, expected: nil)
+            #expect(node.u64(at: 8) == checksum && nodeChecksum(node) == checksum,
+                    "page \(ref), reachable from version \(v0), was overwritten while a snapshot of it was open")
+        }
+
+        // Once it is gone (and the killed reader's slot has been cleared), writers reuse the freed pages.
+        before.close()
+        #expect(db.coordinator.oldestReaderVersion() == nil, "a reader slot is still held after every reader ended")
+        let pagesBefore = try db.latestMeta().pageCount
+        for seq in 0..<20 { try db.write { try SharedCounter.increment($0, writer: 0, seq: seq) } }
+        let pagesAfter = try db.latestMeta().pageCount
+        #expect(pagesAfter == pagesBefore, "the file grew from \(pagesBefore) to \(pagesAfter) pages with free pages to reuse")
+        let finalReport = try db.verify()
+        #expect(finalReport.isOK, "\(finalReport)")
+        let afterwards = try db.read { try SharedCounter.check($0) }
+        if case .success(let c) = afterwards { #expect(c == total + 20) } else { Issue.record("\(afterwards)") }
+    }
+
+    /// In-place compaction needs every other process gone: refused (clearly, and harmlessly) while a reader
+    /// process has the file open, done once it has closed it.
+    @Test func compactionWaitsForOtherProcesses() throws {
+        let dir = TempDir()
+        let path = dir.file("compact.realm")
+        let db = try Database.open(path: path)
+        try SharedCounter.ensureSchema(db)
+        for seq in 0..<30 { try db.write { try SharedCounter.increment($0, writer: 0, seq: seq) } }
+
+        let reader = try WorkerProcess(["reader", path, "2"], stderrPath: dir.file("reader.stderr"))
+        defer { reader.sendKill() }
+        guard reader.readLine(timeout: 30) == "start reader" else {
+            Issue.record("reader did not start\(reader.stderrTail())")
+            return
+        }
+        #expect {
+            try db.compact()
+        } throws: { error in
+            guard case StorageError.inUseByAnotherProcess = error else { return false }
+            return true
+        }
+        // The failed attempt left this process a normal participant: it still writes, the reader still reads.
+        for seq in 30..<40 { try db.write { try SharedCounter.increment($0, writer: 0, seq: seq) } }
+        let status = try reader.waitForExit(timeout: 60)
+        let out = reader.remainingLines(timeout: 5)
+        #expect(WorkerProcess.exitedNormally(status) && out.first?.hasPrefix("ok ") == true,
+                "reader: \(WorkerProcess.describe(status)), \(out)\(reader.stderrTail())")
+
+        let before = try db.latestMeta().pageCount
+        try db.compact()
+        #expect(try db.latestMeta().pageCount <= before)
+        let report = try db.verify()
+        #expect(report.isOK, "\(report)")
+        let result = try db.read { try SharedCounter.check($0) }
+        if case .success(let c) = result { #expect(c == 40) } else { Issue.record("\(result)") }
+    }
+}
+
+/// Every node reachable from a snapshot (catalogue, table trees with their blobs and lists, indexes) with the
+/// checksum stored in it.
+func reachableNodes(_ s: Snapshot) throws -> [(UInt64, UInt64)] {
+    var refs: [UInt64] = []
+    if s.meta.catalogueRef != 0 { refs.append(s.meta.catalogueRef) }
+    for c in s.catalogue.classes {
+        try s.collectTableRefs(c.tableRoot, c, into: &refs)
+        for p in c.properties where p.isIndexed && p.indexRoot != 0 {
+            try EntryTree(root: p.indexRoot).collectRefs(source: s, into: &refs)
+        }
+    }
+    return try refs.map { ref in
+        let node = try s.node(ref, expected: nil)
+        #expect(nodeChecksum(node) == node.u64(at: 8), "node at page \(ref) fails its checksum to begin with")
+        return (ref, node.u64(at: 8))
+    }
+}
