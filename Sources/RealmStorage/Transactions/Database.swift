@@ -198,8 +198,8 @@ public final class Database: @unchecked Sendable {
     /// Writes the two meta pages of an empty database (version 1 in slot B, slot A empty).
     static func writeEmpty(store: PageStore) throws {
         let empty = Meta(version: 1, catalogueRef: 0, freeListRef: 0, commitLogRef: 0, pageCount: 2)
-        let zero = [UInt8](repeating: 0, count: pageSize)
-        try zero.withUnsafeBytes { try store.write($0, atPage: 0) }
+        // Only slot B is written: page 0 reads as zeros (an empty slot A) once the file is two pages long, and
+        // no crash can leave a file that has a zero page 0 but no valid slot.
         try empty.encode().withUnsafeBytes { try store.write($0, atPage: 1) }
         try store.sync()
     }
