@@ -32,6 +32,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case valueTooLarge(className: String, property: String, bytes: Int, limit: Int)
     /// A primary key value is already used by another object of the class. The value is not included.
     case duplicatePrimaryKey(className: String, property: String)
+    /// A primary key that identifies its object cannot be changed once the object exists.
+    case primaryKeyChange(className: String, property: String)
     /// The object does not exist (deleted, or never created) in this version.
     case noSuchObject(className: String, key: UInt64)
     /// A list index is outside the list.
@@ -60,6 +62,7 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .typeMismatch(let c, let p, let e, let g): return "\(c).\(p) expects \(e), got \(g)"
         case .valueTooLarge(let c, let p, let b, let l): return "\(c).\(p): value of \(b) bytes exceeds the limit of \(l) bytes"
         case .duplicatePrimaryKey(let c, let p): return "duplicate primary key for \(c).\(p)"
+        case .primaryKeyChange(let c, let p): return "\(c).\(p) is the primary key; it cannot be changed once the object exists"
         case .noSuchObject(let c, let k): return "no object \(c) #\(k)"
         case .indexOutOfRange(let i, let n): return "index \(i) out of range for a list of \(n)"
         case .transactionEnded: return "the transaction has already ended"

@@ -127,3 +127,43 @@ import Testing
         #expect(a !== other)
     }
 }
+
+@Suite struct IntPrimaryKeyTests {
+    /// A required int primary key is the object key: lookups need no index, order is numeric, duplicates and
+    /// changes are refused, and links from such objects keep exact backlinks.
+    @Test func intPrimaryKeyIsTheObjectKey() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("pk.realm"))
+        let ids: [Int64] = [5, -3, Int64.max, Int64.min, 0, 42, -1]
+        try db.write { tx in
+            try tx.createClasses(personDogSchema)
+            for id in ids { try tx.createObject("Person", ["id": .int(id), "name": .string("p\(id)")]) }
+            #expect(throws: StorageError.duplicatePrimaryKey(className: "Person", property: "id")) {
+                try tx.createObject("Person", ["id": .int(42)])
+            }
+            let people = try tx.table("Person")
+            let owner = try #require(try tx.object(people, primaryKey: .int(Int64.min)))
+            try tx.createObject("Dog", ["name": .string("Rex"), "owner": .link(owner)])
+            #expect(throws: StorageError.primaryKeyChange(className: "Person", property: "id")) {
+                try tx.set(owner, tx.property(people, "id"), .int(7))
+            }
+        }
+        try db.read { s in
+            let people = try s.table("Person")
+            let id = try s.property(people, "id")
+            let ordered = try s.keys(people).map { try s.value($0, id) }
+            #expect(ordered == ids.sorted().map { .int($0) })
+            for v in ids {
+                let k = try #require(try s.object(people, primaryKey: .int(v)))
+                #expect(try s.value(k, id) == .int(v))
+                #expect(try s.find(id, equalTo: .int(v)) == [k])
+            }
+            #expect(try s.object(people, primaryKey: .int(6)) == nil)
+            #expect(try s.object(people, primaryKey: .string("5")) == nil)
+            let owner = try #require(try s.object(people, primaryKey: .int(Int64.min)))
+            #expect(try s.backlinks(owner, in: people, from: "Dog", property: "owner").count == 1)
+        }
+        let report = try db.verify()
+        #expect(report.isOK, "\(report)")
+    }
+}

@@ -102,13 +102,27 @@ private struct Verifier {
         do {
             try s.forEachKey(table) { k in
                 if let l = lastKey, k.rawValue <= l { self.problem("\(c.name): keys out of order (\(l) then \(k.rawValue))") }
-                if k.rawValue >= c.nextObjectKey { self.problem("\(c.name): key \(k.rawValue) is not below nextObjectKey \(c.nextObjectKey)") }
+                if c.keyFromPrimaryKey == nil, k.rawValue >= c.nextObjectKey {
+                    self.problem("\(c.name): key \(k.rawValue) is not below nextObjectKey \(c.nextObjectKey)")
+                }
                 lastKey = k.rawValue
                 count += 1
                 return true
             }
         } catch { problem("\(c.name): \(error)"); return }
         report.objects += count
+        if let pk = c.keyFromPrimaryKey {
+            // The object key must be the primary key's value.
+            let h = PropertyHandle(name: pk.name, type: pk.type, isList: false, isOptional: false, info: pk, classID: c.classID)
+            do {
+                for k in try s.keys(table) {
+                    guard case .int(let v) = try s.value(k, h), ObjectKey.fromPrimaryKey(v) == k else {
+                        problem("\(c.name) #\(k.rawValue): key does not match its primary key \(pk.name)")
+                        break
+                    }
+                }
+            } catch { problem("\(c.name): \(error)") }
+        }
         if UInt64(count) != c.objectCount { problem("\(c.name): catalogue says \(c.objectCount) objects, tree holds \(count)") }
         checkValues(c, table)
         for p in c.properties where p.isIndexed { checkIndex(c, table, p) }

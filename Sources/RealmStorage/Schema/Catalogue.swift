@@ -7,6 +7,8 @@ struct PropertyInfo: Equatable {
         static let indexed = Flags(rawValue: 4)
         static let primaryKey = Flags(rawValue: 8)
         static let hidden = Flags(rawValue: 16)
+        /// A non-optional int primary key whose value *is* the object key (no index tree; see DECISIONS 13).
+        static let keyIsValue = Flags(rawValue: 32)
     }
 
     var columnID: UInt32
@@ -22,7 +24,10 @@ struct PropertyInfo: Equatable {
 
     var isOptional: Bool { flags.contains(.optional) }
     var isList: Bool { flags.contains(.list) }
-    var isIndexed: Bool { flags.contains(.indexed) || flags.contains(.primaryKey) }
+    /// Whether the property has an index tree (indexed properties and primary keys, except a primary key
+    /// whose value is the object key).
+    var isIndexed: Bool { (flags.contains(.indexed) || flags.contains(.primaryKey)) && !flags.contains(.keyIsValue) }
+    var keyIsValue: Bool { flags.contains(.keyIsValue) }
     var isPrimaryKey: Bool { flags.contains(.primaryKey) }
     var isHidden: Bool { flags.contains(.hidden) }
     /// Whether objects store a column for this property (linkingObjects are computed).
@@ -52,6 +57,9 @@ struct ClassInfo: Equatable {
     }
 
     func property(column: UInt32) -> PropertyInfo? { properties.first { $0.columnID == column } }
+
+    /// The primary key property when its value is the object key.
+    var keyFromPrimaryKey: PropertyInfo? { properties.first(where: \.keyIsValue) }
 
     /// Properties that have a column in clusters, in stored order.
     var columns: [PropertyInfo] { properties.filter(\.hasColumn) }

@@ -8,6 +8,12 @@ public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible
     public var description: String { "#\(rawValue)" }
 }
 
+extension ObjectKey {
+    /// The object key of an object whose int primary key is `value`: the value with its sign bit flipped,
+    /// so that key order is numeric order.
+    static func fromPrimaryKey(_ value: Int64) -> ObjectKey { ObjectKey(UInt64(bitPattern: value) ^ (1 << 63)) }
+}
+
 /// A point in time with nanosecond precision: seconds since 1970-01-01T00:00:00Z plus nanoseconds.
 ///
 /// `nanoseconds` has the same sign as `seconds` (or either sign when `seconds` is 0), as in Realm.

@@ -266,6 +266,7 @@ extension Snapshot {
     /// otherwise by scanning the column.
     public func find(_ p: PropertyHandle, equalTo value: Value) throws -> [ObjectKey] {
         let (c, info) = try currentInfo(p)
+        if info.keyIsValue { return try object(TableHandle(name: c.name, classID: c.classID), primaryKey: value).map { [$0] } ?? [] }
         if info.isIndexed { return try indexLookup(c.classID, info, value, limit: Int.max).map(ObjectKey.init) }
         var out: [ObjectKey] = []
         try TableTree.forEachLeaf(root(of: c.classID), source: self) { leaf in
@@ -287,6 +288,11 @@ extension Snapshot {
         guard let ci = catalogue.classIndex(id: table.classID) else { throw StorageError.noSuchClass(table.name) }
         guard let pk = catalogue.classes[ci].properties.first(where: \.isPrimaryKey) else {
             throw StorageError.invalidSchema("class '\(table.name)' has no primary key")
+        }
+        if pk.keyIsValue {
+            guard case .int(let v) = value else { return nil }
+            let key = ObjectKey.fromPrimaryKey(v)
+            return try locate(table.classID, key.rawValue) != nil ? key : nil
         }
         return try indexLookup(table.classID, pk, value, limit: 1).first.map(ObjectKey.init)
     }

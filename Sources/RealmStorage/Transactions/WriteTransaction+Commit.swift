@@ -23,9 +23,9 @@ extension WriteTransaction {
             guard let c = catalogue.classInfo(id: slot.classID), let p = c.property(column: slot.columnID),
                   try locate(slot.classID, slot.key) != nil else { continue }
             var tag: UInt64 = 0
-            if keys.count == 1 {
-                tag = keys[0] << 1 | 1
-            } else if keys.count > 1 {
+            if keys.count == 1 && keys[0] < 1 << 63 {
+                tag = keys[0] << 1 | 1  // one origin, inline (keys with the top bit set go to a list node)
+            } else if !keys.isEmpty {
                 let node = try ListNode.encode(keys.map { .int(Int64(bitPattern: $0)) }, type: .int, nullable: false, storeBlob: storeBlob)
                 tag = try write(node) << 1
             }

@@ -126,14 +126,24 @@ extension WriteTransaction {
             }
             listValues.append((p, try vs.map { try validated($0, for: p, in: c, element: true) }))
         }
-        if c.primaryKeyColumnID != 0, let pki = c.properties.firstIndex(where: \.isPrimaryKey) {
-            if try !indexLookup(c.classID, c.properties[pki], row[pki], limit: 1).isEmpty {
-                throw StorageError.duplicatePrimaryKey(className: c.name, property: c.properties[pki].name)
-            }
-        }
         let ci = try classIndex(c.classID)
-        let key = catalogue.classes[ci].nextObjectKey
-        catalogue.classes[ci].nextObjectKey += 1
+        let key: UInt64
+        if c.primaryKeyColumnID != 0, let pki = c.properties.firstIndex(where: \.isPrimaryKey) {
+            let pk = c.properties[pki]
+            if pk.keyIsValue, case .int(let v) = row[pki] {
+                key = ObjectKey.fromPrimaryKey(v).rawValue
+                if try locate(c.classID, key) != nil { throw StorageError.duplicatePrimaryKey(className: c.name, property: pk.name) }
+            } else {
+                if try !indexLookup(c.classID, pk, row[pki], limit: 1).isEmpty {
+                    throw StorageError.duplicatePrimaryKey(className: c.name, property: pk.name)
+                }
+                key = catalogue.classes[ci].nextObjectKey
+                catalogue.classes[ci].nextObjectKey += 1
+            }
+        } else {
+            key = catalogue.classes[ci].nextObjectKey
+            catalogue.classes[ci].nextObjectKey += 1
+        }
         catalogue.classes[ci].objectCount += 1
         catalogueChanged = true
         try TreeMutator(sink: self, properties: c.properties)
@@ -171,6 +181,9 @@ extension WriteTransaction {
         guard let loc = try locate(c.classID, key.rawValue) else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
         let old = try rawValue(loc, info)
         if old == v { return }
+        if info.keyIsValue {
+            throw StorageError.primaryKeyChange(className: c.name, property: info.name)
+        }
         if info.isPrimaryKey {
             if try !indexLookup(c.classID, info, v, limit: 1).isEmpty {
                 throw StorageError.duplicatePrimaryKey(className: c.name, property: info.name)
@@ -202,8 +215,8 @@ extension WriteTransaction {
         guard !info.isList, info.type != .linkingObjects else {
             throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a list of values", got: "a single value")
         }
-        if info.type == .link || info.isIndexed {
-            // Links and indexes need per-object bookkeeping.
+        if info.type == .link || info.isIndexed || info.keyIsValue {
+            // Links and indexes need per-object bookkeeping (and a primary key that is the key may not change).
             var n = 0
             for k in try keys(table) {
                 try set(k, p, transform(try value(k, p)))

@@ -36,7 +36,9 @@ extension WriteTransaction {
             }
             // Plain properties and links first, then linkingObjects (which refer to links).
             for s in schemas {
-                for p in s.properties where p.type != .linkingObjects { try appendProperty(s.name, p) }
+                for p in s.properties where p.type != .linkingObjects {
+                    try appendProperty(s.name, p, keyIsValue: p.isPrimaryKey && p.type == .int && !p.isOptional && !p.isList)
+                }
             }
             for s in schemas {
                 for p in s.properties where p.type == .linkingObjects { try appendProperty(s.name, p) }
@@ -78,7 +80,7 @@ extension WriteTransaction {
         }
     }
 
-    private func appendProperty(_ className: String, _ s: PropertySchema) throws {
+    private func appendProperty(_ className: String, _ s: PropertySchema, keyIsValue: Bool = false) throws {
         guard let ci = catalogue.classIndex(named: className) else { throw StorageError.noSuchClass(className) }
         let c = catalogue.classes[ci]
         try validateName(s.name, kind: "property", limit: SchemaLimits.maxPropertyNameBytes)
@@ -97,6 +99,7 @@ extension WriteTransaction {
                 throw StorageError.invalidSchema("\(where_): a primary key must be int, string, objectId or uuid, not \(s.type)")
             }
             flags.insert(.primaryKey)
+            if keyIsValue { flags.insert(.keyIsValue) }
         }
         var target: UInt32 = 0
         var origin: UInt32 = 0
