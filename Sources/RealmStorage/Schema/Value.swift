@@ -9,9 +9,10 @@ public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible
 }
 
 extension ObjectKey {
-    /// The object key of an object whose int primary key is `value`: the value with its sign bit flipped,
-    /// so that key order is numeric order.
-    static func fromPrimaryKey(_ value: Int64) -> ObjectKey { ObjectKey(UInt64(bitPattern: value) ^ (1 << 63)) }
+    /// The object key of an object whose int primary key is `value`: `value + 2^62` (wrapping). Keys of
+    /// primary keys in -2^62 ..< 2^62 are below 2^63, so a single backlink to such an object is stored inline,
+    /// and key order is numeric order for every primary key from -2^62 up (smaller ones sort last).
+    static func fromPrimaryKey(_ value: Int64) -> ObjectKey { ObjectKey(UInt64(bitPattern: value &+ (1 << 62))) }
 }
 
 /// A point in time with nanosecond precision: seconds since 1970-01-01T00:00:00Z plus nanoseconds.
