@@ -229,6 +229,12 @@ import Glibc
         do {
             let db = try Database.open(path: path)
             for i in 0...6 { try db.write { try CommitLoop.apply(i, $0) } }
+            // A class the schedule never touches again: its cluster stays as the earlier commit wrote it.
+            try db.write { tx in
+                try tx.createClass(ClassSchema(name: "Archive", properties: [PropertySchema(name: "note", type: .string)]))
+                for i in 0..<10 { try tx.createObject("Archive", ["note": .string("note \(i)")]) }
+            }
+            for i in 7...9 { try db.write { try CommitLoop.apply(i, $0) } }
         }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let (_, newest) = try #require(newestMeta(bytes))

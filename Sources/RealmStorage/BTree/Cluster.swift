@@ -3,9 +3,9 @@ let clusterCapacity = 256
 let clusterSplitBytes = 64 * 1024
 
 extension PropertyInfo {
-    /// The type the column codec stores for this property in a cluster: lists hold node refs and backlinks
-    /// hold tagged keys, both as plain integers.
-    var clusterColumnType: PropertyType { isList || type == .backlink ? .int : type }
+    /// The type the column codec stores for this property in a cluster: a list or a backlink set is one
+    /// serialized byte string (`ListCoding`), inline when short and a blob when long.
+    var clusterColumnType: PropertyType { isList || type == .backlink ? .data : type }
     var clusterColumnNullable: Bool { isList || type == .backlink ? false : (isOptional || type == .link || type == .mixed) }
 }
 

@@ -39,7 +39,7 @@ enum ColumnCodec {
     static let inlineLimit = 1024
     /// Largest blob length a reader accepts (a sanity bound against corrupt lengths; values are
     /// limited to 16 MB, plus one tag byte for mixed).
-    static let maxBlobLength = 1 << 25
+    static let maxBlobLength = 1 << 31
 
     /// Appends the column block of `values` to `w` and returns its byte length (a multiple of 8).
     ///
@@ -56,6 +56,7 @@ enum ColumnCodec {
     @discardableResult
     static func encodeColumn(_ values: ArraySlice<Value>, type: PropertyType, nullable: Bool,
                              linkStorage: LinkStorage = .plusOne, into w: inout ByteWriter,
+                             inlineLimit: Int = ColumnCodec.inlineLimit,
                              storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) rethrows -> Int {
         precondition(w.count & 7 == 0, "a column block must start 8-byte aligned")
         let encoding = ColumnEncoding.encoding(for: type)

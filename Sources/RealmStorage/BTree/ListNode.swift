@@ -1,53 +1,59 @@
-/// A list node (type 3): the elements of one list property of one object, or a set of backlink origins.
-enum ListNode {
-    static func encode(_ values: [Value], type: PropertyType, nullable: Bool,
-                       storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) throws -> [UInt8] {
-        var b = NodeBuilder(.list, capacity: 32 + values.count * 8)
-        b.w.u32(UInt32(values.count))
-        b.w.u8(type.rawValue)
-        b.w.u8(nullable ? 1 : 0)
-        b.w.u16(0)
-        let lengthAt = b.w.count
-        b.w.u32(0)
-        b.w.u32(0)
-        let start = b.w.count
-        try ColumnCodec.encodeColumn(values[...], type: type, nullable: nullable, linkStorage: .raw,
-                                     into: &b.w, storeBlob: storeBlob)
-        b.w.patchU32(UInt32(b.w.count - start), at: lengthAt)
-        return b.finish()
+/// The elements of one list property of one object, or the origins of one backlink column, serialized as
+/// one byte string that the cluster stores in a bytes column: inline when small, as a blob when long.
+///
+/// Layout: `u32 count`, `u8 element type`, `u8 nullable`, 2 reserved bytes, then one column block (as in
+/// clusters, 8-aligned from the start of the string) with every value inline.
+enum ListCoding {
+    static func encode(_ values: [Value], type: PropertyType, nullable: Bool) -> [UInt8] {
+        if values.isEmpty { return [] }
+        var w = ByteWriter(capacity: 8 + values.count * 8)
+        w.u32(UInt32(values.count))
+        w.u8(type.rawValue)
+        w.u8(nullable ? 1 : 0)
+        w.u16(0)
+        ColumnCodec.encodeColumn(values[...], type: type, nullable: nullable, linkStorage: .raw, into: &w,
+                                 inlineLimit: Int.max, storeBlob: { _ in preconditionFailure("list values are stored inline") })
+        return w.bytes
     }
 
-    static func reader(_ node: UnsafeRawBufferPointer, ref: UInt64, source: NodeSource) throws -> (ColumnReader, Int) {
-        guard node.count >= 32 else { throw source.corrupt(ref, "list node shorter than its header") }
-        let count = Int(node.u32(at: 16))
-        guard let type = PropertyType(rawValue: node[20]), type != .linkingObjects, type != .backlink else {
-            throw source.corrupt(ref, "list node has element type \(node[20])")
-        }
-        let length = Int(node.u32(at: 24))
-        guard count <= 1 << 28, 32 + length <= node.count else { throw source.corrupt(ref, "list node sizes out of range") }
-        do {
-            let r = try ColumnReader(node: node, offset: 32, length: length, count: count,
+    /// Sorted origin keys of a backlink column.
+    static func encode(keys: [UInt64]) -> [UInt8] {
+        encode(keys.map { .int(Int64(bitPattern: $0)) }, type: .int, nullable: false)
+    }
+
+    struct Malformed: Error { let reason: String }
+
+    static func decode(_ bytes: [UInt8]) throws -> [Value] {
+        if bytes.isEmpty { return [] }
+        return try bytes.withUnsafeBytes { buf -> [Value] in
+            // An aligned copy: values read from a cluster may start at any offset.
+            guard buf.count >= 8 else { throw Malformed(reason: "list shorter than its header") }
+            let count = Int(buf.u32(at: 0))
+            guard let type = PropertyType(rawValue: buf[4]), type != .linkingObjects, type != .backlink else {
+                throw Malformed(reason: "list has element type \(buf[4])")
+            }
+            guard count <= buf.count * 8 else { throw Malformed(reason: "list count \(count) too large for its bytes") }
+            let r: ColumnReader
+            do {
+                r = try ColumnReader(node: buf, offset: 8, length: buf.count - 8, count: count,
                                      encoding: ColumnEncoding.encoding(for: type), type: type, linkStorage: .raw)
-            return (r, count)
-        } catch {
-            throw source.corrupt(ref, "list node column is malformed")
+            } catch {
+                throw Malformed(reason: "\(error)")
+            }
+            var out: [Value] = []
+            out.reserveCapacity(count)
+            for i in 0..<count {
+                out.append(try r.value(at: i, loadBlob: { _, _ in throw Malformed(reason: "list value out of line") }))
+            }
+            return out
         }
     }
 
-    static func decode(_ node: UnsafeRawBufferPointer, ref: UInt64, source: NodeSource) throws -> [Value] {
-        let (r, count) = try reader(node, ref: ref, source: source)
-        var out: [Value] = []
-        out.reserveCapacity(count)
-        for i in 0..<count { out.append(try r.value(at: i, loadBlob: { try source.blob($0, length: $1) })) }
-        return out
-    }
-
-    /// Refs of out-of-line values of a list node (freed with the node).
-    static func blobRefs(_ node: UnsafeRawBufferPointer, ref: UInt64, source: NodeSource) throws -> [UInt64] {
-        let (r, _) = try reader(node, ref: ref, source: source)
-        var refs: [UInt64] = []
-        r.forEachBlobRef { refs.append($0) }
-        return refs
+    static func decodeKeys(_ bytes: [UInt8]) throws -> [UInt64] {
+        try decode(bytes).map {
+            guard case .int(let k) = $0 else { throw Malformed(reason: "backlink set holds a non-integer") }
+            return UInt64(bitPattern: k)
+        }
     }
 }
 

@@ -60,20 +60,8 @@ extension Database {
             var values: [UInt32: Value] = [:]
             for (pi, p) in c.properties.enumerated() where p.hasColumn {
                 guard let r = readers[pi] else { continue }
-                let raw = try r.value(at: row, loadBlob: { try source.blob($0, length: $1) })
-                if p.isList {
-                    if case .int(let ref) = raw, ref != 0 {
-                        tx.dirtyLists[SlotKey(classID: c.classID, key: key, columnID: p.columnID)] =
-                            try ListNode.decode(source.node(UInt64(ref), expected: .list), ref: UInt64(ref), source: source)
-                    }
-                    values[p.columnID] = .int(0)
-                } else if p.type == .backlink {
-                    let keys = try source.decodeBacklinks(raw)
-                    if !keys.isEmpty { tx.dirtyBacklinks[SlotKey(classID: c.classID, key: key, columnID: p.columnID)] = keys }
-                    values[p.columnID] = .int(0)
-                } else {
-                    values[p.columnID] = raw
-                }
+                // Lists and backlink sets are byte strings in the cluster: copied as they are.
+                values[p.columnID] = try r.value(at: row, loadBlob: { try source.blob($0, length: $1) })
             }
             try mutator.insert(&root, key: key, values: values)
             for p in current.properties where p.isIndexed {

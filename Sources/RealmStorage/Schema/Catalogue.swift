@@ -35,7 +35,7 @@ struct PropertyInfo: Equatable {
 
     /// The value an object has for this property when nothing was stored.
     var defaultValue: Value {
-        if isList || type == .backlink { return .int(0) }
+        if isList || type == .backlink { return .data([]) }
         if isOptional || type == .link || type == .mixed { return .null }
         return type.defaultValue
     }

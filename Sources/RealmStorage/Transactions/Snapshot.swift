@@ -203,8 +203,12 @@ public class Snapshot: NodeSource {
     }
 
     func listValues(_ classID: UInt32, _ key: UInt64, _ info: PropertyInfo, _ loc: RowLocation) throws -> [Value] {
-        guard case .int(let ref) = try rawValue(loc, info), ref != 0 else { return [] }
-        return try ListNode.decode(node(UInt64(ref), expected: .list), ref: UInt64(ref), source: self)
+        guard case .data(let bytes) = try rawValue(loc, info) else { return [] }
+        do {
+            return try ListCoding.decode(bytes)
+        } catch let e as ListCoding.Malformed {
+            throw StorageError.corrupt(path: displayPath, location: "list \(className(classID)).\(info.name) of #\(key)", reason: e.reason)
+        }
     }
 
     /// The keys of objects of `originClass` whose link property `originProperty` points at this object:
@@ -248,13 +252,11 @@ public class Snapshot: NodeSource {
     }
 
     func decodeBacklinks(_ raw: Value) throws -> [UInt64] {
-        guard case .int(let tag) = raw, tag != 0 else { return [] }
-        let t = UInt64(bitPattern: tag)
-        if t & 1 == 1 { return [t >> 1] }
-        let ref = t >> 1
-        return try ListNode.decode(node(ref, expected: .list), ref: ref, source: self).map {
-            if case .int(let k) = $0 { return UInt64(bitPattern: k) }
-            throw corrupt(ref, "backlink list holds a non-integer")
+        guard case .data(let bytes) = raw else { return [] }
+        do {
+            return try ListCoding.decodeKeys(bytes)
+        } catch let e as ListCoding.Malformed {
+            throw StorageError.corrupt(path: displayPath, location: "backlink set", reason: e.reason)
         }
     }
 }

@@ -7,30 +7,18 @@ extension WriteTransaction {
         guard hasChanges else { return }
         let newVersion = meta.version + 1
 
-        // 1. Lists and backlink sets: write their nodes and store the refs in the (dirty) clusters.
-        for (slot, values) in dirtyLists.sorted(by: { ($0.key.classID, $0.key.key) < ($1.key.classID, $1.key.key) }) {
+        // 1. Lists and backlink sets: serialized into their (dirty) clusters' bytes columns.
+        for (slot, values) in dirtyLists {
             guard let c = catalogue.classInfo(id: slot.classID), let p = c.property(column: slot.columnID),
                   try locate(slot.classID, slot.key) != nil else { continue }
-            var ref: UInt64 = 0
-            if !values.isEmpty {
-                let node = try ListNode.encode(values, type: p.type, nullable: p.isOptional, storeBlob: storeBlob)
-                ref = try write(node)
-            }
             let (leaf, row) = try mutableRow(slot.classID, slot.key)
-            try leaf.set(row: row, property: p, .int(Int64(ref)))
+            try leaf.set(row: row, property: p, .data(ListCoding.encode(values, type: p.type, nullable: p.isOptional)))
         }
         for (slot, keys) in dirtyBacklinks {
             guard let c = catalogue.classInfo(id: slot.classID), let p = c.property(column: slot.columnID),
                   try locate(slot.classID, slot.key) != nil else { continue }
-            var tag: UInt64 = 0
-            if keys.count == 1 && keys[0] < 1 << 63 {
-                tag = keys[0] << 1 | 1  // one origin, inline (keys with the top bit set go to a list node)
-            } else if !keys.isEmpty {
-                let node = try ListNode.encode(keys.map { .int(Int64(bitPattern: $0)) }, type: .int, nullable: false, storeBlob: storeBlob)
-                tag = try write(node) << 1
-            }
             let (leaf, row) = try mutableRow(slot.classID, slot.key)
-            try leaf.set(row: row, property: p, .int(Int64(bitPattern: tag)))
+            try leaf.set(row: row, property: p, .data(ListCoding.encode(keys: keys)))
         }
 
         // 2. Object trees.
@@ -98,9 +86,9 @@ extension WriteTransaction {
 }
 
 extension Snapshot {
-    /// Every node reachable from a committed table tree: inner nodes, clusters, their blobs, list nodes
-    /// (with their blobs) and backlink list nodes. Columns of removed properties contribute only blobs (their
-    /// list nodes were freed when the property was removed).
+    /// Every node reachable from a committed table tree: inner nodes, clusters and the blobs of their bytes
+    /// columns (long strings, data, mixed values, lists and backlink sets) — including columns of removed
+    /// properties, whose blobs live until the cluster is rewritten.
     func collectTableRefs(_ ref: UInt64, _ c: ClassInfo, into refs: inout [UInt64]) throws {
         if ref == 0 { return }
         refs.append(ref)
@@ -112,18 +100,6 @@ extension Snapshot {
                 let r = try ColumnReader(node: node, offset: e.offset, length: e.length, count: view.count, encoding: enc,
                                          type: .data, linkStorage: .raw)
                 r.forEachBlobRef { refs.append($0) }
-            }
-            for p in c.properties where (p.isList && p.type != .linkingObjects) || p.type == .backlink {
-                guard let r = try view.reader(for: p, source: self) else { continue }
-                for i in 0..<view.count {
-                    var raw = UInt64(bitPattern: r.int(at: i))
-                    if raw == 0 || (p.type == .backlink && raw & 1 == 1) { continue }
-                    if p.type == .backlink { raw >>= 1 }  // a backlink list's ref is stored shifted left
-                    refs.append(raw)
-                    if p.isList {
-                        refs += try ListNode.blobRefs(self.node(raw, expected: .list), ref: raw, source: self)
-                    }
-                }
             }
             return
         }

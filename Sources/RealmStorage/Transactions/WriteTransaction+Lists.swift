@@ -1,26 +1,15 @@
 extension WriteTransaction {
     // MARK: Lists
 
-    /// The current elements of a list, moved into the dirty set (its committed node freed) for changing.
+    /// The current elements of a list, moved into the dirty set for changing.
     func listForUpdate(_ classID: UInt32, _ key: UInt64, _ p: PropertyInfo) throws -> [Value] {
         let slot = SlotKey(classID: classID, key: key, columnID: p.columnID)
         if let l = dirtyLists[slot] { return l }
         guard let loc = try locate(classID, key) else {
             throw StorageError.noSuchObject(className: catalogue.classInfo(id: classID)?.name ?? "?", key: key)
         }
-        guard case .int(let raw) = try rawValue(loc, p), raw != 0 else {
-            dirtyLists[slot] = []
-            return []
-        }
-        let ref = UInt64(raw)
-        let node = try self.node(ref, expected: .list)
-        let values = try ListNode.decode(node, ref: ref, source: self)
-        for b in try ListNode.blobRefs(node, ref: ref, source: self) { try free(b) }
-        try free(ref)
-        // The cluster's ref is stale from now on; commit writes the new one.
-        let (leaf, row) = try mutableRow(classID, key)
-        try leaf.set(row: row, property: p, .int(0))
-        dirtyLists[slot] = values
+        let values = try super.listValues(classID, key, p, loc)
+        dirtyLists[slot] = values  // commit stores the new value in the cluster
         return values
     }
 
@@ -109,15 +98,7 @@ extension WriteTransaction {
     }
 
     func setBacklinks(_ classID: UInt32, _ key: UInt64, _ bl: PropertyInfo, _ keys: [UInt64]) throws {
-        let slot = SlotKey(classID: classID, key: key, columnID: bl.columnID)
-        if dirtyBacklinks[slot] == nil {
-            // Free the committed list node, if any, and mark the cluster's tag stale.
-            guard let loc = try locate(classID, key) else { return }
-            if case .int(let tag) = try rawValue(loc, bl), tag != 0, tag & 1 == 0 { try free(UInt64(tag) >> 1) }
-            let (leaf, row) = try mutableRow(classID, key)
-            try leaf.set(row: row, property: bl, .int(0))
-        }
-        dirtyBacklinks[slot] = keys
+        dirtyBacklinks[SlotKey(classID: classID, key: key, columnID: bl.columnID)] = keys  // stored at commit
     }
 
     func addBacklink(target: UInt64, via p: PropertyInfo, from originClass: UInt32, origin: UInt64) throws {

@@ -210,14 +210,13 @@ extension WriteTransaction {
     }
 
     private func dropBacklinkColumn(target: UInt32, origin: UInt32, column: UInt32) throws {
-        guard let tc = catalogue.classInfo(id: target),
-              let bl = tc.properties.first(where: { $0.type == .backlink && $0.targetClassID == origin && $0.originColumnID == column }) else { return }
-        // Every origin was unlinked above, so each backlink set is empty; free committed list nodes.
-        for k in try keys(TableHandle(name: tc.name, classID: target)) {
-            try setBacklinks(target, k.rawValue, bl, [])
-            dirtyBacklinks[SlotKey(classID: target, key: k.rawValue, columnID: bl.columnID)] = nil
-        }
-        let ti = catalogue.classIndex(id: target)!
+        guard let ti = catalogue.classIndex(id: target),
+              let bl = catalogue.classes[ti].properties.first(where: { $0.type == .backlink && $0.targetClassID == origin && $0.originColumnID == column })
+        else { return }
+        // The column's values stay in the clusters (with their blobs) until each cluster is next rewritten.
         catalogue.classes[ti].properties.removeAll { $0.columnID == bl.columnID }
+        for slot in Array(dirtyBacklinks.keys) where slot.classID == target && slot.columnID == bl.columnID {
+            dirtyBacklinks[slot] = nil
+        }
     }
 }
