@@ -151,7 +151,7 @@ import Glibc
                 targets.append((.garbage(e.page + e.count - 1), "garbage on the last page of the extent at \(e.page) (\(e.count) pages)"))
             }
         }
-        targets.append((.garbage(newest.commitLogRef), "garbage on the commit log (page \(newest.commitLogRef))"))
+        targets.append((.garbage(newest.catalogueRef), "garbage on the commit root (page \(newest.catalogueRef))"))
         targets.append((.garbage(UInt64(slot)), "garbage on the newest meta slot"))
         targets.append((.zeros(written[0].page), "zeros on page \(written[0].page)"))
         targets.append((.truncate(toPages: previous.pageCount), "file cut from \(newest.pageCount) to \(previous.pageCount) pages"))
@@ -238,7 +238,7 @@ import Glibc
         }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let (_, newest) = try #require(newestMeta(bytes))
-        let written = Set(try commitLogExtents(bytes, newest).flatMap { $0.page ..< $0.page + $0.count } + [newest.commitLogRef])
+        let written = Set(try commitLogExtents(bytes, newest).flatMap { $0.page ..< $0.page + $0.count } + [newest.catalogueRef])
         // A page of the newest version written by an earlier commit: walk the live nodes, take the first one the
         // newest commit did not write.
         let victim: UInt64? = try {
@@ -391,14 +391,14 @@ func newestMeta(_ bytes: [UInt8]) -> (Int, Meta)? {
 
 /// The extents listed in a commit's log (docs/FILE_FORMAT.md, "Commit log").
 func commitLogExtents(_ bytes: [UInt8], _ meta: Meta) throws -> [Extent] {
-    guard meta.commitLogRef != 0 else { return [] }
+    guard meta.catalogueRef != 0 else { return [] }
     return try bytes.withUnsafeBytes { buf in
-        let start = Int(meta.commitLogRef) * pageSize
-        let node = UnsafeRawBufferPointer(rebasing: buf[start...])
-        guard node[0] == NodeType.commitLog.rawValue else {
-            throw WorkerProcessError("page \(meta.commitLogRef) is not a commit log (type \(node[0]))")
+        let start = Int(meta.catalogueRef) * pageSize
+        let length = Int(buf.u32(at: start + 4))
+        let node = UnsafeRawBufferPointer(rebasing: buf[start..<min(buf.count, start + length)])
+        guard node[0] == NodeType.catalogue.rawValue, let log = CommitRoot.logEntries(node) else {
+            throw WorkerProcessError("page \(meta.catalogueRef) is not a commit root (type \(node[0]))")
         }
-        let count = Int(node.u32(at: 16))
-        return (0..<count).map { i in Extent(page: node.u64(at: 24 + 16 * i), count: node.u64(at: 32 + 16 * i)) }
+        return log
     }
 }

@@ -2,13 +2,11 @@
 enum NodeType: UInt8 {
     case tableInner = 1
     case cluster = 2
-    case list = 3
     case blob = 5
     case indexLeaf = 6
     case indexInner = 7
+    /// The commit root: catalogue, free list and commit log of one version.
     case catalogue = 8
-    case freeList = 9
-    case commitLog = 10
 }
 
 let pageSize = 4096

@@ -76,9 +76,9 @@ extension Database {
     public func usedBytes() throws -> Int {
         try read { s in
             var free: UInt64 = 0
-            if s.meta.freeListRef != 0 {
-                for (e, _) in try FreeSpace.decode(s.node(s.meta.freeListRef, expected: .freeList), ref: s.meta.freeListRef,
-                                                    source: s, pageCount: s.meta.pageCount) { free += e.count }
+            if s.meta.catalogueRef != 0 {
+                for (e, _) in try CommitRoot.freeList(s.node(s.meta.catalogueRef, expected: .catalogue), ref: s.meta.catalogueRef,
+                                                      source: s, pageCount: s.meta.pageCount) { free += e.count }
             }
             return Int(s.meta.pageCount - free) * pageSize
         }

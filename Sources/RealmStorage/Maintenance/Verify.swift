@@ -68,12 +68,10 @@ private struct Verifier {
         report.totalPages = s.meta.pageCount
         for p: UInt64 in 0..<2 { owner[p] = "meta slot" }
         report.usedPages = 2
-        if s.meta.catalogueRef != 0 { _ = claim(s.meta.catalogueRef, "catalogue") }
-        if s.meta.commitLogRef != 0 { _ = claim(s.meta.commitLogRef, "commit log") }
-        if s.meta.freeListRef != 0, claim(s.meta.freeListRef, "free list") {
+        if s.meta.catalogueRef != 0, claim(s.meta.catalogueRef, "commit root") {
             do {
-                let entries = try FreeSpace.decode(s.node(s.meta.freeListRef, expected: .freeList), ref: s.meta.freeListRef,
-                                                   source: s, pageCount: s.meta.pageCount)
+                let entries = try CommitRoot.freeList(s.node(s.meta.catalogueRef, expected: .catalogue), ref: s.meta.catalogueRef,
+                                                      source: s, pageCount: s.meta.pageCount)
                 for (e, _) in entries {
                     for p in e.page..<e.end {
                         if let other = owner[p] { problem("free page \(p) is also used by \(other)") } else { owner[p] = "free list" }

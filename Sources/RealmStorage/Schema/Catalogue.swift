@@ -76,9 +76,10 @@ struct Catalogue: Equatable {
     func classIndex(id: UInt32) -> Int? { classes.firstIndex { $0.classID == id } }
     func classInfo(id: UInt32) -> ClassInfo? { classes.first { $0.classID == id } }
 
-    func encode() -> [UInt8] {
-        var b = NodeBuilder(.catalogue, capacity: 1024)
-        b.w.u32(1)
+    /// The catalogue section of the commit root (see `CommitRoot`).
+    func encodeSection() -> [UInt8] {
+        struct Section { var w = ByteWriter(capacity: 1024) }
+        var b = Section()
         b.w.u64(schemaVersion)
         b.w.u32(nextClassID)
         b.w.u32(UInt32(classes.count))
@@ -104,9 +105,10 @@ struct Catalogue: Equatable {
                 b.w.u64(0)
             }
         }
-        return b.finish()
+        return b.w.bytes
     }
 
+    /// Decodes the catalogue section of a commit root node.
     static func decode(_ node: UnsafeRawBufferPointer, ref: UInt64, path: String) throws -> Catalogue {
         func bad(_ why: String) -> StorageError {
             .corrupt(path: path, location: "catalogue at page \(ref)", reason: why)
@@ -114,7 +116,9 @@ struct Catalogue: Equatable {
         var r = ByteReader(node, offset: nodeHeaderSize)
         do {
             let format = try r.u32()
-            guard format == 1 else { throw bad("unknown catalogue format \(format)") }
+            guard format == CommitRoot.format else { throw bad("unknown catalogue format \(format)") }
+            let length = Int(try r.u32())
+            guard length <= node.count - r.offset else { throw bad("catalogue section of \(length) bytes runs past the node") }
             var cat = Catalogue()
             cat.schemaVersion = try r.u64()
             cat.nextClassID = try r.u32()

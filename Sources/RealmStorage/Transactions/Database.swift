@@ -293,19 +293,12 @@ public final class Database: @unchecked Sendable {
             let node = UnsafeRawBufferPointer(start: start, count: length)
             return nodeChecksum(node) == node.u64(at: 8)
         }
-        for ref in [meta.catalogueRef, meta.freeListRef, meta.commitLogRef] where ref != 0 {
-            if !nodeOK(ref) { return false }
-        }
-        guard meta.commitLogRef != 0 else { return true }
-        let log = UnsafeRawBufferPointer(start: mapping.base.advanced(by: Int(meta.commitLogRef) * pageSize),
-                                         count: Int(UnsafeRawPointer(mapping.base.advanced(by: Int(meta.commitLogRef) * pageSize)).loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
-        let count = Int(log.u32(at: 16))
-        guard 24 + count * 16 <= log.count else { return false }
-        for i in 0..<count {
-            let first = log.u64(at: 24 + i * 16)
-            if !nodeOK(first) { return false }
-        }
-        return true
+        guard meta.catalogueRef != 0 else { return true }
+        guard nodeOK(meta.catalogueRef) else { return false }
+        let start = mapping.base.advanced(by: Int(meta.catalogueRef) * pageSize)
+        let root = UnsafeRawBufferPointer(start: start, count: Int(UnsafeRawPointer(start).loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        guard let log = CommitRoot.logEntries(root) else { return false }
+        return log.allSatisfy { nodeOK($0.page) }
     }
 
     // MARK: Transactions

@@ -101,38 +101,4 @@ struct FreeSpace {
     var freePages: UInt64 {
         reusable.reduce(0) { $0 + $1.count } + (arena?.count ?? 0) + waiting.reduce(0) { $0 + $1.0.count } + freedNow.reduce(0) { $0 + $1.count }
     }
-
-    // MARK: Encoding (free-list node, type 9)
-
-    static func encode(_ entries: [(Extent, UInt64)], padTo bytes: Int) -> [UInt8] {
-        var b = NodeBuilder(.freeList, capacity: bytes)
-        b.w.u32(UInt32(entries.count))
-        b.w.u32(0)
-        for (e, v) in entries {
-            b.w.u64(e.page)
-            b.w.u64(e.count)
-            b.w.u64(v)
-        }
-        b.w.zeros(bytes - b.w.count)
-        return b.finish()
-    }
-
-    static func encodedSize(entries: Int) -> Int { nodeHeaderSize + 8 + 24 * entries }
-
-    static func decode(_ node: UnsafeRawBufferPointer, ref: UInt64, source: NodeSource, pageCount: UInt64) throws -> [(Extent, UInt64)] {
-        guard node.count >= 24 else { throw source.corrupt(ref, "free list shorter than its header") }
-        let count = Int(node.u32(at: 16))
-        guard encodedSize(entries: count) <= node.count else { throw source.corrupt(ref, "free list count \(count) runs past the node") }
-        var out: [(Extent, UInt64)] = []
-        out.reserveCapacity(count)
-        for i in 0..<count {
-            let o = 24 + 24 * i
-            let e = Extent(page: node.u64(at: o), count: node.u64(at: o + 8))
-            guard e.page >= 2, e.count > 0, e.end <= pageCount else {
-                throw source.corrupt(ref, "free list entry \(i) (pages \(e.page)+\(e.count)) is outside the file")
-            }
-            out.append((e, node.u64(at: o + 16)))
-        }
-        return out
-    }
 }

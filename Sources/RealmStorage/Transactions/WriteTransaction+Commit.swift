@@ -36,40 +36,24 @@ extension WriteTransaction {
             catalogue.classes[ci].properties[pi].indexRoot = ref
         }
 
-        // 4. Catalogue.
+        // 4. The commit root: catalogue, free list and commit log in one node, sized before the free list is
+        //    computed (allocating changes it), from the same arena as the rest of the commit.
         if meta.catalogueRef != 0 { try free(meta.catalogueRef) }
-        let catalogueRef = catalogue.classes.isEmpty && catalogue.schemaVersion == 0 ? 0 : try write(catalogue.encode())
-
-        // 5. Free list and commit log, sized before the free list is computed (allocating changes it).
-        //    They come from the same arena as the rest of the commit; then the arena is closed.
-        if meta.freeListRef != 0 { try free(meta.freeListRef) }
-        if meta.commitLogRef != 0 { try free(meta.commitLogRef) }
-        let logPages = pagesFor(bytes: nodeHeaderSize + 8 + 16 * (written.count + 2))
-        let logRef = freeSpace.allocate(logPages)
+        let catalogueBytes = catalogue.encodeSection()
+        let log = written
         let estimate = freeSpace.entries(newVersion: newVersion).count + 2
-        let freePages = pagesFor(bytes: FreeSpace.encodedSize(entries: estimate))
-        let freeRef = freeSpace.allocate(freePages)
+        let rootPages = pagesFor(bytes: CommitRoot.size(catalogueBytes: catalogueBytes.count, freeEntries: estimate,
+                                                        logEntries: log.count))
+        let rootRef = freeSpace.allocate(rootPages)
         freeSpace.closeArena()
         let entries = freeSpace.entries(newVersion: newVersion)
         precondition(entries.count <= estimate, "free list grew past its estimate")
-        try stage(FreeSpace.encode(entries, padTo: freePages * pageSize), at: freeRef, pages: freePages)
-
-        var log = NodeBuilder(.commitLog, capacity: logPages * pageSize)
-        log.w.u32(UInt32(written.count))
-        log.w.u32(0)
-        for e in written {
-            log.w.u64(e.page)
-            log.w.u64(e.count)
-        }
-        log.w.zeros(logPages * pageSize - log.w.count)
-        let logNode = log.finish()
-        let logged = written.count
-        try stage(logNode, at: logRef, pages: logPages)
-        written.removeLast(written.count - logged)
+        try stage(CommitRoot.encode(catalogue: catalogueBytes, free: entries, log: log, padTo: rootPages * pageSize),
+                  at: rootRef, pages: rootPages)
         try flushWrites()
 
         // 6. The meta slot, then one sync (see docs/DECISIONS.md, 2).
-        let newMeta = Meta(version: newVersion, catalogueRef: catalogueRef, freeListRef: freeRef, commitLogRef: logRef,
+        let newMeta = Meta(version: newVersion, catalogueRef: rootRef, freeListRef: 0, commitLogRef: 0,
                            pageCount: freeSpace.endPage)
         try newMeta.encode().withUnsafeBytes { try database.store.write($0, atPage: newVersion % 2) }
         try database.store.sync()

@@ -40,9 +40,9 @@ public final class WriteTransaction: Snapshot, NodeSink {
         self.oldestReader = oldestReader
         self.freeSpace = FreeSpace(entries: [], endPage: meta.pageCount, oldestReader: oldestReader)
         try super.init(database: database, meta: meta, mapping: mapping, readerSlot: nil)
-        if meta.freeListRef != 0 {
-            let entries = try FreeSpace.decode(node(meta.freeListRef, expected: .freeList), ref: meta.freeListRef,
-                                               source: self, pageCount: meta.pageCount)
+        if meta.catalogueRef != 0 {
+            let entries = try CommitRoot.freeList(node(meta.catalogueRef, expected: .catalogue), ref: meta.catalogueRef,
+                                                  source: self, pageCount: meta.pageCount)
             freeSpace = FreeSpace(entries: entries, endPage: meta.pageCount, oldestReader: oldestReader)
         }
     }
