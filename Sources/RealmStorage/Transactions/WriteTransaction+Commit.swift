@@ -27,7 +27,7 @@ extension WriteTransaction {
                 tag = keys[0] << 1 | 1
             } else if keys.count > 1 {
                 let node = try ListNode.encode(keys.map { .int(Int64(bitPattern: $0)) }, type: .int, nullable: false, storeBlob: storeBlob)
-                tag = try write(node)
+                tag = try writeAtEvenPage(node)
             }
             let (leaf, row) = try mutableRow(slot.classID, slot.key)
             leaf.set(row: row, property: p, .int(Int64(bitPattern: tag)))

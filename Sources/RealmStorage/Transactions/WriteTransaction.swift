@@ -63,7 +63,25 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     func write(_ node: [UInt8]) throws -> UInt64 {
         let pages = pagesFor(bytes: node.count)
-        let page = freeSpace.allocate(pages)
+        return try write(node, atPage: freeSpace.allocate(pages), pages: pages)
+    }
+
+    /// Writes a node at an even page. A backlink column tells a list node's ref from a single origin
+    /// (`key << 1 | 1`) by the low bit, so a backlink list must start on an even page (docs/FILE_FORMAT.md,
+    /// "Cluster"). One spare page is allocated and given straight back.
+    func writeAtEvenPage(_ node: [UInt8]) throws -> UInt64 {
+        let pages = pagesFor(bytes: node.count)
+        var page = freeSpace.allocate(pages + 1)
+        if page & 1 == 1 {
+            freeSpace.giveBack(Extent(page: page, count: 1))
+            page += 1
+        } else {
+            freeSpace.giveBack(Extent(page: page + UInt64(pages), count: 1))
+        }
+        return try write(node, atPage: page, pages: pages)
+    }
+
+    private func write(_ node: [UInt8], atPage page: UInt64, pages: Int) throws -> UInt64 {
         var padded = node
         padded.append(contentsOf: repeatElement(0, count: pages * pageSize - node.count))
         try padded.withUnsafeBytes { try database.store.write($0, atPage: page) }
