@@ -12,12 +12,18 @@ import Testing
 // with the model and `verify()` must find nothing. `REALM_SOAK=1` runs many more seeds and operations.
 
 private let soak = ProcessInfo.processInfo.environment["REALM_SOAK"] == "1"
+/// `REALM_SEEDS=N` / `REALM_OPS=N` override the number of seeds per test and operations per seed.
+private let seedCount = ProcessInfo.processInfo.environment["REALM_SEEDS"].flatMap { UInt64($0) }
+private let operationCount = ProcessInfo.processInfo.environment["REALM_OPS"].flatMap { Int($0) }
 
 private enum Settings {
-    static let fileSeeds: [UInt64] = soak ? Array(1...40) : [1, 2, 3, 4]
-    static let memorySeeds: [UInt64] = soak ? Array(101...120) : [101]
-    static let schemaSeeds: [UInt64] = soak ? Array(201...220) : [201, 202]
-    static let operations = soak ? 12_000 : 1_500
+    static func seeds(_ base: UInt64, _ normal: UInt64, _ soaking: UInt64) -> [UInt64] {
+        Array(base..<base + (seedCount ?? (soak ? soaking : normal)))
+    }
+    static let fileSeeds = seeds(1, 4, 40)
+    static let memorySeeds = seeds(1001, 1, 20)
+    static let schemaSeeds = seeds(2001, 1, 20)
+    static let operations = operationCount ?? (soak ? 12_000 : 1_500)
 }
 
 // MARK: - The model
@@ -378,6 +384,7 @@ private final class RandomRun {
     var commits = 0
     var verifies = 0
     var maxObjects = 0
+    var deepestTree = 0
     var compareTime = Duration.zero
     var verifyTime = Duration.zero
 
@@ -432,7 +439,7 @@ private final class RandomRun {
         try checkDatabase("at the end", full: true)
         let total = model.objects.values.reduce(0) { $0 + $1.count }
         print("random model seed \(seed)\(path == nil ? " (in memory)" : "")\(schemaChanges ? " (schema changes)" : ""): "
-              + "\(operations) ops, \(commits) commits, \(verifies) verifies (\(verifyTime)), compare \(compareTime), \(total) objects at the end, max \(maxObjects); "
+              + "\(operations) ops, \(commits) commits, \(verifies) verifies (\(verifyTime)), compare \(compareTime), \(total) objects at the end, at most \(maxObjects) in one class, \(deepestTree) inner levels; "
               + Kind.allCases.compactMap { k in counts[k].map { "\(k.rawValue) \($0)" } }.joined(separator: ", "))
     }
 
@@ -479,7 +486,7 @@ private final class RandomRun {
             note("check inside the transaction")
             try compare(tx!, model, "inside the write transaction")
         }
-        maxObjects = max(maxObjects, model.objects.values.reduce(0) { $0 + $1.count })
+        maxObjects = max(maxObjects, model.objects.values.map(\.count).max() ?? 0)
     }
 
     // MARK: Picking
@@ -574,10 +581,17 @@ private final class RandomRun {
     func bulkCreate() throws {
         let c = gen.pick(model.classes)
         let t = try tx!.table(c.name)
-        let n = 30 + gen.below(250)
-        note("bulk create \(n) \(c.name)")
+        // Now and then enough objects for several clusters and an inner node, or objects whose strings are
+        // just short enough to stay inline, so clusters pass 64 KiB and split by size.
+        let big = gen.chance(0.3)
+        let fat = !big && gen.chance(0.3)
+        let n = big ? 300 + gen.below(300) : 30 + gen.below(200)
+        note("bulk create \(n) \(c.name)\(fat ? " with long inline strings" : "")")
         for _ in 0..<n {
-            let (values, lists) = randomObjectValues(c, fill: 0.25)
+            var (values, lists) = randomObjectValues(c, fill: big ? 0.05 : 0.25)
+            for p in c.properties where fat && p.type == .string && !p.isList && !p.isPrimaryKey {
+                values[p.name] = .string(String(repeating: gen.pick(["s", "日", "🐶"]), count: 250) + "\(gen.below(100))")
+            }
             let key = try tx!.createObject(t, values, lists: lists)
             model.create(c.name, key: key.rawValue, values: values, lists: lists)
         }
@@ -897,7 +911,7 @@ private final class RandomRun {
         let s = try db.snapshot()
         defer { s.close() }
         try compare(s, model, context, full: full)
-        if soak || full || gen.chance(0.2) {
+        if soak || full || gen.chance(0.15) {
             verifies += 1
             let t0 = ContinuousClock.now
             let report = try db.verify()
@@ -924,6 +938,10 @@ private final class RandomRun {
             let expected = Dictionary(uniqueKeysWithValues: c.properties.map { ($0.name, $0) })
             if stored != expected { bad("\(c.name): schema \(sc.properties), model \(c.properties)") ; continue }
             let t = try s.table(c.name)
+            if let root = s.catalogue.classInfo(named: c.name)?.tableRoot, root != 0 {
+                let node = try s.node(root, expected: nil)
+                if node[0] == NodeType.tableInner.rawValue { deepestTree = max(deepestTree, Int(node.u32(at: 20))) }
+            }
             let objects = m.objects[c.name]!
             let keys = objects.keys.sorted()
             if try s.count(t) != keys.count { bad("\(c.name): count \(try s.count(t)), model \(keys.count)") }
@@ -955,14 +973,15 @@ private final class RandomRun {
                 return true
             }
             if scanned != keys { bad("\(c.name): scan visits \(scanned.count) keys, model \(keys.count)") }
-            // ... and every value, list and backlink through the object API: of every object in a full
-            // comparison, of a sample otherwise.
-            var checked = keys
-            if !full && keys.count > 12 { checked = (0..<12).map { _ in keys[gen.below(keys.count)] } }
-            for k in checked {
+            // ... and every value, list and backlink through the object API: for a sample of objects, and in
+            // a full comparison every list and backlink of every object (scalars were all scanned above).
+            var sample = keys
+            if keys.count > 12 { sample = (0..<12).map { _ in keys[gen.below(keys.count)] } }
+            let sampled = Set(sample)
+            for k in full ? keys : sample {
                 let o = objects[k]!
                 let key = ObjectKey(k)
-                for (p, h) in zip(c.properties, handles) {
+                for (p, h) in zip(c.properties, handles) where sampled.contains(k) || p.isList {
                     if p.type == .linkingObjects {
                         let want = backlinks[c.name]?[k]?["\(p.objectClassName!).\(p.originProperty!)"] ?? []
                         let got = try s.list(key, h)
