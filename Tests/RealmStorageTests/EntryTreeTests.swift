@@ -65,6 +65,9 @@ private final class FakeStore: NodeSink {
         if !freed.insert(ref).inserted { try misuse(ref, "double free") }
     }
 
+    /// Nodes this store hands out are all "written in this transaction", so giving one back is a free.
+    func discard(_ ref: UInt64) throws { try free(ref) }
+
     var liveCount: Int { nodes.count - freed.count }
 
     /// XORs one byte of a node; `reseal` recomputes the checksum so only the tree's own checks can notice.
@@ -80,7 +83,7 @@ private final class FakeStore: NodeSink {
     func bytes(_ ref: UInt64) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(nodes[ref]!) }
 }
 
-private struct SplitMix64: RandomNumberGenerator {
+private struct EntryTreeRNG: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
@@ -123,7 +126,7 @@ private struct SortedModel {
 }
 
 /// Random entries with many shared prefixes and the boundary bytes 0x00 and 0xFF.
-private func randomEntry(_ rng: inout SplitMix64, maxLength: Int) -> [UInt8] {
+private func randomEntry(_ rng: inout EntryTreeRNG, maxLength: Int) -> [UInt8] {
     let alphabet: [UInt8] = [0x00, 0x01, 0x41, 0x42, 0x7F, 0x80, 0xFE, 0xFF]
     let length = rng.below(8) == 0 ? rng.below(maxLength + 1) : rng.below(min(24, maxLength) + 1)
     return (0..<length).map { _ in alphabet[rng.below(alphabet.count)] }
@@ -236,7 +239,7 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
     func randomOperationsMatchModel(seed: UInt64, smallNodes: Bool) throws {
         let limits = smallNodes ? Self.small : .standard
         let maxLength = smallNodes ? 90 : 260
-        var rng = SplitMix64(seed: seed)
+        var rng = EntryTreeRNG(seed: seed)
         let store = FakeStore()
         var tree = EntryTree(root: 0, limits: limits)
         var model = SortedModel()
@@ -342,7 +345,7 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
         var root = try tree.commit(sink: store)
         tree = EntryTree(root: root, limits: Self.small)
         let before = nodeStats(root, store)[0]!.nodes
-        var rng = SplitMix64(seed: 9)
+        var rng = EntryTreeRNG(seed: 9)
         var keep = SortedModel()
         for k in 0..<3000 {
             if rng.below(10) == 0 { _ = keep.insert(indexEntry(UInt64(k))) } else {
@@ -367,7 +370,7 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
     @Test func corruptNodesThrow() throws {
         let pristine = FakeStore()
         var tree = EntryTree(root: 0, limits: Self.small)
-        var rng = SplitMix64(seed: 77)
+        var rng = EntryTreeRNG(seed: 77)
         for _ in 0..<600 { _ = try tree.insert(randomEntry(&rng, maxLength: 60), sink: pristine) }
         let root = try tree.commit(sink: pristine)
         var live: [UInt64] = []
