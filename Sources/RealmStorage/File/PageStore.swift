@@ -142,9 +142,18 @@ final class PthreadMutex: @unchecked Sendable {
     // Safe: the pthread mutex itself provides the synchronisation; the pointer is never shared otherwise.
     private let m: UnsafeMutablePointer<pthread_mutex_t>
 
-    init() {
+    /// A recursive mutex may be locked again by the thread that holds it.
+    init(recursive: Bool = false) {
         m = .allocate(capacity: 1)
-        pthread_mutex_init(m, nil)
+        if recursive {
+            var attr = pthread_mutexattr_t()
+            pthread_mutexattr_init(&attr)
+            pthread_mutexattr_settype(&attr, Int32(PTHREAD_MUTEX_RECURSIVE))
+            pthread_mutex_init(m, &attr)
+            pthread_mutexattr_destroy(&attr)
+        } else {
+            pthread_mutex_init(m, nil)
+        }
     }
 
     deinit {

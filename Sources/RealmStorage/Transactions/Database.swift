@@ -52,7 +52,9 @@ public final class Database: @unchecked Sendable {
     // MARK: Opening
 
     nonisolated(unsafe) private static var openFiles: [String: WeakDatabase] = [:]
-    private static let registryLock = PthreadMutex()
+    /// Recursive: a `Database` whose init throws (or whose last reference is dropped while the registry is
+    /// read) runs `deinit`, which deregisters under this lock, on the thread that already holds it.
+    private static let registryLock = PthreadMutex(recursive: true)
 
     /// Opens (creating when missing, unless read-only) the database at `path`. Opening a path that is already
     /// open in this process returns the same database.
