@@ -164,7 +164,8 @@ private struct Verifier {
                 for i in 0..<v.count {
                     let raw = UInt64(bitPattern: r.int(at: i))
                     if raw == 0 || (p.type == .backlink && raw & 1 == 1) { continue }
-                    if claim(raw, "\(c.name).\(p.name) of #\(v.key(at: i))"), p.isList {
+                    let ref = p.type == .backlink ? raw >> 1 : raw
+                    if claim(ref, "\(c.name).\(p.name) of #\(v.key(at: i))"), p.isList {
                         for b in try ListNode.blobRefs(s.node(raw, expected: .list), ref: raw, source: s) {
                             _ = claim(b, "\(c.name).\(p.name) of #\(v.key(at: i)): blob")
                         }

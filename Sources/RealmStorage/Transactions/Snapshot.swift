@@ -246,9 +246,10 @@ public class Snapshot: NodeSource {
         guard case .int(let tag) = raw, tag != 0 else { return [] }
         let t = UInt64(bitPattern: tag)
         if t & 1 == 1 { return [t >> 1] }
-        return try ListNode.decode(node(t, expected: .list), ref: t, source: self).map {
+        let ref = t >> 1  // a list node's ref, shifted so the low bit is 0
+        return try ListNode.decode(node(ref, expected: .list), ref: ref, source: self).map {
             if case .int(let k) = $0 { return UInt64(bitPattern: k) }
-            throw corrupt(t, "backlink list holds a non-integer")
+            throw corrupt(ref, "backlink list holds a non-integer")
         }
     }
 }

@@ -27,7 +27,7 @@ extension WriteTransaction {
                 tag = keys[0] << 1 | 1
             } else if keys.count > 1 {
                 let node = try ListNode.encode(keys.map { .int(Int64(bitPattern: $0)) }, type: .int, nullable: false, storeBlob: storeBlob)
-                tag = try write(node)
+                tag = try write(node) << 1  // even: told from an inline origin by the low bit
             }
             let (leaf, row) = try mutableRow(slot.classID, slot.key)
             leaf.set(row: row, property: p, .int(Int64(bitPattern: tag)))
@@ -115,7 +115,7 @@ extension Snapshot {
                 for i in 0..<view.count {
                     let raw = UInt64(bitPattern: r.int(at: i))
                     if raw == 0 || (p.type == .backlink && raw & 1 == 1) { continue }
-                    refs.append(raw)
+                    refs.append(p.type == .backlink ? raw >> 1 : raw)
                     if p.isList {
                         refs += try ListNode.blobRefs(self.node(raw, expected: .list), ref: raw, source: self)
                     }

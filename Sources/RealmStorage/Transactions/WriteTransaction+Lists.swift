@@ -113,7 +113,7 @@ extension WriteTransaction {
         if dirtyBacklinks[slot] == nil {
             // Free the committed list node, if any, and mark the cluster's tag stale.
             guard let loc = try locate(classID, key) else { return }
-            if case .int(let tag) = try rawValue(loc, bl), tag != 0, tag & 1 == 0 { try free(UInt64(tag)) }
+            if case .int(let tag) = try rawValue(loc, bl), tag != 0, tag & 1 == 0 { try free(UInt64(tag) >> 1) }
             let (leaf, row) = try mutableRow(classID, key)
             leaf.set(row: row, property: bl, .int(0))
         }
