@@ -83,7 +83,7 @@ struct ClusterView {
 
     func value(row: Int, property p: PropertyInfo, source: NodeSource) throws -> Value {
         guard let r = try reader(for: p, source: source) else { return p.defaultValue }
-        return try r.value(at: row, loadBlob: { try source.blob($0, length: $1) })
+        return try r.value(at: row, source: source, location: "row \(row) of \(p.name) in the cluster at page \(ref)")
     }
 }
 
@@ -141,7 +141,9 @@ final class DirtyLeaf {
         guard let sink else { preconditionFailure("a lazy column outlived its transaction") }
         var values: [Value] = []
         values.reserveCapacity(keys.count)
-        for i in 0..<keys.count { values.append(try r.value(at: i, loadBlob: { try sink.blob($0, length: $1) })) }
+        for i in 0..<keys.count {
+            values.append(try r.value(at: i, source: sink, location: "row \(i) of column \(columnIDs[c]) in the cluster at page \(base?.ref ?? 0)"))
+        }
         try r.forEachBlobRef { try sink.free($0) }
         columns[c] = values
         lazy[c] = nil
@@ -180,7 +182,7 @@ final class DirtyLeaf {
     func value(row: Int, property p: PropertyInfo) throws -> Value {
         guard let c = columnIndex(p.columnID) else { return p.defaultValue }
         if let r = lazy[c], let sink {
-            return try r.value(at: row, loadBlob: { try sink.blob($0, length: $1) })
+            return try r.value(at: row, source: sink, location: "row \(row) of \(p.name) in the cluster at page \(base?.ref ?? 0)")
         }
         return columns[c][row]
     }

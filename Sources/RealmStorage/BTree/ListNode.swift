@@ -43,7 +43,11 @@ enum ListCoding {
             var out: [Value] = []
             out.reserveCapacity(count)
             for i in 0..<count {
-                out.append(try r.value(at: i, loadBlob: { _, _ in throw Malformed(reason: "list value out of line") }))
+                do {
+                    out.append(try r.value(at: i, loadBlob: { _, _ in throw Malformed(reason: "list value out of line") }))
+                } catch let e as CodecError {
+                    throw Malformed(reason: e.reason)
+                }
             }
             return out
         }
@@ -58,6 +62,17 @@ enum ListCoding {
 }
 
 extension ColumnReader {
+    /// The value at row `i`, loading out-of-line bytes from `source`; malformed contents (invalid UTF-8, a bad
+    /// mixed tag, a bad blob reference) become `StorageError.corrupt` naming `location`.
+    @inline(__always)
+    func value(at i: Int, source: NodeSource, location: @autoclosure () -> String) throws -> Value {
+        do {
+            return try value(at: i, loadBlob: { try source.blob($0, length: $1) })
+        } catch let e as CodecError {
+            throw StorageError.corrupt(path: source.displayPath, location: location(), reason: e.reason)
+        }
+    }
+
     /// Calls `body` with the blob ref of every out-of-line value (bytes columns only).
     func forEachBlobRef(_ body: (UInt64) throws -> Void) rethrows {
         guard encoding == .bytes else { return }

@@ -3,6 +3,8 @@ struct Meta: Equatable {
     static let magic: [UInt8] = [0x52, 0x42, 0x44, 0x42, 0x00, 0x0D, 0x0A, 0x1A]
     static let formatVersion: UInt32 = 1
     static let encodedSize = 128
+    /// Largest page count a slot may claim (4 PiB): keeps `pageCount * pageSize` and the like from overflowing.
+    static let maxPageCount: UInt64 = 1 << 40
 
     var version: UInt64
     var catalogueRef: UInt64
@@ -45,7 +47,7 @@ struct Meta: Equatable {
         if page.u32(at: 12) != UInt32(pageSize) { return .damaged }
         let m = Meta(version: page.u64(at: 16), catalogueRef: page.u64(at: 24), freeListRef: page.u64(at: 32),
                      commitLogRef: page.u64(at: 40), pageCount: page.u64(at: 48), flags: page.u64(at: 56))
-        if m.pageCount < 2 || m.catalogueRef >= m.pageCount || m.freeListRef >= m.pageCount
+        if m.pageCount < 2 || m.pageCount > maxPageCount || m.catalogueRef >= m.pageCount || m.freeListRef >= m.pageCount
             || m.commitLogRef >= m.pageCount { return .damaged }
         return .valid(m)
     }

@@ -57,6 +57,13 @@ final class PageStore: @unchecked Sendable {
 
     var mapping: Mapping { stateLock.withLock { _mapping } }
 
+    /// A meta slot found torn at a read-only open (which cannot zero it): readers of this process skip it.
+    private var _tornMeta: Meta?
+    var tornMeta: Meta? {
+        get { stateLock.withLock { _tornMeta } }
+        set { stateLock.withLock { _tornMeta = newValue } }
+    }
+
     /// Bytes in the file (or in use in memory), as the OS reports it for files.
     private var memoryBytes = 0
     func currentSize() throws -> Int {
@@ -214,9 +221,18 @@ final class PthreadMutex: @unchecked Sendable {
     // Safe: the pthread mutex itself provides the synchronisation; the pointer is never shared otherwise.
     private let m: UnsafeMutablePointer<pthread_mutex_t>
 
-    init() {
+    /// A recursive mutex may be locked again by the thread that holds it.
+    init(recursive: Bool = false) {
         m = .allocate(capacity: 1)
-        pthread_mutex_init(m, nil)
+        if recursive {
+            var attr = pthread_mutexattr_t()
+            pthread_mutexattr_init(&attr)
+            pthread_mutexattr_settype(&attr, Int32(PTHREAD_MUTEX_RECURSIVE))
+            pthread_mutex_init(m, &attr)
+            pthread_mutexattr_destroy(&attr)
+        } else {
+            pthread_mutex_init(m, nil)
+        }
     }
 
     deinit {

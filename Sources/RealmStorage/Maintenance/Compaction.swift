@@ -61,7 +61,7 @@ extension Database {
             for (pi, p) in c.properties.enumerated() where p.hasColumn {
                 guard let r = readers[pi] else { continue }
                 // Lists and backlink sets are byte strings in the cluster: copied as they are.
-                values[p.columnID] = try r.value(at: row, loadBlob: { try source.blob($0, length: $1) })
+                values[p.columnID] = try r.value(at: row, source: source, location: "row \(row) of \(c.name).\(p.name) in the cluster at page \(view.ref)")
             }
             try mutator.insert(&root, key: key, values: values)
             for p in current.properties where p.isIndexed {

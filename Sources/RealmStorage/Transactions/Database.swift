@@ -52,7 +52,9 @@ public final class Database: @unchecked Sendable {
     // MARK: Opening
 
     nonisolated(unsafe) private static var openFiles: [String: WeakDatabase] = [:]
-    private static let registryLock = PthreadMutex()
+    /// Recursive: a `Database` whose init throws (or whose last reference is dropped while the registry is
+    /// read) runs `deinit`, which deregisters under this lock, on the thread that already holds it.
+    private static let registryLock = PthreadMutex(recursive: true)
 
     /// Opens (creating when missing, unless read-only) the database at `path`. Opening a path that is already
     /// open in this process returns the same database.
@@ -182,8 +184,9 @@ public final class Database: @unchecked Sendable {
             }
         }
         if !sawMagic {
-            // A short file that starts like ours (slot A's magic) is truncated, not foreign.
-            if size < 2 * pageSize, head.starts(with: Meta.magic) {
+            // A short file that starts like ours (slot A's magic, or as much of it as the file holds) is
+            // truncated, not foreign.
+            if size < 2 * pageSize, head[0..<min(size, Meta.magic.count)].elementsEqual(Meta.magic.prefix(size)) {
                 throw StorageError.truncated(path: path, expectedBytes: UInt64(2 * pageSize), actualBytes: UInt64(size))
             }
             throw StorageError.notADatabase(path: path)
@@ -219,8 +222,9 @@ public final class Database: @unchecked Sendable {
 
     static func latestMeta(store: PageStore, mapping: Mapping) throws -> Meta {
         var best: Meta?
+        let torn = store.tornMeta
         for s in readSlots(mapping: mapping) {
-            if case .valid(let m) = s, m.version > (best?.version ?? 0) { best = m }
+            if case .valid(let m) = s, m.version > (best?.version ?? 0), m != torn { best = m }
             if case .newer(let v) = s { throw StorageError.newerFormat(path: store.path, fileVersion: v, supported: Meta.formatVersion) }
         }
         guard let meta = best else {
@@ -245,9 +249,20 @@ public final class Database: @unchecked Sendable {
         guard let newest = metas.first else { return }
         let size = UInt64(try store.currentSize())
         if commitIsWhole(newest.meta, mapping: mapping, fileBytes: size) { return }
-        guard metas.count > 1 else {
+        // The previous version is a fallback only if the file holds all of it; if not, the file was cut short
+        // (a torn commit never shortens what the version before it had synced), and nothing is written.
+        let newestBytes = newest.meta.pageCount * UInt64(pageSize)
+        guard metas.count > 1, metas[1].meta.pageCount * UInt64(pageSize) <= size else {
+            if newestBytes > size {
+                throw StorageError.truncated(path: store.path, expectedBytes: newestBytes, actualBytes: size)
+            }
             throw StorageError.corrupt(path: store.path, location: "commit of version \(newest.meta.version)",
                                        reason: "its pages fail their checksums and no earlier version exists")
+        }
+        if store.readOnly {
+            // Cannot zero the slot: ignore it in this process instead.
+            store.tornMeta = newest.meta
+            return
         }
         // Zero the torn slot so every later reader picks the whole one.
         let zero = [UInt8](repeating: 0, count: pageSize)

@@ -30,7 +30,7 @@ public struct ColumnCursor {
     public func value(_ row: Int) throws -> Value {
         if box.reader != nil {
             let source = box.source
-            return try box.reader.unsafelyUnwrapped.value(at: row, loadBlob: { try source.blob($0, length: $1) })
+            return try box.reader.unsafelyUnwrapped.value(at: row, source: source, location: "row \(row) of \(box.info.name)")
         }
         if let vs = box.values { return vs[row] }
         return box.info.defaultValue

@@ -81,8 +81,13 @@ extension Snapshot {
             let view = try ClusterView(node: node, ref: ref, source: self)
             for id in view.columnIDs {
                 guard let e = view.columnEntry(id), let enc = ColumnEncoding(rawValue: e.encoding), enc == .bytes else { continue }
-                let r = try ColumnReader(node: node, offset: e.offset, length: e.length, count: view.count, encoding: enc,
+                let r: ColumnReader
+                do {
+                    r = try ColumnReader(node: node, offset: e.offset, length: e.length, count: view.count, encoding: enc,
                                          type: .data, linkStorage: .raw)
+                } catch {
+                    throw corrupt(ref, "column \(id) is malformed")
+                }
                 r.forEachBlobRef { refs.append($0) }
             }
             return
