@@ -259,15 +259,15 @@ public final class Database: @unchecked Sendable {
             throw StorageError.corrupt(path: store.path, location: "commit of version \(newest.meta.version)",
                                        reason: "its pages fail their checksums and no earlier version exists")
         }
-        if store.readOnly {
-            // Cannot zero the slot: ignore it in this process instead.
-            store.tornMeta = newest.meta
-            return
-        }
-        // Zero the torn slot so every later reader picks the whole one.
+        // Zero the torn slot so every later reader, in any process, picks the whole one.
         let zero = [UInt8](repeating: 0, count: pageSize)
         if store.readOnly {
-            try zeroSlotThroughOwnDescriptor(store.path, slot: newest.slot, version: newest.meta.version)
+            do {
+                try zeroSlotThroughOwnDescriptor(store.path, slot: newest.slot, version: newest.meta.version)
+            } catch {
+                // No write access at all: nobody else can write it either. Ignore the torn slot in this process.
+                store.tornMeta = newest.meta
+            }
             return
         }
         try zero.withUnsafeBytes { try store.write($0, atPage: UInt64(newest.slot)) }
