@@ -132,6 +132,16 @@ private func scanAll(_ tree: EntryTree, from bound: [UInt8] = [], limit: Int = .
     return out
 }
 
+/// The entries starting with `prefix`, in order, at most `limit`.
+private func scanPrefix(_ tree: EntryTree, _ prefix: [UInt8], limit: Int = .max, _ source: NodeSource) throws -> [[UInt8]] {
+    var out: [[UInt8]] = []
+    try tree.scan(prefix: prefix, source: source) { e in
+        out.append(Array(e))
+        return out.count < limit
+    }
+    return out
+}
+
 private struct LevelStats {
     var nodes = 0
     var bytes = 0
@@ -255,6 +265,9 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
                     let expected = Array(model.entries[start..<min(start + n, model.entries.count)])
                     #expect(try scanAll(tree, from: bound, limit: n, store) == expected, "\(context)")
                     #expect(try tree.contains(bound, source: store) == model.lowerBound(bound).1, "\(context)")
+                    let prefix = Array(bound.prefix(rng.below(bound.count + 1)))
+                    let matching = model.entries[model.lowerBound(prefix).0...].prefix { $0.starts(with: prefix) }
+                    #expect(try scanPrefix(tree, prefix, limit: n, store) == Array(matching.prefix(n)), "\(context)")
                 }
                 if rng.below(3) == 0 {
                     let root = try tree.commit(sink: store)
@@ -349,6 +362,46 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
         #expect(store.bytes(root).u32(at: 20) == 0, "a single entry left: the root is a leaf")
         tree = EntryTree(root: root, limits: Self.small)
         #expect(try scanAll(tree, store) == [keep.entries.last!])
+    }
+
+    /// `scan(prefix:)` finds runs of entries sharing a prefix wherever they start and end relative to leaf
+    /// boundaries, in dirty and committed trees, and stops at the first entry without the prefix.
+    @Test func prefixScanAcrossLeaves() throws {
+        let store = FakeStore()
+        var tree = EntryTree(root: 0, limits: Self.small)
+        var model = SortedModel()
+        // Values 0..<40, each with 1 to 30 object keys: runs from a fraction of a leaf to several leaves.
+        var rng = SplitMix64(seed: 5)
+        for v in 0..<40 {
+            let value: [UInt8] = [0x02, UInt8(v), 0x00, 0x01]
+            for k in 0..<(1 + rng.below(30)) {
+                let e = indexEntry(UInt64(k * 7 + v), prefix: value)
+                #expect(try tree.insert(e, sink: store))
+                _ = model.insert(e)
+            }
+        }
+        func check(_ context: String) throws {
+            for v in -1...41 {
+                let value: [UInt8] = v < 0 ? [0x01] : [0x02, UInt8(v), 0x00, 0x01]
+                let expected = model.entries.filter { $0.starts(with: value) }
+                #expect(try scanPrefix(tree, value, store) == expected, "\(context) value \(v)")
+                #expect(try scanPrefix(tree, value, limit: 3, store) == Array(expected.prefix(3)), "\(context) value \(v)")
+                // A prefix falling inside a run (keys are below 2^56, so no key starts with 0xFF) and one right
+                // after it.
+                #expect(try scanPrefix(tree, value + [0xFF], store).isEmpty, "\(context) value \(v)")
+                #expect(try scanPrefix(tree, value + [0x00], store) == expected, "\(context) value \(v)")
+            }
+            #expect(try scanPrefix(tree, [0x02], store) == model.entries)
+            #expect(try scanPrefix(tree, [], store) == model.entries)
+            #expect(try scanPrefix(tree, [0x03], store).isEmpty)
+        }
+        try check("dirty")
+        let root = try tree.commit(sink: store)
+        tree = EntryTree(root: root, limits: Self.small)
+        try check("committed")
+        #expect(try tree.insert(indexEntry(1000, prefix: [0x02, 7, 0x00, 0x01]), sink: store))
+        _ = model.insert(indexEntry(1000, prefix: [0x02, 7, 0x00, 0x01]))
+        try check("partly dirty")
     }
 
     /// Damaged nodes make every operation throw `StorageError.corrupt` (or, for damage that still forms a valid

@@ -3,6 +3,9 @@
 /// Opening checks the header and the overall shape (count, level, first and last end offsets, exact length);
 /// each entry access checks its own two offsets, so a corrupt node throws `StorageError.corrupt` naming its
 /// page and never reads outside its bytes. `validateAll` checks every offset and child ref up front.
+///
+/// A view lives only as long as the call that opened it: it holds its source unowned (no reference counting
+/// on the lookup path), and the source outlives every such call.
 struct EntryNodeView {
     let ref: UInt64
     let bytes: UnsafeRawBufferPointer
@@ -14,7 +17,7 @@ struct EntryNodeView {
     let entryBytes: Int
     /// Offset of the child refs (inner nodes); the node length for leaves.
     let refsStart: Int
-    let source: NodeSource
+    unowned(unsafe) let source: NodeSource
 
     /// Opens the node at `ref`. `level` is the level the parent implies (nil for a root: any level).
     init(ref: UInt64, level expectedLevel: Int?, source: NodeSource) throws {
@@ -75,51 +78,83 @@ struct EntryNodeView {
 
     var isLeaf: Bool { level == 0 }
 
+    /// The node's first byte; `bytes` is never empty (opening checked its length).
+    @inline(__always)
+    private var base: UnsafeRawPointer { bytes.baseAddress.unsafelyUnwrapped }
+
+    /// End offset `i` (0 ≤ i ≤ count), relative to the entry area, unchecked.
+    @inline(__always)
+    private func end(_ i: Int) -> Int {
+        Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: EntryTree.fixedSize &+ 4 &* i, as: UInt32.self)))
+    }
+
     /// Entry `i` (0 ≤ i < count) as a slice of the mapped node.
+    @inline(__always)
     func entry(_ i: Int) throws -> UnsafeRawBufferPointer {
-        let a = Int(bytes.u32(at: EntryTree.fixedSize + 4 * i))
-        let z = Int(bytes.u32(at: EntryTree.fixedSize + 4 * i + 4))
-        guard a <= z, z <= entryBytes else {
-            throw source.corrupt(ref, "index node entry \(i) has offsets \(a)..<\(z) outside 0..<\(entryBytes)")
-        }
-        return UnsafeRawBufferPointer(rebasing: bytes[(entryStart + a)..<(entryStart + z)])
+        precondition(i >= 0 && i < count, "EntryNodeView: entry index out of range")
+        let a = end(i), z = end(i &+ 1)
+        guard a <= z, z <= entryBytes else { throw badEntry(i, a, z) }
+        return UnsafeRawBufferPointer(start: base + (entryStart &+ a), count: z &- a)
+    }
+
+    @inline(never)
+    private func badEntry(_ i: Int, _ a: Int, _ z: Int) -> StorageError {
+        source.corrupt(ref, "index node entry \(i) has offsets \(a)..<\(z) outside 0..<\(entryBytes)")
     }
 
     /// Child ref `i` of an inner node.
+    @inline(__always)
     func child(_ i: Int) throws -> UInt64 {
-        let r = bytes.u64(at: refsStart + 8 * i)
-        guard r >= 2 else { throw source.corrupt(ref, "index inner node child \(i) has ref \(r)") }
+        precondition(i >= 0 && i < count && !isLeaf, "EntryNodeView: child index out of range")
+        let r = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: refsStart &+ 8 &* i, as: UInt64.self))
+        guard r >= 2 else { throw badChild(i, r) }
         return r
     }
 
+    @inline(never)
+    private func badChild(_ i: Int, _ r: UInt64) -> StorageError {
+        source.corrupt(ref, "index inner node child \(i) has ref \(r)")
+    }
+
     /// First index whose entry is >= `key`, and whether it equals `key`.
+    @inline(__always)
     func lowerBound(_ key: UnsafeRawBufferPointer) throws -> (index: Int, found: Bool) {
+        let area = base + entryStart
+        let kp = key.baseAddress, kn = key.count
         var lo = 0, hi = count
         while lo < hi {
-            let mid = (lo + hi) >> 1
-            let c = compareEntries(try entry(mid), key)
-            if c < 0 { lo = mid + 1 } else if c > 0 { hi = mid } else { return (mid, true) }
+            let mid = (lo &+ hi) &>> 1
+            let a = end(mid), z = end(mid &+ 1)
+            guard a <= z, z <= entryBytes else { throw badEntry(mid, a, z) }
+            let c = compareEntryBytes(area + a, z &- a, kp, kn)
+            if c < 0 { lo = mid &+ 1 } else if c > 0 { hi = mid } else { return (mid, true) }
         }
         return (lo, false)
     }
 
     /// Index of the child whose range holds `key`: the last entry <= key, or 0 when key precedes them all.
+    @inline(__always)
     func childIndex(for key: UnsafeRawBufferPointer) throws -> Int {
         let (i, found) = try lowerBound(key)
-        return found ? i : max(i - 1, 0)
+        return found ? i : max(i &- 1, 0)
     }
 
-    /// Decodes the node into a dirty node (the caller frees `ref`).
+    /// Decodes the node into a dirty node (the caller frees `ref`). Checks every entry's offsets.
     func materialize() throws -> EntryTreeNode {
-        var entries: [[UInt8]] = []
-        entries.reserveCapacity(count + 1)
-        for i in 0..<count { entries.append(Array(try entry(i))) }
+        var previous = 0
+        for i in 0..<count {
+            let z = end(i + 1)
+            guard previous <= z, z <= entryBytes else { throw badEntry(i, previous, z) }
+            previous = z
+        }
         var children: [EntryTree.Child] = []
         if !isLeaf {
-            children.reserveCapacity(count + 1)
+            children.reserveCapacity(count + 8)
             for i in 0..<count { children.append(.clean(try child(i))) }
         }
-        return EntryTreeNode(level: level, entries: entries, children: children)
+        return EntryTreeNode(
+            level: level, area: UnsafeRawBufferPointer(start: base + entryStart, count: entryBytes),
+            ends: base + EntryTree.fixedSize, count: count, children: children)
     }
 
     /// Checks every end offset is non-decreasing, the padding before the refs is zero and every child ref

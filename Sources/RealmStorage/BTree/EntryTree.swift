@@ -101,9 +101,89 @@ struct EntryTree {
     /// Entries in order starting at the first entry >= `lowerBound`; `body` returns false to stop. Sees this
     /// transaction's uncommitted changes. The buffer passed to body is only valid during the call.
     func scan(from lowerBound: [UInt8], source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        try lowerBound.withUnsafeBytes { try scan(from: $0, source: source, body) }
+    }
+
+    /// `scan(from:source:_:)` with the bound in any memory.
+    func scan(
+        from lowerBound: UnsafeRawBufferPointer, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
         guard let root else { return }
-        try lowerBound.withUnsafeBytes { bound in
-            _ = try scan(root, level: nil, bound: bound, source: source, body)
+        _ = try scan(root, level: nil, bound: lowerBound, source: source, body)
+    }
+
+    /// The entries that start with `prefix`, in order; `body` returns false to stop. Equivalent to `scan(from:
+    /// prefix)` stopping at the first entry without the prefix, but descends straight to the first candidate
+    /// (the usual case for an index lookup: the matches, or their absence, are settled in one leaf). Only when
+    /// a leaf runs out and the first entry after it still matches does it go on with the general scan.
+    func scan(prefix: [UInt8], source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        try prefix.withUnsafeBytes { try scan(prefix: $0, source: source, body) }
+    }
+
+    /// `scan(prefix:source:_:)` with the prefix in any memory.
+    func scan(
+        prefix: UnsafeRawBufferPointer, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        guard var child = root else { return }
+        var level: Int? = nil
+        // Nodes are neither changed nor unmapped during a scan, so these stay valid.
+        // The first entry after the subtree descended into (the parent's entry for the next child, on the
+        // deepest level that has one), nil when the subtree holds the last entries of the tree.
+        var next: UnsafeRawBufferPointer? = nil
+        // The last entry passed to body.
+        var last: UnsafeRawBufferPointer? = nil
+        descent: while true {
+            switch child {
+            case .clean(let ref):
+                let view = try EntryNodeView(ref: ref, level: level, source: source)
+                if view.isLeaf {
+                    var i = try view.lowerBound(prefix).index
+                    while i < view.count {
+                        let e = try view.entry(i)
+                        if !entryHasPrefix(e, prefix) { return }
+                        if try !body(e) { return }
+                        last = e
+                        i += 1
+                    }
+                    break descent
+                }
+                let i = try view.childIndex(for: prefix)
+                if i + 1 < view.count { next = try view.entry(i + 1) }
+                child = .clean(try view.child(i))
+                level = view.level - 1
+            case .dirty(let node):
+                if node.isLeaf {
+                    var i = node.lowerBound(prefix).index
+                    while i < node.count {
+                        let e = node.entry(i)
+                        if !entryHasPrefix(e, prefix) { return }
+                        if try !body(e) { return }
+                        last = e
+                        i += 1
+                    }
+                    break descent
+                }
+                let i = node.childIndex(for: prefix)
+                if i + 1 < node.count { next = node.entry(i + 1) }
+                child = node.children[i]
+                level = node.level - 1
+            }
+        }
+        // The leaf ran out. Done unless the next entry (the first of a later leaf) still matches; then go on
+        // from the smallest possible entry after the last one seen, `last ++ [0]` (or from the prefix).
+        guard let next, entryHasPrefix(next, prefix) else { return }
+        var bound: [UInt8]
+        if let last {
+            bound = []
+            bound.reserveCapacity(last.count + 1)
+            bound.append(contentsOf: last)
+            bound.append(0)
+        } else {
+            bound = Array(prefix)
+        }
+        try scan(from: bound, source: source) { e in
+            guard entryHasPrefix(e, prefix) else { return false }
+            return try body(e)
         }
     }
 
@@ -139,7 +219,7 @@ struct EntryTree {
                 var i = 0
                 if let bound { i = node.lowerBound(bound).index }
                 while i < node.count {
-                    if try !node.entries[i].withUnsafeBytes({ try body($0) }) { return false }
+                    if try !body(node.entry(i)) { return false }
                     i += 1
                 }
             } else {
@@ -159,118 +239,24 @@ struct EntryTree {
     }
 
     func contains(_ entry: [UInt8], source: NodeSource) throws -> Bool {
+        try entry.withUnsafeBytes { try contains($0, source: source) }
+    }
+
+    func contains(_ key: UnsafeRawBufferPointer, source: NodeSource) throws -> Bool {
         guard var child = root else { return false }
         var level: Int? = nil
-        return try entry.withUnsafeBytes { key in
-            while true {
-                switch child {
-                case .clean(let ref):
-                    let view = try EntryNodeView(ref: ref, level: level, source: source)
-                    if view.level == 0 { return try view.lowerBound(key).found }
-                    child = .clean(try view.child(view.childIndex(for: key)))
-                    level = view.level - 1
-                case .dirty(let node):
-                    if node.level == 0 { return node.lowerBound(key).found }
-                    child = node.children[node.childIndex(for: key)]
-                    level = node.level - 1
-                }
+        while true {
+            switch child {
+            case .clean(let ref):
+                let view = try EntryNodeView(ref: ref, level: level, source: source)
+                if view.level == 0 { return try view.lowerBound(key).found }
+                child = .clean(try view.child(view.childIndex(for: key)))
+                level = view.level - 1
+            case .dirty(let node):
+                if node.level == 0 { return node.lowerBound(key).found }
+                child = node.children[node.childIndex(for: key)]
+                level = node.level - 1
             }
         }
     }
-}
-
-/// A dirty node of an `EntryTree`: decoded entries, and for inner nodes (level > 0) one child per entry,
-/// entry i being the smallest entry below child i.
-final class EntryTreeNode {
-    let level: Int
-    private(set) var entries: [[UInt8]]
-    private(set) var children: [EntryTree.Child]
-    /// Sum of the entries' lengths.
-    private(set) var entryBytes: Int
-
-    init(level: Int, entries: [[UInt8]] = [], children: [EntryTree.Child] = []) {
-        self.level = level
-        self.entries = entries
-        self.children = children
-        entryBytes = entries.reduce(0) { $0 + $1.count }
-    }
-
-    var count: Int { entries.count }
-    var isLeaf: Bool { level == 0 }
-    var encodedSize: Int { EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: !isLeaf) }
-
-    func insert(_ entry: [UInt8], child: EntryTree.Child? = nil, at i: Int) {
-        entries.insert(entry, at: i)
-        if let child { children.insert(child, at: i) }
-        entryBytes += entry.count
-    }
-
-    func remove(at i: Int) {
-        entryBytes -= entries[i].count
-        entries.remove(at: i)
-        if !isLeaf { children.remove(at: i) }
-    }
-
-    func setChild(_ child: EntryTreeNode, at i: Int) {
-        children[i] = .dirty(child)
-        entryBytes += child.entries[0].count - entries[i].count
-        entries[i] = child.entries[0]
-    }
-
-    /// Moves entries (and children) from `i` on into a new node.
-    func cut(from i: Int) -> EntryTreeNode {
-        let right = EntryTreeNode(
-            level: level, entries: Array(entries[i...]), children: isLeaf ? [] : Array(children[i...]))
-        entries.removeSubrange(i...)
-        if !isLeaf { children.removeSubrange(i...) }
-        entryBytes -= right.entryBytes
-        return right
-    }
-
-    /// Appends every entry (and child) of `other`, which must follow this node's entries.
-    func append(contentsOf other: EntryTreeNode) {
-        entries.append(contentsOf: other.entries)
-        children.append(contentsOf: other.children)
-        entryBytes += other.entryBytes
-    }
-
-    /// First index whose entry is >= `key`, and whether it equals `key`.
-    func lowerBound(_ key: UnsafeRawBufferPointer) -> (index: Int, found: Bool) {
-        var lo = 0, hi = entries.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            let c = entries[mid].withUnsafeBytes { compareEntries($0, key) }
-            if c < 0 { lo = mid + 1 } else if c > 0 { hi = mid } else { return (mid, true) }
-        }
-        return (lo, false)
-    }
-
-    /// Index of the child whose range holds `key`: the last entry <= key, or 0 when key precedes them all.
-    func childIndex(for key: UnsafeRawBufferPointer) -> Int {
-        let (i, found) = lowerBound(key)
-        return found ? i : max(i - 1, 0)
-    }
-}
-
-/// Unsigned lexicographic comparison; a proper prefix sorts first. Negative, zero or positive.
-@inline(__always)
-func compareEntries(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-    // Eight bytes at a time as big-endian words: entries are short, so this beats a call to memcmp.
-    let n = min(a.count, b.count)
-    var i = 0
-    if n > 0 {
-        let pa = a.baseAddress!, pb = b.baseAddress!
-        while i + 8 <= n {
-            let x = UInt64(bigEndian: pa.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            let y = UInt64(bigEndian: pb.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            if x != y { return x < y ? -1 : 1 }
-            i += 8
-        }
-        while i < n {
-            let x = pa.load(fromByteOffset: i, as: UInt8.self), y = pb.load(fromByteOffset: i, as: UInt8.self)
-            if x != y { return x < y ? -1 : 1 }
-            i += 1
-        }
-    }
-    return a.count - b.count
 }
