@@ -404,6 +404,43 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
         try check("partly dirty")
     }
 
+    /// The last end offset is checked when the last entry is used (not on open): damage to it throws from
+    /// `checkInvariants` always, and from every operation that reads the last entry or decodes the node. (An
+    /// inner node's last offset moved within the zero padding before its refs still fits the layout, as it did
+    /// when the offset was checked on open; `checkInvariants` then finds the entry differing from its child's.)
+    @Test func damagedLastOffsetThrows() throws {
+        let pristine = FakeStore()
+        var tree = EntryTree(root: 0, limits: Self.small)
+        for k in 0..<100 { _ = try tree.insert(indexEntry(UInt64(k)), sink: pristine) }
+        let root = try tree.commit(sink: pristine)
+        let rootBytes = pristine.bytes(root)
+        let rootCount = Int(rootBytes.u32(at: 16))
+        #expect(rootBytes.u32(at: 20) == 1)
+        let firstLeaf = rootBytes.u64(at: rootBytes.count - 8 * rootCount)
+        for ref in [root, firstLeaf] {
+            for delta: UInt8 in [1, 4, 8, 0x80] {
+                let store = pristine.clone()
+                store.hostile = true
+                let m = Int(store.bytes(ref).u32(at: 16))
+                store.damage(ref, at: 24 + 4 * m, xor: delta, reseal: true)
+                let context = "\(ref == root ? "root" : "leaf"), xor \(delta)"
+                var damaged = EntryTree(root: root, limits: Self.small)
+                #expect(throws: StorageError.self, "\(context)") { _ = try damaged.checkInvariants(source: store) }
+                if ref == firstLeaf {
+                    #expect(throws: StorageError.self, "\(context)") { _ = try scanAll(damaged, store) }
+                    #expect(throws: StorageError.self, "\(context)") { _ = try damaged.insert(indexEntry(0) + [0], sink: store) }
+                } else if delta >= 8 {
+                    // The search for the last entry ends at the root's last entry; an insert decodes the root.
+                    #expect(throws: StorageError.self, "\(context)") { _ = try damaged.contains(indexEntry(99), source: store) }
+                    #expect(throws: StorageError.self, "\(context)") { _ = try damaged.insert(indexEntry(50) + [0], sink: store) }
+                } else {
+                    _ = try? damaged.contains(indexEntry(99), source: store)
+                    _ = try? damaged.insert(indexEntry(50) + [0], sink: store)
+                }
+            }
+        }
+    }
+
     /// Damaged nodes make every operation throw `StorageError.corrupt` (or, for damage that still forms a valid
     /// tree, succeed) and never crash or read out of bounds.
     @Test func corruptNodesThrow() throws {

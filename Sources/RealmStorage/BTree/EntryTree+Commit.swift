@@ -111,7 +111,7 @@ private struct CheckWalk {
             let view = try EntryNodeView(ref: ref, level: level, source: source)
             try view.validateAll()
             let lvl = view.level
-            try checkShape(child, path, lvl, count: view.count, entryBytes: view.entryBytes, actualSize: view.bytes.count)
+            try checkShape(child, path, lvl, count: view.count, entryBytes: view.areaLength(), actualSize: view.bytes.count)
             if let firstEntry, try firstEntry.withUnsafeBytes({ try compareEntries(view.entry(0), $0) }) != 0 {
                 throw fail(child, path, lvl, "first entry differs from the parent's entry for it")
             }

@@ -28,9 +28,49 @@ extension EntryTree {
             hasChanges = true
             return true
         }
+        if let done = insertInPlace(entry) { return done }
         guard let outcome = try insert(entry, into: root, level: nil, sink: sink) else { return false }
         finish(outcome)
         return true
+    }
+
+    /// The common insert, without the recursion: the whole path is dirty, the leaf has room, the entry is not
+    /// the leaf's new first entry (so no entry above the leaf changes), no node below the root is underfull
+    /// and the root would not collapse. The general path would then only insert into the leaf (every split and
+    /// merge check finds nothing to do), so do just that. nil when these conditions do not hold.
+    private mutating func insertInPlace(_ key: UnsafeRawBufferPointer) -> Bool? {
+        guard case .dirty(let top) = root, top.isLeaf || top.count >= 2 else { return nil }
+        // Unretained: `top` and the parents' child arrays, which nothing here changes, keep the nodes alive.
+        var node = Unmanaged.passUnretained(top)
+        var isRoot = true
+        while true {
+            // The next node down; nil when `node` is the leaf, `.some(nil)` to give up.
+            let next: Unmanaged<EntryTreeNode>?? = node._withUnsafeGuaranteedRef { n in
+                if n.isLeaf { return nil }
+                guard limits.fits(count: n.count, entryBytes: n.entryBytes, inner: true),
+                      isRoot || !isUnderfull(count: n.count, entryBytes: n.entryBytes, inner: true)
+                else { return .some(nil) }
+                var child: Unmanaged<EntryTreeNode>? = nil
+                guard n.child(n.childIndexForInsert(key), dirty: &child) == nil else { return .some(nil) }
+                return .some(child)
+            }
+            guard let next else { break }
+            guard let next else { return nil }
+            node = next
+            isRoot = false
+        }
+        let inserted: Bool? = node._withUnsafeGuaranteedRef { leaf in
+            let (pos, found) = leaf.lowerBoundForInsert(key)
+            if found { return false }
+            let count = leaf.count + 1, bytes = leaf.entryBytes + key.count
+            guard pos > 0 || isRoot, limits.fits(count: count, entryBytes: bytes, inner: false),
+                  isRoot || !isUnderfull(count: count, entryBytes: bytes, inner: false)
+            else { return nil }
+            leaf.insert(key, at: pos)
+            return true
+        }
+        if inserted == true { hasChanges = true }
+        return inserted
     }
 
     /// Removes; returns false if absent.
@@ -221,7 +261,7 @@ extension EntryTree {
                 neighbour = d
             case .clean(let ref):
                 let view = try EntryNodeView(ref: ref, level: child.level, source: sink)
-                guard fitsMerged(count: child.count + view.count, entryBytes: child.entryBytes + view.entryBytes,
+                guard try fitsMerged(count: child.count + view.count, entryBytes: child.entryBytes + view.areaLength(),
                                  inner: !child.isLeaf) else { continue }
                 neighbour = try takeDirty(view, sink: sink)
             }

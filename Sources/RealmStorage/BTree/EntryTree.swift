@@ -124,7 +124,14 @@ struct EntryTree {
     func scan(
         prefix: UnsafeRawBufferPointer, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        guard var child = root else { return }
+        guard let root else { return }
+        // The node descended into: a committed one by ref, or a dirty one (unretained: the tree holds it).
+        var ref: UInt64 = 0
+        var dirty: Unmanaged<EntryTreeNode>? = nil
+        switch root {
+        case .clean(let r): ref = r
+        case .dirty(let n): dirty = .passUnretained(n)
+        }
         var level: Int? = nil
         // Nodes are neither changed nor unmapped during a scan, so these stay valid.
         // The first entry after the subtree descended into (the parent's entry for the next child, on the
@@ -133,41 +140,45 @@ struct EntryTree {
         // The last entry passed to body.
         var last: UnsafeRawBufferPointer? = nil
         descent: while true {
-            switch child {
-            case .clean(let ref):
-                let view = try EntryNodeView(ref: ref, level: level, source: source)
-                if view.isLeaf {
-                    var i = try view.lowerBound(prefix).index
-                    while i < view.count {
-                        let e = try view.entry(i)
-                        if !entryHasPrefix(e, prefix) { return }
-                        if try !body(e) { return }
-                        last = e
-                        i += 1
-                    }
-                    break descent
+            if let current = dirty {
+                let isLeaf = current._withUnsafeGuaranteedRef { node -> Bool in
+                    if node.isLeaf { return true }
+                    let i = node.childIndex(for: prefix)
+                    if i + 1 < node.count { next = node.entry(i + 1) }
+                    var child: Unmanaged<EntryTreeNode>? = nil
+                    if let r = node.child(i, dirty: &child) { ref = r }
+                    dirty = child
+                    level = node.level - 1
+                    return false
                 }
-                let i = try view.childIndex(for: prefix)
-                if i + 1 < view.count { next = try view.entry(i + 1) }
-                child = .clean(try view.child(i))
-                level = view.level - 1
-            case .dirty(let node):
-                if node.isLeaf {
-                    var i = node.lowerBound(prefix).index
-                    while i < node.count {
-                        let e = node.entry(i)
-                        if !entryHasPrefix(e, prefix) { return }
-                        if try !body(e) { return }
-                        last = e
-                        i += 1
-                    }
-                    break descent
+                if !isLeaf { continue descent }
+                let node = current.takeUnretainedValue()
+                var i = node.lowerBound(prefix).index
+                while i < node.count {
+                    let e = node.entry(i)
+                    if !entryHasPrefix(e, prefix) { return }
+                    if try !body(e) { return }
+                    last = e
+                    i += 1
                 }
-                let i = node.childIndex(for: prefix)
-                if i + 1 < node.count { next = node.entry(i + 1) }
-                child = node.children[i]
-                level = node.level - 1
+                break descent
             }
+            let view = try EntryNodeView(ref: ref, level: level, source: source)
+            if view.isLeaf {
+                var i = try view.lowerBound(prefix).index
+                while i < view.count {
+                    let e = try view.entry(i)
+                    if !entryHasPrefix(e, prefix) { return }
+                    if try !body(e) { return }
+                    last = e
+                    i += 1
+                }
+                break descent
+            }
+            let i = try view.childIndex(for: prefix)
+            if i + 1 < view.count { next = try view.entry(i + 1) }
+            ref = try view.child(i)
+            level = view.level - 1
         }
         // The leaf ran out. Done unless the next entry (the first of a later leaf) still matches; then go on
         // from the smallest possible entry after the last one seen, `last ++ [0]` (or from the prefix).

@@ -93,6 +93,21 @@ final class EntryTreeNode {
     /// Every entry as a new array (tests and diagnostics).
     var entries: [[UInt8]] { (0..<count).map(entryArray) }
 
+    /// Child `i` of an inner node: its ref when committed, else nil with `dirty` set to the node, unretained
+    /// (valid while this node holds it). Descending through it costs no reference counting.
+    @inline(__always)
+    func child(_ i: Int, dirty: inout Unmanaged<EntryTreeNode>?) -> UInt64? {
+        children.withUnsafeBufferPointer { b in
+            switch b[i] {
+            case .clean(let ref):
+                return ref
+            case .dirty(let node):
+                dirty = Unmanaged.passUnretained(node)
+                return nil
+            }
+        }
+    }
+
     // MARK: Changes
 
     /// Makes room for `length` more heap bytes, compacting into a fresh heap when full.
