@@ -366,15 +366,19 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
 
     /// `scan(prefix:)` finds runs of entries sharing a prefix wherever they start and end relative to leaf
     /// boundaries, in dirty and committed trees, and stops at the first entry without the prefix.
-    @Test func prefixScanAcrossLeaves() throws {
+    /// (Standard limits: nodes large enough to start their search from an interpolated position.)
+    @Test(arguments: [true, false])
+    func prefixScanAcrossLeaves(smallNodes: Bool) throws {
         let store = FakeStore()
-        var tree = EntryTree(root: 0, limits: Self.small)
+        let limits = smallNodes ? Self.small : .standard
+        var tree = EntryTree(root: 0, limits: limits)
         var model = SortedModel()
-        // Values 0..<40, each with 1 to 30 object keys: runs from a fraction of a leaf to several leaves.
+        // Values 0..<40, each with 1 to 30 object keys (to 600 with standard limits): runs from a fraction of a
+        // leaf to several leaves.
         var rng = SplitMix64(seed: 5)
         for v in 0..<40 {
             let value: [UInt8] = [0x02, UInt8(v), 0x00, 0x01]
-            for k in 0..<(1 + rng.below(30)) {
+            for k in 0..<(1 + rng.below(smallNodes ? 30 : 600)) {
                 let e = indexEntry(UInt64(k * 7 + v), prefix: value)
                 #expect(try tree.insert(e, sink: store))
                 _ = model.insert(e)
@@ -397,11 +401,36 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
         }
         try check("dirty")
         let root = try tree.commit(sink: store)
-        tree = EntryTree(root: root, limits: Self.small)
+        if !smallNodes { #expect(store.bytes(root).u32(at: 20) >= 1) }
+        tree = EntryTree(root: root, limits: limits)
         try check("committed")
         #expect(try tree.insert(indexEntry(1000, prefix: [0x02, 7, 0x00, 0x01]), sink: store))
         _ = model.insert(indexEntry(1000, prefix: [0x02, 7, 0x00, 0x01]))
         try check("partly dirty")
+    }
+
+    /// The galloping lower bound used after interpolation is right from every start, and the interpolated
+    /// start is always a valid index, whatever the bounds and key.
+    @Test func gallopAndInterpolation() {
+        var rng = SplitMix64(seed: 11)
+        for _ in 0..<200 {
+            var model = SortedModel()
+            for _ in 0..<(1 + rng.below(40)) { _ = model.insert(randomEntry(&rng, maxLength: 12)) }
+            let entries = model.entries
+            for _ in 0..<10 {
+                let key = rng.below(3) == 0 ? entries[rng.below(entries.count)] : randomEntry(&rng, maxLength: 12)
+                let expected = model.lowerBound(key)
+                for start in 0..<entries.count {
+                    let got = gallopLowerBound(count: entries.count, from: start) { compareBytes(entries[$0], key) }
+                    #expect(got.index == expected.0 && got.found == expected.1)
+                }
+                let low = randomEntry(&rng, maxLength: 12), high = randomEntry(&rng, maxLength: 12)
+                let guess = low.withUnsafeBytes { l in high.withUnsafeBytes { h in key.withUnsafeBytes { k in
+                    interpolate(k, low: l, high: h, count: entries.count)
+                } } }
+                #expect(guess >= 0 && guess < entries.count)
+            }
+        }
     }
 
     /// The last end offset is checked when the last entry is used (not on open): damage to it throws from

@@ -158,6 +158,30 @@ struct EntryNodeView {
         return (lo, false)
     }
 
+    /// `lowerBound(_:)` for a node whose entries are known to lie in `low..<high` (from the parent: the entry
+    /// for this node and the one after it). Estimates the position by interpolating `key` between the bounds,
+    /// then gallops from there: for evenly spread keys (sequential integers, uuids) the probes land on one or
+    /// two adjacent cache lines instead of the ~9 scattered ones of a binary search. The result does not depend
+    /// on the estimate (or on the bounds being right); a bad estimate costs at most twice the probes.
+    @inline(__always)
+    func lowerBound(_ key: UnsafeRawBufferPointer, low: UnsafeRawBufferPointer, high: UnsafeRawBufferPointer?) throws
+        -> (index: Int, found: Bool)
+    {
+        guard let high, count >= 16 else { return try lowerBound(key) }
+        return try gallop(key, from: interpolate(key, low: low, high: high, count: count))
+    }
+
+    /// Lower bound of `key` by exponential search outward from `start`, then binary search.
+    private func gallop(_ key: UnsafeRawBufferPointer, from start: Int) throws -> (index: Int, found: Bool) {
+        let area = base + entryStart
+        let kp = key.baseAddress, kn = key.count
+        return try gallopLowerBound(count: count, from: start) { i in
+            let a = end(i), z = end(i &+ 1)
+            guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
+            return compareEntryBytes(area + a, z &- a, kp, kn)
+        }
+    }
+
     /// Index of the child whose range holds `key`: the last entry <= key, or 0 when key precedes them all.
     @inline(__always)
     func childIndex(for key: UnsafeRawBufferPointer) throws -> Int {
@@ -165,6 +189,12 @@ struct EntryNodeView {
         return found ? i : max(i &- 1, 0)
     }
 
+    /// `childIndex(for:)` for a node whose entries lie in `low..<high` (see `lowerBound(_:low:high:)`).
+    @inline(__always)
+    func childIndex(for key: UnsafeRawBufferPointer, low: UnsafeRawBufferPointer, high: UnsafeRawBufferPointer?) throws -> Int {
+        let (i, found) = try lowerBound(key, low: low, high: high)
+        return found ? i : max(i &- 1, 0)
+    }
     /// Decodes the node into a dirty node (the caller frees `ref`). Checks every entry's offsets.
     func materialize() throws -> EntryTreeNode {
         let area = try areaLength()

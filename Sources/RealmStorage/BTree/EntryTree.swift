@@ -137,6 +137,9 @@ struct EntryTree {
         // The first entry after the subtree descended into (the parent's entry for the next child, on the
         // deepest level that has one), nil when the subtree holds the last entries of the tree.
         var next: UnsafeRawBufferPointer? = nil
+        // The parent's entry for the node descended into (its first entry), nil at the root. With `next`, the
+        // range of the node's entries: committed nodes start their search from an interpolated position.
+        var low: UnsafeRawBufferPointer? = nil
         // The last entry passed to body.
         var last: UnsafeRawBufferPointer? = nil
         descent: while true {
@@ -144,6 +147,7 @@ struct EntryTree {
                 let isLeaf = current._withUnsafeGuaranteedRef { node -> Bool in
                     if node.isLeaf { return true }
                     let i = node.childIndex(for: prefix)
+                    low = node.entry(i)
                     if i + 1 < node.count { next = node.entry(i + 1) }
                     var child: Unmanaged<EntryTreeNode>? = nil
                     if let r = node.child(i, dirty: &child) { ref = r }
@@ -165,7 +169,7 @@ struct EntryTree {
             }
             let view = try EntryNodeView(ref: ref, level: level, source: source)
             if view.isLeaf {
-                var i = try view.lowerBound(prefix).index
+                var i = try (low.map { try view.lowerBound(prefix, low: $0, high: next) } ?? view.lowerBound(prefix)).index
                 while i < view.count {
                     let e = try view.entry(i)
                     if !entryHasPrefix(e, prefix) { return }
@@ -175,7 +179,8 @@ struct EntryTree {
                 }
                 break descent
             }
-            let i = try view.childIndex(for: prefix)
+            let i = try low.map { try view.childIndex(for: prefix, low: $0, high: next) } ?? view.childIndex(for: prefix)
+            low = try view.entry(i)
             if i + 1 < view.count { next = try view.entry(i + 1) }
             ref = try view.child(i)
             level = view.level - 1

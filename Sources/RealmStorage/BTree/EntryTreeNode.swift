@@ -344,3 +344,69 @@ func compareEntryBytes(_ pa: UnsafeRawPointer?, _ na: Int, _ pb: UnsafeRawPointe
 func entryHasPrefix(_ entry: UnsafeRawBufferPointer, _ prefix: UnsafeRawBufferPointer) -> Bool {
     entry.count >= prefix.count && compareEntryBytes(entry.baseAddress, prefix.count, prefix.baseAddress, prefix.count) == 0
 }
+
+/// Where `key` probably sits among `count` entries spread over `low..<high`: compares the first 8 bytes
+/// after the bounds' common prefix as big-endian numbers. Only a starting point for a search; any input gives
+/// an index in 0..<count.
+@inline(__always)
+func interpolate(_ key: UnsafeRawBufferPointer, low: UnsafeRawBufferPointer, high: UnsafeRawBufferPointer, count: Int) -> Int {
+    let n = min(low.count, high.count)
+    var p = 0
+    while p < n && low[p] == high[p] { p &+= 1 }
+    @inline(__always) func window(_ e: UnsafeRawBufferPointer) -> UInt64 {
+        var w: UInt64 = 0
+        var i = p
+        while i < p &+ 8 {
+            w = w &<< 8 | (i < e.count ? UInt64(e[i]) : 0)
+            i &+= 1
+        }
+        return w
+    }
+    let l = window(low), h = window(high), k = window(key)
+    guard h > l, k > l else { return 0 }
+    if k >= h { return count &- 1 }
+    let guess = Int(Double(k &- l) / Double(h &- l) * Double(count))
+    return min(max(guess, 0), count &- 1)
+}
+
+/// The first of `count` sorted entries that is >= a key, and whether it equals it, found by exponential search
+/// outward from `start` (in 0..<count), then binary search. `compare(i)` compares entry i with the key
+/// (negative, zero or positive). A start next to the answer costs two or three probes on neighbouring entries;
+/// any start costs at most about twice the probes of a plain binary search.
+@inline(__always)
+func gallopLowerBound(count: Int, from start: Int, _ compare: (Int) throws -> Int) rethrows -> (index: Int, found: Bool) {
+    var lo: Int, hi: Int
+    let c = try compare(start)
+    if c == 0 { return (start, true) }
+    if c < 0 {
+        // The answer lies in start+1...count.
+        var below = start, step = 1
+        while true {
+            let j = below &+ step
+            if j >= count { lo = below &+ 1; hi = count; break }
+            let d = try compare(j)
+            if d == 0 { return (j, true) }
+            if d > 0 { lo = below &+ 1; hi = j; break }
+            below = j
+            step &<<= 1
+        }
+    } else {
+        // The answer lies in 0...start.
+        var above = start, step = 1
+        while true {
+            let j = above &- step
+            if j < 0 { lo = 0; hi = above; break }
+            let d = try compare(j)
+            if d == 0 { return (j, true) }
+            if d < 0 { lo = j &+ 1; hi = above; break }
+            above = j
+            step &<<= 1
+        }
+    }
+    while lo < hi {
+        let mid = (lo &+ hi) &>> 1
+        let d = try compare(mid)
+        if d < 0 { lo = mid &+ 1 } else if d > 0 { hi = mid } else { return (mid, true) }
+    }
+    return (lo, false)
+}
