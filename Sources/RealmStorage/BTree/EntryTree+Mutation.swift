@@ -43,21 +43,23 @@ extension EntryTree {
         // Unretained: `top` and the parents' child arrays, which nothing here changes, keep the nodes alive.
         var node = Unmanaged.passUnretained(top)
         var isRoot = true
-        while true {
-            // The next node down; nil when `node` is the leaf, `.some(nil)` to give up.
-            let next: Unmanaged<EntryTreeNode>?? = node._withUnsafeGuaranteedRef { n in
-                if n.isLeaf { return nil }
+        descent: while true {
+            let step: InPlaceStep = node._withUnsafeGuaranteedRef { n in
+                if n.isLeaf { return .atLeaf }
                 guard limits.fits(count: n.count, entryBytes: n.entryBytes, inner: true),
                       isRoot || !isUnderfull(count: n.count, entryBytes: n.entryBytes, inner: true)
-                else { return .some(nil) }
+                else { return .giveUp }
                 var child: Unmanaged<EntryTreeNode>? = nil
-                guard n.child(n.childIndexForInsert(key), dirty: &child) == nil else { return .some(nil) }
-                return .some(child)
+                guard n.child(n.childIndexForInsert(key), dirty: &child) == nil, let child else { return .giveUp }
+                return .down(child)
             }
-            guard let next else { break }
-            guard let next else { return nil }
-            node = next
-            isRoot = false
+            switch step {
+            case .atLeaf: break descent
+            case .giveUp: return nil
+            case .down(let child):
+                node = child
+                isRoot = false
+            }
         }
         let inserted: Bool? = node._withUnsafeGuaranteedRef { leaf in
             let (pos, found) = leaf.lowerBoundForInsert(key)
@@ -71,6 +73,11 @@ extension EntryTree {
         }
         if inserted == true { hasChanges = true }
         return inserted
+    }
+
+    private enum InPlaceStep {
+        case atLeaf, giveUp
+        case down(Unmanaged<EntryTreeNode>)
     }
 
     /// Removes; returns false if absent.

@@ -9,9 +9,10 @@ import Darwin
 /// Node layout: docs/FILE_FORMAT.md, "Index nodes (types 6 and 7)".
 ///
 /// **Copy-on-write.** Committed nodes are never modified. A mutation turns the nodes on its root-to-leaf path
-/// into dirty in-memory nodes (`EntryTreeNode`, decoded entries) and frees each committed node it replaces,
-/// exactly once, through `NodeSink.free`. Dirty nodes are encoded and written only by `commit`. Lookups on
-/// committed nodes binary-search the mapped bytes directly.
+/// into dirty in-memory nodes (`EntryTreeNode`: entry bytes in one buffer, a sorted slot array) and frees each
+/// committed node it replaces, exactly once, through `NodeSink.free`. Dirty nodes are encoded and written only
+/// by `commit`. Lookups on committed nodes search the mapped bytes directly (`EntryNodeView`); a prefix scan
+/// starts each node's search from a position interpolated between the bounds its parent gives.
 ///
 /// **Value semantics are shallow.** Dirty nodes are class instances: copies of an `EntryTree` share them, and a
 /// mutation through one copy is seen (and may corrupt the bookkeeping of) the others. The engine holds exactly
@@ -31,9 +32,10 @@ import Darwin
 /// both limits (the gap avoids split/merge ping-pong); otherwise it stays underfull (so an inner node below
 /// the root may have a single child).
 ///
-/// **Reading** a committed node checks its header, shape and exact length on open and each entry's offsets on
-/// access (`EntryNodeView`): the m + 1 offsets are `0, end(0), ..., end(m-1)`, entry i spanning
-/// `off[i]..<off[i+1]` of the entry area. Damage throws `StorageError.corrupt` naming the page. A corrupt
+/// **Reading** a committed node checks its header and shape on open and each entry's offsets on access, the
+/// last entry's also against the exact layout (`EntryNodeView`): the m + 1 offsets are `0, end(0), ...,
+/// end(m-1)`, entry i spanning `off[i]..<off[i+1]` of the entry area. Damage throws `StorageError.corrupt`
+/// naming the page; nothing outside a node's bytes is ever read. A corrupt
 /// file whose nodes share a child can still make a mutation free that child twice; `checkInvariants` reports
 /// such sharing.
 struct EntryTree {

@@ -40,13 +40,6 @@ final class EntryTreeNode {
         heap = .allocate(byteCount: heapCapacity, alignment: 8)
     }
 
-    /// A node holding the given entries, in order (and, for an inner node, their children).
-    convenience init(level: Int, entries: [[UInt8]], children: [EntryTree.Child] = []) {
-        self.init(level: level, capacity: entries.count + 1, bytes: entries.reduce(0) { $0 + $1.count } + 64)
-        for e in entries { e.withUnsafeBytes { append($0) } }
-        self.children = children
-    }
-
     /// A node whose entries are the committed entry area `area` cut at `ends` (the m + 1 little-endian `UInt32`
     /// end offsets of an index node: `0, end(0), ..., end(m-1)`), which the caller has checked (non-decreasing,
     /// within the area). Offsets out of range are clamped, so even unchecked input never reads out of bounds.
@@ -89,9 +82,6 @@ final class EntryTreeNode {
 
     /// Entry `i` as a new array.
     func entryArray(_ i: Int) -> [UInt8] { Array(entry(i)) }
-
-    /// Every entry as a new array (tests and diagnostics).
-    var entries: [[UInt8]] { (0..<count).map(entryArray) }
 
     /// Child `i` of an inner node: its ref when committed, else nil with `dirty` set to the node, unretained
     /// (valid while this node holds it). Descending through it costs no reference counting.
@@ -181,10 +171,6 @@ final class EntryTreeNode {
         slots[i] = slot
         count += 1
         if let child { children.insert(child, at: i) }
-    }
-
-    func insert(_ entry: [UInt8], child: EntryTree.Child? = nil, at i: Int) {
-        entry.withUnsafeBytes { insert($0, child: child, at: i) }
     }
 
     func remove(at i: Int) {
