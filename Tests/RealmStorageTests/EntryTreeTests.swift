@@ -132,6 +132,16 @@ private func scanAll(_ tree: EntryTree, from bound: [UInt8] = [], limit: Int = .
     return out
 }
 
+/// The entries starting with `prefix`, in order, at most `limit`.
+private func scanPrefix(_ tree: EntryTree, _ prefix: [UInt8], limit: Int = .max, _ source: NodeSource) throws -> [[UInt8]] {
+    var out: [[UInt8]] = []
+    try tree.scan(prefix: prefix, source: source) { e in
+        out.append(Array(e))
+        return out.count < limit
+    }
+    return out
+}
+
 private struct LevelStats {
     var nodes = 0
     var bytes = 0
@@ -255,6 +265,9 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
                     let expected = Array(model.entries[start..<min(start + n, model.entries.count)])
                     #expect(try scanAll(tree, from: bound, limit: n, store) == expected, "\(context)")
                     #expect(try tree.contains(bound, source: store) == model.lowerBound(bound).1, "\(context)")
+                    let prefix = Array(bound.prefix(rng.below(bound.count + 1)))
+                    let matching = model.entries[model.lowerBound(prefix).0...].prefix { $0.starts(with: prefix) }
+                    #expect(try scanPrefix(tree, prefix, limit: n, store) == Array(matching.prefix(n)), "\(context)")
                 }
                 if rng.below(3) == 0 {
                     let root = try tree.commit(sink: store)
@@ -349,6 +362,112 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
         #expect(store.bytes(root).u32(at: 20) == 0, "a single entry left: the root is a leaf")
         tree = EntryTree(root: root, limits: Self.small)
         #expect(try scanAll(tree, store) == [keep.entries.last!])
+    }
+
+    /// `scan(prefix:)` finds runs of entries sharing a prefix wherever they start and end relative to leaf
+    /// boundaries, in dirty and committed trees, and stops at the first entry without the prefix.
+    /// (Standard limits: nodes large enough to start their search from an interpolated position.)
+    @Test(arguments: [true, false])
+    func prefixScanAcrossLeaves(smallNodes: Bool) throws {
+        let store = FakeStore()
+        let limits = smallNodes ? Self.small : .standard
+        var tree = EntryTree(root: 0, limits: limits)
+        var model = SortedModel()
+        // Values 0..<40, each with 1 to 30 object keys (to 600 with standard limits): runs from a fraction of a
+        // leaf to several leaves.
+        var rng = SplitMix64(seed: 5)
+        for v in 0..<40 {
+            let value: [UInt8] = [0x02, UInt8(v), 0x00, 0x01]
+            for k in 0..<(1 + rng.below(smallNodes ? 30 : 600)) {
+                let e = indexEntry(UInt64(k * 7 + v), prefix: value)
+                #expect(try tree.insert(e, sink: store))
+                _ = model.insert(e)
+            }
+        }
+        func check(_ context: String) throws {
+            for v in -1...41 {
+                let value: [UInt8] = v < 0 ? [0x01] : [0x02, UInt8(v), 0x00, 0x01]
+                let expected = model.entries.filter { $0.starts(with: value) }
+                #expect(try scanPrefix(tree, value, store) == expected, "\(context) value \(v)")
+                #expect(try scanPrefix(tree, value, limit: 3, store) == Array(expected.prefix(3)), "\(context) value \(v)")
+                // A prefix falling inside a run (keys are below 2^56, so no key starts with 0xFF) and one right
+                // after it.
+                #expect(try scanPrefix(tree, value + [0xFF], store).isEmpty, "\(context) value \(v)")
+                #expect(try scanPrefix(tree, value + [0x00], store) == expected, "\(context) value \(v)")
+            }
+            #expect(try scanPrefix(tree, [0x02], store) == model.entries)
+            #expect(try scanPrefix(tree, [], store) == model.entries)
+            #expect(try scanPrefix(tree, [0x03], store).isEmpty)
+        }
+        try check("dirty")
+        let root = try tree.commit(sink: store)
+        if !smallNodes { #expect(store.bytes(root).u32(at: 20) >= 1) }
+        tree = EntryTree(root: root, limits: limits)
+        try check("committed")
+        #expect(try tree.insert(indexEntry(1000, prefix: [0x02, 7, 0x00, 0x01]), sink: store))
+        _ = model.insert(indexEntry(1000, prefix: [0x02, 7, 0x00, 0x01]))
+        try check("partly dirty")
+    }
+
+    /// The galloping lower bound used after interpolation is right from every start, and the interpolated
+    /// start is always a valid index, whatever the bounds and key.
+    @Test func gallopAndInterpolation() {
+        var rng = SplitMix64(seed: 11)
+        for _ in 0..<200 {
+            var model = SortedModel()
+            for _ in 0..<(1 + rng.below(40)) { _ = model.insert(randomEntry(&rng, maxLength: 12)) }
+            let entries = model.entries
+            for _ in 0..<10 {
+                let key = rng.below(3) == 0 ? entries[rng.below(entries.count)] : randomEntry(&rng, maxLength: 12)
+                let expected = model.lowerBound(key)
+                for start in 0..<entries.count {
+                    let got = gallopLowerBound(count: entries.count, from: start) { compareBytes(entries[$0], key) }
+                    #expect(got.index == expected.0 && got.found == expected.1)
+                }
+                let low = randomEntry(&rng, maxLength: 12), high = randomEntry(&rng, maxLength: 12)
+                let guess = low.withUnsafeBytes { l in high.withUnsafeBytes { h in key.withUnsafeBytes { k in
+                    interpolate(k, low: l, high: h, count: entries.count)
+                } } }
+                #expect(guess >= 0 && guess < entries.count)
+            }
+        }
+    }
+
+    /// The last end offset is checked when the last entry is used (not on open): damage to it throws from
+    /// `checkInvariants` always, and from every operation that reads the last entry or decodes the node. (An
+    /// inner node's last offset moved within the zero padding before its refs still fits the layout, as it did
+    /// when the offset was checked on open; `checkInvariants` then finds the entry differing from its child's.)
+    @Test func damagedLastOffsetThrows() throws {
+        let pristine = FakeStore()
+        var tree = EntryTree(root: 0, limits: Self.small)
+        for k in 0..<100 { _ = try tree.insert(indexEntry(UInt64(k)), sink: pristine) }
+        let root = try tree.commit(sink: pristine)
+        let rootBytes = pristine.bytes(root)
+        let rootCount = Int(rootBytes.u32(at: 16))
+        #expect(rootBytes.u32(at: 20) == 1)
+        let firstLeaf = rootBytes.u64(at: rootBytes.count - 8 * rootCount)
+        for ref in [root, firstLeaf] {
+            for delta: UInt8 in [1, 4, 8, 0x80] {
+                let store = pristine.clone()
+                store.hostile = true
+                let m = Int(store.bytes(ref).u32(at: 16))
+                store.damage(ref, at: 24 + 4 * m, xor: delta, reseal: true)
+                let context = "\(ref == root ? "root" : "leaf"), xor \(delta)"
+                var damaged = EntryTree(root: root, limits: Self.small)
+                #expect(throws: StorageError.self, "\(context)") { _ = try damaged.checkInvariants(source: store) }
+                if ref == firstLeaf {
+                    #expect(throws: StorageError.self, "\(context)") { _ = try scanAll(damaged, store) }
+                    #expect(throws: StorageError.self, "\(context)") { _ = try damaged.insert(indexEntry(0) + [0], sink: store) }
+                } else if delta >= 8 {
+                    // The search for the last entry ends at the root's last entry; an insert decodes the root.
+                    #expect(throws: StorageError.self, "\(context)") { _ = try damaged.contains(indexEntry(99), source: store) }
+                    #expect(throws: StorageError.self, "\(context)") { _ = try damaged.insert(indexEntry(50) + [0], sink: store) }
+                } else {
+                    _ = try? damaged.contains(indexEntry(99), source: store)
+                    _ = try? damaged.insert(indexEntry(50) + [0], sink: store)
+                }
+            }
+        }
     }
 
     /// Damaged nodes make every operation throw `StorageError.corrupt` (or, for damage that still forms a valid

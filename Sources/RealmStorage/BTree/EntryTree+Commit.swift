@@ -32,13 +32,10 @@ extension EntryTree {
         var b = NodeBuilder(node.isLeaf ? .indexLeaf : .indexInner, capacity: node.encodedSize)
         b.w.u32(UInt32(node.count))
         b.w.u32(UInt32(node.level))
-        var end = 0
-        b.w.u32(0)
-        for e in node.entries {
-            end += e.count
-            b.w.u32(UInt32(end))
-        }
-        for e in node.entries { b.w.raw(e) }
+        let start = b.w.count
+        let area = 4 * (node.count + 1) + node.entryBytes
+        b.w.zeros(area)
+        b.w.bytes.withUnsafeMutableBytes { node.writeEntryArea(to: $0.baseAddress! + start) }
         if !node.isLeaf {
             b.w.align(8)
             for r in childRefs { b.w.u64(r) }
@@ -114,7 +111,7 @@ private struct CheckWalk {
             let view = try EntryNodeView(ref: ref, level: level, source: source)
             try view.validateAll()
             let lvl = view.level
-            try checkShape(child, path, lvl, count: view.count, entryBytes: view.entryBytes, actualSize: view.bytes.count)
+            try checkShape(child, path, lvl, count: view.count, entryBytes: view.areaLength(), actualSize: view.bytes.count)
             if let firstEntry, try firstEntry.withUnsafeBytes({ try compareEntries(view.entry(0), $0) }) != 0 {
                 throw fail(child, path, lvl, "first entry differs from the parent's entry for it")
             }
@@ -137,21 +134,21 @@ private struct CheckWalk {
             guard node.children.count == (node.isLeaf ? 0 : node.count) else {
                 throw fail(child, path, lvl, "\(node.children.count) children for \(node.count) entries")
             }
-            guard node.entryBytes == node.entries.reduce(0, { $0 + $1.count }) else {
+            guard node.entryBytes == (0..<node.count).reduce(0, { $0 + node.entry($1).count }) else {
                 throw fail(child, path, lvl, "cached entry byte count is stale")
             }
             try checkShape(child, path, lvl, count: node.count, entryBytes: node.entryBytes, actualSize: nil)
-            if let firstEntry, node.entries[0] != firstEntry {
+            if let firstEntry, firstEntry.withUnsafeBytes({ compareEntries(node.entry(0), $0) }) != 0 {
                 throw fail(child, path, lvl, "first entry differs from the parent's entry for it")
             }
-            for i in 1..<node.count where compareBytes(node.entries[i - 1], node.entries[i]) >= 0 {
+            for i in 1..<node.count where compareEntries(node.entry(i - 1), node.entry(i)) >= 0 {
                 throw fail(child, path, lvl, "entry \(i) is not greater than entry \(i - 1)")
             }
             if node.isLeaf {
-                try leafDone(child, path, first: node.entries[0], last: node.entries[node.count - 1], count: node.count)
+                try leafDone(child, path, first: node.entryArray(0), last: node.entryArray(node.count - 1), count: node.count)
             } else {
                 for i in 0..<node.count {
-                    try check(node.children[i], level: lvl - 1, firstEntry: node.entries[i], path: path + [i])
+                    try check(node.children[i], level: lvl - 1, firstEntry: node.entryArray(i), path: path + [i])
                 }
             }
         }

@@ -15,27 +15,80 @@ extension EntryTree {
 
     /// Inserts; returns false (and changes nothing) if the entry exists.
     mutating func insert(_ entry: [UInt8], sink: NodeSink) throws -> Bool {
+        try entry.withUnsafeBytes { try insert($0, sink: sink) }
+    }
+
+    /// `insert(_:sink:)` with the entry in any memory (copied into the tree).
+    mutating func insert(_ entry: UnsafeRawBufferPointer, sink: NodeSink) throws -> Bool {
         precondition(entry.count <= limits.maxEntryBytes, "EntryTree: entry of \(entry.count) bytes exceeds \(limits.maxEntryBytes)")
         guard let root else {
-            self.root = .dirty(EntryTreeNode(level: 0, entries: [entry]))
+            let leaf = EntryTreeNode(level: 0)
+            leaf.insert(entry, at: 0)
+            self.root = .dirty(leaf)
             hasChanges = true
             return true
         }
-        let outcome = try entry.withUnsafeBytes { key in
-            try insert(key, entry, into: root, level: nil, sink: sink)
-        }
-        guard let outcome else { return false }
+        if let done = insertInPlace(entry) { return done }
+        guard let outcome = try insert(entry, into: root, level: nil, sink: sink) else { return false }
         finish(outcome)
         return true
     }
 
+    /// The common insert, without the recursion: the whole path is dirty, the leaf has room, the entry is not
+    /// the leaf's new first entry (so no entry above the leaf changes), no node below the root is underfull
+    /// and the root would not collapse. The general path would then only insert into the leaf (every split and
+    /// merge check finds nothing to do), so do just that. nil when these conditions do not hold.
+    private mutating func insertInPlace(_ key: UnsafeRawBufferPointer) -> Bool? {
+        guard case .dirty(let top) = root, top.isLeaf || top.count >= 2 else { return nil }
+        // Unretained: `top` and the parents' child arrays, which nothing here changes, keep the nodes alive.
+        var node = Unmanaged.passUnretained(top)
+        var isRoot = true
+        descent: while true {
+            let step: InPlaceStep = node._withUnsafeGuaranteedRef { n in
+                if n.isLeaf { return .atLeaf }
+                guard limits.fits(count: n.count, entryBytes: n.entryBytes, inner: true),
+                      isRoot || !isUnderfull(count: n.count, entryBytes: n.entryBytes, inner: true)
+                else { return .giveUp }
+                var child: Unmanaged<EntryTreeNode>? = nil
+                guard n.child(n.childIndexForInsert(key), dirty: &child) == nil, let child else { return .giveUp }
+                return .down(child)
+            }
+            switch step {
+            case .atLeaf: break descent
+            case .giveUp: return nil
+            case .down(let child):
+                node = child
+                isRoot = false
+            }
+        }
+        let inserted: Bool? = node._withUnsafeGuaranteedRef { leaf in
+            let (pos, found) = leaf.lowerBoundForInsert(key)
+            if found { return false }
+            let count = leaf.count + 1, bytes = leaf.entryBytes + key.count
+            guard pos > 0 || isRoot, limits.fits(count: count, entryBytes: bytes, inner: false),
+                  isRoot || !isUnderfull(count: count, entryBytes: bytes, inner: false)
+            else { return nil }
+            leaf.insert(key, at: pos)
+            return true
+        }
+        if inserted == true { hasChanges = true }
+        return inserted
+    }
+
+    private enum InPlaceStep {
+        case atLeaf, giveUp
+        case down(Unmanaged<EntryTreeNode>)
+    }
+
     /// Removes; returns false if absent.
     mutating func remove(_ entry: [UInt8], sink: NodeSink) throws -> Bool {
+        try entry.withUnsafeBytes { try remove($0, sink: sink) }
+    }
+
+    /// `remove(_:sink:)` with the entry in any memory.
+    mutating func remove(_ entry: UnsafeRawBufferPointer, sink: NodeSink) throws -> Bool {
         guard let root else { return false }
-        let outcome = try entry.withUnsafeBytes { key in
-            try remove(key, from: root, level: nil, sink: sink)
-        }
-        guard let outcome else { return false }
+        guard let outcome = try remove(entry, from: root, level: nil, sink: sink) else { return false }
         finish(outcome)
         return true
     }
@@ -50,8 +103,8 @@ extension EntryTree {
         var siblings = outcome.siblings
         while !siblings.isEmpty {
             let top = EntryTreeNode(level: node.level + 1)
-            top.insert(node.entries[0], child: .dirty(node), at: 0)
-            for s in siblings { top.insert(s.entries[0], child: .dirty(s), at: top.count) }
+            top.insert(node.entry(0), child: .dirty(node), at: 0)
+            for s in siblings { top.insert(s.entry(0), child: .dirty(s), at: top.count) }
             siblings = split(top, mode: .balanced)
             node = top
         }
@@ -67,37 +120,35 @@ extension EntryTree {
         return node
     }
 
-    private func insert(
-        _ key: UnsafeRawBufferPointer, _ entry: [UInt8], into child: Child, level: Int?, sink: NodeSink
-    ) throws -> Outcome? {
+    private func insert(_ key: UnsafeRawBufferPointer, into child: Child, level: Int?, sink: NodeSink) throws -> Outcome? {
         switch child {
         case .clean(let ref):
             let view = try EntryNodeView(ref: ref, level: level, source: sink)
             if view.isLeaf {
                 let (pos, found) = try view.lowerBound(key)
                 if found { return nil }
-                return insertIntoLeaf(try takeDirty(view, sink: sink), entry, at: pos)
+                return insertIntoLeaf(try takeDirty(view, sink: sink), key, at: pos)
             }
             let i = try view.childIndex(for: key)
-            guard let sub = try insert(key, entry, into: .clean(view.child(i)), level: view.level - 1, sink: sink) else {
+            guard let sub = try insert(key, into: .clean(view.child(i)), level: view.level - 1, sink: sink) else {
                 return nil
             }
             return try absorb(sub, into: try takeDirty(view, sink: sink), at: i, sink: sink)
         case .dirty(let node):
             if node.isLeaf {
-                let (pos, found) = node.lowerBound(key)
+                let (pos, found) = node.lowerBoundForInsert(key)
                 if found { return nil }
-                return insertIntoLeaf(node, entry, at: pos)
+                return insertIntoLeaf(node, key, at: pos)
             }
-            let i = node.childIndex(for: key)
-            guard let sub = try insert(key, entry, into: node.children[i], level: node.level - 1, sink: sink) else {
+            let i = node.childIndexForInsert(key)
+            guard let sub = try insert(key, into: node.children[i], level: node.level - 1, sink: sink) else {
                 return nil
             }
             return try absorb(sub, into: node, at: i, sink: sink)
         }
     }
 
-    private func insertIntoLeaf(_ node: EntryTreeNode, _ entry: [UInt8], at pos: Int) -> Outcome {
+    private func insertIntoLeaf(_ node: EntryTreeNode, _ entry: UnsafeRawBufferPointer, at pos: Int) -> Outcome {
         node.insert(entry, at: pos)
         let mode: SplitMode = pos == node.count - 1 ? .append : pos == 0 ? .prepend : .balanced
         return Outcome(node: node, siblings: split(node, mode: mode), mode: mode)
@@ -144,7 +195,7 @@ extension EntryTree {
         }
         // The child's first entry may have changed (a new minimum, or its first entry removed).
         node.setChild(child, at: i)
-        for (j, s) in sub.siblings.enumerated() { node.insert(s.entries[0], child: .dirty(s), at: i + 1 + j) }
+        for (j, s) in sub.siblings.enumerated() { node.insert(s.entry(0), child: .dirty(s), at: i + 1 + j) }
         var mode = SplitMode.balanced
         if !sub.siblings.isEmpty {
             if sub.mode == .append && i + sub.siblings.count == node.count - 1 { mode = .append }
@@ -164,7 +215,7 @@ extension EntryTree {
         let n = node.count
         if limits.fits(count: n, entryBytes: node.entryBytes, inner: inner) || n < 2 { return [] }
         var prefix = [Int](repeating: 0, count: n + 1)  // prefix[i]: bytes of entries 0..<i
-        for i in 0..<n { prefix[i + 1] = prefix[i] + node.entries[i].count }
+        for i in 0..<n { prefix[i + 1] = prefix[i] + node.entry(i).count }
         func fits(_ a: Int, _ b: Int) -> Bool { limits.fits(count: b - a, entryBytes: prefix[b] - prefix[a], inner: inner) }
 
         // Balanced: the cut that best halves the encoded bytes (each entry also costs its offset).
@@ -217,7 +268,7 @@ extension EntryTree {
                 neighbour = d
             case .clean(let ref):
                 let view = try EntryNodeView(ref: ref, level: child.level, source: sink)
-                guard fitsMerged(count: child.count + view.count, entryBytes: child.entryBytes + view.entryBytes,
+                guard try fitsMerged(count: child.count + view.count, entryBytes: child.entryBytes + view.areaLength(),
                                  inner: !child.isLeaf) else { continue }
                 neighbour = try takeDirty(view, sink: sink)
             }

@@ -9,9 +9,10 @@ import Darwin
 /// Node layout: docs/FILE_FORMAT.md, "Index nodes (types 6 and 7)".
 ///
 /// **Copy-on-write.** Committed nodes are never modified. A mutation turns the nodes on its root-to-leaf path
-/// into dirty in-memory nodes (`EntryTreeNode`, decoded entries) and frees each committed node it replaces,
-/// exactly once, through `NodeSink.free`. Dirty nodes are encoded and written only by `commit`. Lookups on
-/// committed nodes binary-search the mapped bytes directly.
+/// into dirty in-memory nodes (`EntryTreeNode`: entry bytes in one buffer, a sorted slot array) and frees each
+/// committed node it replaces, exactly once, through `NodeSink.free`. Dirty nodes are encoded and written only
+/// by `commit`. Lookups on committed nodes search the mapped bytes directly (`EntryNodeView`); a prefix scan
+/// starts each node's search from a position interpolated between the bounds its parent gives.
 ///
 /// **Value semantics are shallow.** Dirty nodes are class instances: copies of an `EntryTree` share them, and a
 /// mutation through one copy is seen (and may corrupt the bookkeeping of) the others. The engine holds exactly
@@ -31,9 +32,10 @@ import Darwin
 /// both limits (the gap avoids split/merge ping-pong); otherwise it stays underfull (so an inner node below
 /// the root may have a single child).
 ///
-/// **Reading** a committed node checks its header, shape and exact length on open and each entry's offsets on
-/// access (`EntryNodeView`): the m + 1 offsets are `0, end(0), ..., end(m-1)`, entry i spanning
-/// `off[i]..<off[i+1]` of the entry area. Damage throws `StorageError.corrupt` naming the page. A corrupt
+/// **Reading** a committed node checks its header and shape on open and each entry's offsets on access, the
+/// last entry's also against the exact layout (`EntryNodeView`): the m + 1 offsets are `0, end(0), ...,
+/// end(m-1)`, entry i spanning `off[i]..<off[i+1]` of the entry area. Damage throws `StorageError.corrupt`
+/// naming the page; nothing outside a node's bytes is ever read. A corrupt
 /// file whose nodes share a child can still make a mutation free that child twice; `checkInvariants` reports
 /// such sharing.
 struct EntryTree {
@@ -101,9 +103,105 @@ struct EntryTree {
     /// Entries in order starting at the first entry >= `lowerBound`; `body` returns false to stop. Sees this
     /// transaction's uncommitted changes. The buffer passed to body is only valid during the call.
     func scan(from lowerBound: [UInt8], source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        try lowerBound.withUnsafeBytes { try scan(from: $0, source: source, body) }
+    }
+
+    /// `scan(from:source:_:)` with the bound in any memory.
+    func scan(
+        from lowerBound: UnsafeRawBufferPointer, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
         guard let root else { return }
-        try lowerBound.withUnsafeBytes { bound in
-            _ = try scan(root, level: nil, bound: bound, source: source, body)
+        _ = try scan(root, level: nil, bound: lowerBound, source: source, body)
+    }
+
+    /// The entries that start with `prefix`, in order; `body` returns false to stop. Equivalent to `scan(from:
+    /// prefix)` stopping at the first entry without the prefix, but descends straight to the first candidate
+    /// (the usual case for an index lookup: the matches, or their absence, are settled in one leaf). Only when
+    /// a leaf runs out and the first entry after it still matches does it go on with the general scan.
+    func scan(prefix: [UInt8], source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        try prefix.withUnsafeBytes { try scan(prefix: $0, source: source, body) }
+    }
+
+    /// `scan(prefix:source:_:)` with the prefix in any memory.
+    func scan(
+        prefix: UnsafeRawBufferPointer, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        guard let root else { return }
+        // The node descended into: a committed one by ref, or a dirty one (unretained: the tree holds it).
+        var ref: UInt64 = 0
+        var dirty: Unmanaged<EntryTreeNode>? = nil
+        switch root {
+        case .clean(let r): ref = r
+        case .dirty(let n): dirty = .passUnretained(n)
+        }
+        var level: Int? = nil
+        // Nodes are neither changed nor unmapped during a scan, so these stay valid.
+        // The first entry after the subtree descended into (the parent's entry for the next child, on the
+        // deepest level that has one), nil when the subtree holds the last entries of the tree.
+        var next: UnsafeRawBufferPointer? = nil
+        // The parent's entry for the node descended into (its first entry), nil at the root. With `next`, the
+        // range of the node's entries: committed nodes start their search from an interpolated position.
+        var low: UnsafeRawBufferPointer? = nil
+        // The last entry passed to body.
+        var last: UnsafeRawBufferPointer? = nil
+        descent: while true {
+            if let current = dirty {
+                let isLeaf = current._withUnsafeGuaranteedRef { node -> Bool in
+                    if node.isLeaf { return true }
+                    let i = node.childIndex(for: prefix)
+                    low = node.entry(i)
+                    if i + 1 < node.count { next = node.entry(i + 1) }
+                    var child: Unmanaged<EntryTreeNode>? = nil
+                    if let r = node.child(i, dirty: &child) { ref = r }
+                    dirty = child
+                    level = node.level - 1
+                    return false
+                }
+                if !isLeaf { continue descent }
+                let node = current.takeUnretainedValue()
+                var i = node.lowerBound(prefix).index
+                while i < node.count {
+                    let e = node.entry(i)
+                    if !entryHasPrefix(e, prefix) { return }
+                    if try !body(e) { return }
+                    last = e
+                    i += 1
+                }
+                break descent
+            }
+            let view = try EntryNodeView(ref: ref, level: level, source: source)
+            if view.isLeaf {
+                var i = try (low.map { try view.lowerBound(prefix, low: $0, high: next) } ?? view.lowerBound(prefix)).index
+                while i < view.count {
+                    let e = try view.entry(i)
+                    if !entryHasPrefix(e, prefix) { return }
+                    if try !body(e) { return }
+                    last = e
+                    i += 1
+                }
+                break descent
+            }
+            let i = try low.map { try view.childIndex(for: prefix, low: $0, high: next) } ?? view.childIndex(for: prefix)
+            low = try view.entry(i)
+            if i + 1 < view.count { next = try view.entry(i + 1) }
+            ref = try view.child(i)
+            level = view.level - 1
+        }
+        // The leaf ran out. Done unless the next entry (the first of a later leaf) still matches; then go on
+        // from the smallest possible entry after the last one seen, `last ++ [0]` (or from the prefix).
+        guard let next, entryHasPrefix(next, prefix) else { return }
+        var bound: [UInt8]
+        if let last {
+            bound = []
+            bound.reserveCapacity(last.count + 1)
+            bound.append(contentsOf: last)
+            bound.append(0)
+        } else {
+            bound = Array(prefix)
+        }
+        try scan(from: bound, source: source) { e in
+            guard entryHasPrefix(e, prefix) else { return false }
+            return try body(e)
         }
     }
 
@@ -139,7 +237,7 @@ struct EntryTree {
                 var i = 0
                 if let bound { i = node.lowerBound(bound).index }
                 while i < node.count {
-                    if try !node.entries[i].withUnsafeBytes({ try body($0) }) { return false }
+                    if try !body(node.entry(i)) { return false }
                     i += 1
                 }
             } else {
@@ -159,118 +257,24 @@ struct EntryTree {
     }
 
     func contains(_ entry: [UInt8], source: NodeSource) throws -> Bool {
+        try entry.withUnsafeBytes { try contains($0, source: source) }
+    }
+
+    func contains(_ key: UnsafeRawBufferPointer, source: NodeSource) throws -> Bool {
         guard var child = root else { return false }
         var level: Int? = nil
-        return try entry.withUnsafeBytes { key in
-            while true {
-                switch child {
-                case .clean(let ref):
-                    let view = try EntryNodeView(ref: ref, level: level, source: source)
-                    if view.level == 0 { return try view.lowerBound(key).found }
-                    child = .clean(try view.child(view.childIndex(for: key)))
-                    level = view.level - 1
-                case .dirty(let node):
-                    if node.level == 0 { return node.lowerBound(key).found }
-                    child = node.children[node.childIndex(for: key)]
-                    level = node.level - 1
-                }
+        while true {
+            switch child {
+            case .clean(let ref):
+                let view = try EntryNodeView(ref: ref, level: level, source: source)
+                if view.level == 0 { return try view.lowerBound(key).found }
+                child = .clean(try view.child(view.childIndex(for: key)))
+                level = view.level - 1
+            case .dirty(let node):
+                if node.level == 0 { return node.lowerBound(key).found }
+                child = node.children[node.childIndex(for: key)]
+                level = node.level - 1
             }
         }
     }
-}
-
-/// A dirty node of an `EntryTree`: decoded entries, and for inner nodes (level > 0) one child per entry,
-/// entry i being the smallest entry below child i.
-final class EntryTreeNode {
-    let level: Int
-    private(set) var entries: [[UInt8]]
-    private(set) var children: [EntryTree.Child]
-    /// Sum of the entries' lengths.
-    private(set) var entryBytes: Int
-
-    init(level: Int, entries: [[UInt8]] = [], children: [EntryTree.Child] = []) {
-        self.level = level
-        self.entries = entries
-        self.children = children
-        entryBytes = entries.reduce(0) { $0 + $1.count }
-    }
-
-    var count: Int { entries.count }
-    var isLeaf: Bool { level == 0 }
-    var encodedSize: Int { EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: !isLeaf) }
-
-    func insert(_ entry: [UInt8], child: EntryTree.Child? = nil, at i: Int) {
-        entries.insert(entry, at: i)
-        if let child { children.insert(child, at: i) }
-        entryBytes += entry.count
-    }
-
-    func remove(at i: Int) {
-        entryBytes -= entries[i].count
-        entries.remove(at: i)
-        if !isLeaf { children.remove(at: i) }
-    }
-
-    func setChild(_ child: EntryTreeNode, at i: Int) {
-        children[i] = .dirty(child)
-        entryBytes += child.entries[0].count - entries[i].count
-        entries[i] = child.entries[0]
-    }
-
-    /// Moves entries (and children) from `i` on into a new node.
-    func cut(from i: Int) -> EntryTreeNode {
-        let right = EntryTreeNode(
-            level: level, entries: Array(entries[i...]), children: isLeaf ? [] : Array(children[i...]))
-        entries.removeSubrange(i...)
-        if !isLeaf { children.removeSubrange(i...) }
-        entryBytes -= right.entryBytes
-        return right
-    }
-
-    /// Appends every entry (and child) of `other`, which must follow this node's entries.
-    func append(contentsOf other: EntryTreeNode) {
-        entries.append(contentsOf: other.entries)
-        children.append(contentsOf: other.children)
-        entryBytes += other.entryBytes
-    }
-
-    /// First index whose entry is >= `key`, and whether it equals `key`.
-    func lowerBound(_ key: UnsafeRawBufferPointer) -> (index: Int, found: Bool) {
-        var lo = 0, hi = entries.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            let c = entries[mid].withUnsafeBytes { compareEntries($0, key) }
-            if c < 0 { lo = mid + 1 } else if c > 0 { hi = mid } else { return (mid, true) }
-        }
-        return (lo, false)
-    }
-
-    /// Index of the child whose range holds `key`: the last entry <= key, or 0 when key precedes them all.
-    func childIndex(for key: UnsafeRawBufferPointer) -> Int {
-        let (i, found) = lowerBound(key)
-        return found ? i : max(i - 1, 0)
-    }
-}
-
-/// Unsigned lexicographic comparison; a proper prefix sorts first. Negative, zero or positive.
-@inline(__always)
-func compareEntries(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-    // Eight bytes at a time as big-endian words: entries are short, so this beats a call to memcmp.
-    let n = min(a.count, b.count)
-    var i = 0
-    if n > 0 {
-        let pa = a.baseAddress!, pb = b.baseAddress!
-        while i + 8 <= n {
-            let x = UInt64(bigEndian: pa.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            let y = UInt64(bigEndian: pb.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            if x != y { return x < y ? -1 : 1 }
-            i += 8
-        }
-        while i < n {
-            let x = pa.load(fromByteOffset: i, as: UInt8.self), y = pb.load(fromByteOffset: i, as: UInt8.self)
-            if x != y { return x < y ? -1 : 1 }
-            i += 1
-        }
-    }
-    return a.count - b.count
 }

@@ -54,6 +54,8 @@ enum IndexKey {
     /// Traps for non-indexable types (float, double, data, decimal128, link).
     @discardableResult
     static func encode(_ value: Value, into bytes: inout [UInt8]) -> Bool {
+        // One allocation for the value and the object key that usually follows it.
+        bytes.reserveCapacity(bytes.count + encodedSizeHint(value) + 8)
         switch value {
         case .null:
             bytes.append(nullTag)
@@ -86,6 +88,21 @@ enum IndexKey {
         return false
     }
 
+    /// The encoded length of `value` (for a string, assuming no NUL byte).
+    @inline(__always)
+    private static func encodedSizeHint(_ value: Value) -> Int {
+        switch value {
+        case .null: return 1
+        case .bool: return 2
+        case .int: return 9
+        case .string(let s): return 3 + min(s.utf8.count, maxStringBytes)
+        case .date: return 13
+        case .objectId: return 13
+        case .uuid: return 17
+        default: return 0
+        }
+    }
+
     /// The encoding of `value` as a new array.
     static func encode(_ value: Value) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -103,6 +120,17 @@ enum IndexKey {
     }
 
     private static func appendString(_ s: String, to bytes: inout [UInt8]) -> Bool {
+        // Native strings: copy the kept bytes at once when they hold no NUL to escape.
+        let fast: Bool? = s.utf8.withContiguousStorageIfAvailable { utf8 in
+            let kept = UnsafeBufferPointer(rebasing: utf8[..<min(utf8.count, maxStringBytes)])
+            if kept.contains(0) { return nil }
+            bytes.append(contentsOf: kept)
+            bytes.append(0)
+            let truncated = utf8.count > maxStringBytes
+            bytes.append(truncated ? truncationMarker : stringTerminator)
+            return truncated
+        } ?? nil
+        if let fast { return fast }
         var count = 0
         for b in s.utf8 {
             if count == maxStringBytes {
@@ -152,9 +180,7 @@ enum IndexKey {
     /// The object key in the last 8 bytes of an entry.
     static func objectKey(fromEntry entry: UnsafeRawBufferPointer) -> UInt64 {
         precondition(entry.count >= 8, "index entry shorter than an object key")
-        var k: UInt64 = 0
-        for b in entry[(entry.count - 8)...] { k = k << 8 | UInt64(b) }
-        return k
+        return UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: entry.count - 8, as: UInt64.self))
     }
 
     /// The object key in the last 8 bytes of an entry.

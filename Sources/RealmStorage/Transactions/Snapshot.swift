@@ -304,8 +304,8 @@ extension Snapshot {
         let truncated = IndexKey.encode(value, into: &prefix)
         var out: [UInt64] = []
         let tree = indexTree(classID, p)
-        try tree.scan(from: prefix, source: self) { entry in
-            guard entry.count == prefix.count + 8, entry.starts(with: prefix) else { return false }
+        try tree.scan(prefix: prefix, source: self) { entry in
+            guard entry.count == prefix.count + 8 else { return false }
             let key = IndexKey.objectKey(fromEntry: entry)
             if truncated {
                 // Long strings share a cut prefix in the index: confirm against the object.
