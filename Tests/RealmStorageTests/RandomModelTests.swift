@@ -227,6 +227,14 @@ private let baseSchema: [ClassSchema] = [
         PropertySchema(name: "maker", type: .uuid, isOptional: true),
         .link("holder", to: "Pet"),
     ]),
+    // No links, lists or backlinks: `deleteAll` drops its tree and indexes at once.
+    ClassSchema(name: "Plain", properties: [
+        PropertySchema(name: "uid", type: .uuid, isPrimaryKey: true),
+        PropertySchema(name: "code", type: .int, isIndexed: true),
+        PropertySchema(name: "text", type: .string, isOptional: true),
+        PropertySchema(name: "bytes", type: .data),
+        PropertySchema(name: "at", type: .date, isOptional: true, isIndexed: true),
+    ]),
 ]
 
 // MARK: - Random values
@@ -528,6 +536,7 @@ private final class RandomRun {
             switch p.type {
             case .int: v = .int(gen.chance(0.5) ? Int64(gen.below(100_000)) : gen.int())
             case .string: v = .string(gen.chance(0.7) ? "toy-\(gen.below(1_000_000))" : gen.string())
+            case .uuid: v = .uuid(gen.uuid())
             default: preconditionFailure("primary key of type \(p.type)")
             }
             if !used.contains(v) { return v }
@@ -903,6 +912,20 @@ private final class RandomRun {
         if gen.chance(0.25) {
             note("compact")
             try db.compact()
+        }
+        if gen.chance(0.2) {
+            counter += 1
+            let copyPath = path! + ".copy\(counter)"
+            note("write a compacted copy")
+            try db.writeCopy(to: copyPath)
+            let copy = try Database.open(path: copyPath)
+            let s = try copy.snapshot()
+            try compare(s, model, "the compacted copy", full: true)
+            s.close()
+            let report = try copy.verify()
+            if !report.isOK { throw fail("verify of the compacted copy:\n\(report)") }
+            unlink(copyPath)
+            unlink(copyPath + ".lock")
         }
         try checkDatabase("after reopen", full: true)
     }
