@@ -616,8 +616,7 @@ private final class RandomRun {
         note("set \(c.name) #\(k).\(p.name) = \(short(v))")
         let t = try tx!.table(c.name)
         try tx!.set(ObjectKey(k), tx!.property(t, p.name), v)
-        // The engine skips a set whose value compares equal to the stored one (so -0.0 over 0.0 keeps 0.0).
-        if !(model.objects[c.name]![k]!.values[p.name]! == v) { model.objects[c.name]![k]!.values[p.name] = v }
+        model.objects[c.name]![k]!.values[p.name] = v
     }
 
     func delete() throws {
@@ -786,11 +785,7 @@ private final class RandomRun {
         let t = try tx!.table(c.name)
         let n = try tx!.updateAll(t, tx!.property(t, p.name)) { _ in v }
         if n != model.objects[c.name]!.count { throw fail("updateAll visited \(n) objects, model has \(model.objects[c.name]!.count)") }
-        // Links and indexed properties go through `set` (which skips equal values); the others are written.
-        let throughSet = p.type == .link || p.isIndexed
-        for k in model.keys(c.name) where !throughSet || !(model.objects[c.name]![k]!.values[p.name]! == v) {
-            model.objects[c.name]![k]!.values[p.name] = v
-        }
+        for k in model.keys(c.name) { model.objects[c.name]![k]!.values[p.name] = v }
     }
 
     // MARK: Schema changes
@@ -1182,5 +1177,32 @@ private final class RandomRun {
             let report = try db.verify()
             #expect(report.isOK, "\(report)")
         }
+    }
+    /// `set` skipped values that compare equal with `==` to the stored one, so -0.0 over 0.0 and a
+    /// string over a canonically equivalent one with different bytes were silently not stored.
+    @Test func setStoresValuesThatOnlyCompareEqual() throws {
+        let db = try Database.inMemory(identifier: "set-equal-\(UUID().uuidString)")
+        let key = try db.write { tx in
+            try tx.createClass(ClassSchema(name: "A", properties: [
+                PropertySchema(name: "d", type: .double),
+                PropertySchema(name: "s", type: .string, isIndexed: true),
+            ]))
+            return try tx.createObject("A", ["d": .double(0), "s": .string("caf\u{E9}")])
+        }
+        try db.write { tx in
+            let t = try tx.table("A")
+            try tx.set(key, tx.property(t, "d"), .double(-0.0))
+            try tx.set(key, tx.property(t, "s"), .string("cafe\u{301}"))
+        }
+        try db.read { s in
+            let t = try s.table("A")
+            guard case .double(let d) = try s.value(key, s.property(t, "d")),
+                  case .string(let str) = try s.value(key, s.property(t, "s")) else { Issue.record("wrong types"); return }
+            #expect(d.sign == .minus)
+            #expect(Array(str.utf8) == Array("cafe\u{301}".utf8))
+            #expect(try s.find(s.property(t, "s"), equalTo: .string("cafe\u{301}")) == [key])
+        }
+        let report = try db.verify()
+        #expect(report.isOK, "\(report)")
     }
 }

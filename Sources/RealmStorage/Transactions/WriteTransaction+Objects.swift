@@ -143,7 +143,7 @@ extension WriteTransaction {
         let v = try validated(value, for: info, in: c)
         guard let loc = try locate(c.classID, key.rawValue) else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
         let old = try rawValue(loc, info)
-        if old == v { return }
+        if old.isStoredIdentically(to: v) { return }
         if info.isPrimaryKey {
             if try !indexLookup(c, info, v, limit: 1).isEmpty {
                 throw StorageError.duplicatePrimaryKey(className: c.name, property: info.name)
