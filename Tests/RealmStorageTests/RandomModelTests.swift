@@ -1205,4 +1205,25 @@ private final class RandomRun {
         let report = try db.verify()
         #expect(report.isOK, "\(report)")
     }
+
+    /// Without an index `find` compared strings with Swift's `==` (Unicode canonical equivalence), with an
+    /// index (and in `count(_:equalTo:)`) by UTF-8 bytes: the same query gave different answers.
+    @Test func findComparesStringsByBytesWithOrWithoutIndex() throws {
+        let db = try Database.inMemory(identifier: "find-bytes-\(UUID().uuidString)")
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "A", properties: [
+                PropertySchema(name: "plain", type: .string),
+                PropertySchema(name: "indexed", type: .string, isIndexed: true),
+            ]))
+            for s in ["\u{E9}", "e\u{301}"] { try tx.createObject("A", ["plain": .string(s), "indexed": .string(s)]) }
+        }
+        try db.read { s in
+            let t = try s.table("A")
+            let plain = try s.find(s.property(t, "plain"), equalTo: .string("\u{E9}"))
+            let indexed = try s.find(s.property(t, "indexed"), equalTo: .string("\u{E9}"))
+            #expect(plain == indexed)
+            #expect(plain.count == 1)
+            #expect(try s.count(s.property(t, "plain"), equalTo: "\u{E9}") == plain.count)
+        }
+    }
 }
