@@ -227,6 +227,14 @@ private let baseSchema: [ClassSchema] = [
         PropertySchema(name: "maker", type: .uuid, isOptional: true),
         .link("holder", to: "Pet"),
     ]),
+    // No links, lists or backlinks: `deleteAll` drops its tree and indexes at once.
+    ClassSchema(name: "Plain", properties: [
+        PropertySchema(name: "uid", type: .uuid, isPrimaryKey: true),
+        PropertySchema(name: "code", type: .int, isIndexed: true),
+        PropertySchema(name: "text", type: .string, isOptional: true),
+        PropertySchema(name: "bytes", type: .data),
+        PropertySchema(name: "at", type: .date, isOptional: true, isIndexed: true),
+    ]),
 ]
 
 // MARK: - Random values
@@ -528,6 +536,7 @@ private final class RandomRun {
             switch p.type {
             case .int: v = .int(gen.chance(0.5) ? Int64(gen.below(100_000)) : gen.int())
             case .string: v = .string(gen.chance(0.7) ? "toy-\(gen.below(1_000_000))" : gen.string())
+            case .uuid: v = .uuid(gen.uuid())
             default: preconditionFailure("primary key of type \(p.type)")
             }
             if !used.contains(v) { return v }
@@ -614,8 +623,7 @@ private final class RandomRun {
             return
         }
         try tx!.set(ObjectKey(k), tx!.property(t, p.name), v)
-        // The engine skips a set whose value compares equal to the stored one (so -0.0 over 0.0 keeps 0.0).
-        if !(model.objects[c.name]![k]!.values[p.name]! == v) { model.objects[c.name]![k]!.values[p.name] = v }
+        model.objects[c.name]![k]!.values[p.name] = v
     }
 
     func delete() throws {
@@ -791,11 +799,7 @@ private final class RandomRun {
         let t = try tx!.table(c.name)
         let n = try tx!.updateAll(t, tx!.property(t, p.name)) { _ in v }
         if n != model.objects[c.name]!.count { throw fail("updateAll visited \(n) objects, model has \(model.objects[c.name]!.count)") }
-        // Links and indexed properties go through `set` (which skips equal values); the others are written.
-        let throughSet = p.type == .link || p.isIndexed
-        for k in model.keys(c.name) where !throughSet || !(model.objects[c.name]![k]!.values[p.name]! == v) {
-            model.objects[c.name]![k]!.values[p.name] = v
-        }
+        for k in model.keys(c.name) { model.objects[c.name]![k]!.values[p.name] = v }
     }
 
     // MARK: Schema changes
@@ -917,6 +921,20 @@ private final class RandomRun {
         if gen.chance(0.25) {
             note("compact")
             try db.compact()
+        }
+        if gen.chance(0.2) {
+            counter += 1
+            let copyPath = path! + ".copy\(counter)"
+            note("write a compacted copy")
+            try db.writeCopy(to: copyPath)
+            let copy = try Database.open(path: copyPath)
+            let s = try copy.snapshot()
+            try compare(s, model, "the compacted copy", full: true)
+            s.close()
+            let report = try copy.verify()
+            if !report.isOK { throw fail("verify of the compacted copy:\n\(report)") }
+            unlink(copyPath)
+            unlink(copyPath + ".lock")
         }
         try checkDatabase("after reopen", full: true)
     }
@@ -1172,6 +1190,54 @@ private final class RandomRun {
             }
             let report = try db.verify()
             #expect(report.isOK, "\(report)")
+        }
+    }
+    /// `set` skipped values that compare equal with `==` to the stored one, so -0.0 over 0.0 and a
+    /// string over a canonically equivalent one with different bytes were silently not stored.
+    @Test func setStoresValuesThatOnlyCompareEqual() throws {
+        let db = try Database.inMemory(identifier: "set-equal-\(UUID().uuidString)")
+        let key = try db.write { tx in
+            try tx.createClass(ClassSchema(name: "A", properties: [
+                PropertySchema(name: "d", type: .double),
+                PropertySchema(name: "s", type: .string, isIndexed: true),
+            ]))
+            return try tx.createObject("A", ["d": .double(0), "s": .string("caf\u{E9}")])
+        }
+        try db.write { tx in
+            let t = try tx.table("A")
+            try tx.set(key, tx.property(t, "d"), .double(-0.0))
+            try tx.set(key, tx.property(t, "s"), .string("cafe\u{301}"))
+        }
+        try db.read { s in
+            let t = try s.table("A")
+            guard case .double(let d) = try s.value(key, s.property(t, "d")),
+                  case .string(let str) = try s.value(key, s.property(t, "s")) else { Issue.record("wrong types"); return }
+            #expect(d.sign == .minus)
+            #expect(Array(str.utf8) == Array("cafe\u{301}".utf8))
+            #expect(try s.find(s.property(t, "s"), equalTo: .string("cafe\u{301}")) == [key])
+        }
+        let report = try db.verify()
+        #expect(report.isOK, "\(report)")
+    }
+
+    /// Without an index `find` compared strings with Swift's `==` (Unicode canonical equivalence), with an
+    /// index (and in `count(_:equalTo:)`) by UTF-8 bytes: the same query gave different answers.
+    @Test func findComparesStringsByBytesWithOrWithoutIndex() throws {
+        let db = try Database.inMemory(identifier: "find-bytes-\(UUID().uuidString)")
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "A", properties: [
+                PropertySchema(name: "plain", type: .string),
+                PropertySchema(name: "indexed", type: .string, isIndexed: true),
+            ]))
+            for s in ["\u{E9}", "e\u{301}"] { try tx.createObject("A", ["plain": .string(s), "indexed": .string(s)]) }
+        }
+        try db.read { s in
+            let t = try s.table("A")
+            let plain = try s.find(s.property(t, "plain"), equalTo: .string("\u{E9}"))
+            let indexed = try s.find(s.property(t, "indexed"), equalTo: .string("\u{E9}"))
+            #expect(plain == indexed)
+            #expect(plain.count == 1)
+            #expect(try s.count(s.property(t, "plain"), equalTo: "\u{E9}") == plain.count)
         }
     }
 }

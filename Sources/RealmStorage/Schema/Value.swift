@@ -93,3 +93,30 @@ extension Value: CustomStringConvertible {
         }
     }
 }
+
+extension Value {
+    /// Whether storing `other` stores exactly what is stored for `self`. Unlike `==`, strings compare by
+    /// UTF-8 bytes (not Unicode canonical equivalence) and floats, doubles and decimals by bit pattern, so
+    /// -0.0 differs from 0.0 and NaN equals the same NaN.
+    func isStoredIdentically(to other: Value) -> Bool {
+        switch (self, other) {
+        case (.float(let a), .float(let b)): return a.bitPattern == b.bitPattern
+        case (.double(let a), .double(let b)): return a.bitPattern == b.bitPattern
+        case (.decimal128(let a), .decimal128(let b)): return a.low == b.low && a.high == b.high
+        case (.string(let a), .string(let b)): return utf8Equal(a, b)
+        default: return self == other
+        }
+    }
+
+    /// Equality as queries see it, the same with or without an index: like `==`, except that strings
+    /// compare by UTF-8 bytes, as index entries do.
+    func matchesQuery(_ other: Value) -> Bool {
+        if case .string(let a) = self, case .string(let b) = other { return utf8Equal(a, b) }
+        return self == other
+    }
+}
+
+private func utf8Equal(_ a: String, _ b: String) -> Bool {
+    var a = a, b = b
+    return a.withUTF8 { x in b.withUTF8 { y in bytesEqual(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) } }
+}

@@ -278,7 +278,7 @@ extension Snapshot {
                 case .clean(let view): v = try view.value(row: i, property: info, source: self)
                 case .dirty(let l): v = try l.value(row: i, property: info)
                 }
-                if v == value { out.append(ObjectKey(leaf.key(at: i))) }
+                if v.matchesQuery(value) { out.append(ObjectKey(leaf.key(at: i))) }
             }
             return true
         }
@@ -309,7 +309,7 @@ extension Snapshot {
             let key = IndexKey.objectKey(fromEntry: entry)
             if truncated {
                 // Long strings share a cut prefix in the index: confirm against the object.
-                guard let loc = try locate(classID, key), try rawValue(loc, p) == value else { return true }
+                guard let loc = try locate(classID, key), try rawValue(loc, p).matchesQuery(value) else { return true }
             }
             out.append(key)
             return out.count < limit

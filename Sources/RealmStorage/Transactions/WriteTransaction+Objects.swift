@@ -180,7 +180,7 @@ extension WriteTransaction {
         let v = try validated(value, for: info, in: c)
         guard let loc = try locate(c.classID, key.rawValue) else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
         let old = try rawValue(loc, info)
-        if old == v { return }
+        if old.isStoredIdentically(to: v) { return }
         if info.keyIsValue {
             throw StorageError.primaryKeyChange(className: c.name, property: info.name)
         }
