@@ -24,7 +24,7 @@ struct ClusterView {
         count = Int(node.u32(at: 16))
         columnCount = Int(node.u32(at: 20))
         let keysOffset = 24 + 16 * columnCount
-        guard count <= 1 << 20, columnCount <= 1 << 16, keysOffset <= node.count else {
+        guard count <= clusterCapacity, columnCount <= 1 << 16, keysOffset <= node.count else {
             throw source.corrupt(ref, "cluster header out of range (\(count) objects, \(columnCount) columns)")
         }
         do {
@@ -77,7 +77,7 @@ struct ClusterView {
 
     func value(row: Int, property p: PropertyInfo, source: NodeSource) throws -> Value {
         guard let r = try reader(for: p, source: source) else { return p.defaultValue }
-        return try r.value(at: row, loadBlob: { try source.blob($0, length: $1) })
+        return try source.value(r, at: row, node: ref)
     }
 }
 
@@ -134,7 +134,7 @@ final class DirtyLeaf {
             var values: [Value] = []
             values.reserveCapacity(view.count)
             for i in 0..<view.count {
-                values.append(try r.value(at: i, loadBlob: { try source.blob($0, length: $1) }))
+                values.append(try source.value(r, at: i, node: view.ref))
             }
             try r.forEachBlobRef(freeBlob)
             leaf.columns[p.columnID] = values

@@ -19,6 +19,9 @@ enum ListNode {
 
     static func reader(_ node: UnsafeRawBufferPointer, ref: UInt64, source: NodeSource) throws -> (ColumnReader, Int) {
         guard node.count >= 32 else { throw source.corrupt(ref, "list node shorter than its header") }
+        // Lists are decoded whole, so checking the checksum costs less than the decoding; it keeps a damaged
+        // count (up to 2^28 elements) from being decoded at all.
+        guard nodeChecksum(node) == node.u64(at: 8) else { throw source.corrupt(ref, "list node fails its checksum") }
         let count = Int(node.u32(at: 16))
         guard let type = PropertyType(rawValue: node[20]), type != .linkingObjects, type != .backlink else {
             throw source.corrupt(ref, "list node has element type \(node[20])")
@@ -38,7 +41,7 @@ enum ListNode {
         let (r, count) = try reader(node, ref: ref, source: source)
         var out: [Value] = []
         out.reserveCapacity(count)
-        for i in 0..<count { out.append(try r.value(at: i, loadBlob: { try source.blob($0, length: $1) })) }
+        for i in 0..<count { out.append(try source.value(r, at: i, node: ref)) }
         return out
     }
 

@@ -60,7 +60,7 @@ extension Database {
             var values: [UInt32: Value] = [:]
             for (pi, p) in c.properties.enumerated() where p.hasColumn {
                 guard let r = readers[pi] else { continue }
-                let raw = try r.value(at: row, loadBlob: { try source.blob($0, length: $1) })
+                let raw = try source.value(r, at: row, node: view.ref)
                 if p.isList {
                     if case .int(let ref) = raw, ref != 0 {
                         tx.dirtyLists[SlotKey(classID: c.classID, key: key, columnID: p.columnID)] =

@@ -98,7 +98,7 @@ struct FreeSpace {
         for i in 0..<count {
             let o = 24 + 24 * i
             let e = Extent(page: node.u64(at: o), count: node.u64(at: o + 8))
-            guard e.page >= 2, e.count > 0, e.end <= pageCount else {
+            guard e.page >= 2, e.count > 0, e.page < pageCount, e.count <= pageCount - e.page else {
                 throw source.corrupt(ref, "free list entry \(i) (pages \(e.page)+\(e.count)) is outside the file")
             }
             out.append((e, node.u64(at: o + 16)))

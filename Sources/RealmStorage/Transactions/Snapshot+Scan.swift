@@ -8,11 +8,13 @@ public struct ColumnCursor {
     let storage: Storage
     let info: PropertyInfo
     let source: NodeSource
+    /// The cluster read in place (for error messages).
+    var ref: UInt64 = 0
 
     /// The value at `row` (links as `.link(key)`).
     public func value(_ row: Int) throws -> Value {
         switch storage {
-        case .clean(let r?): return try r.value(at: row, loadBlob: { try source.blob($0, length: $1) })
+        case .clean(let r?): return try source.value(r, at: row, node: ref)
         case .clean(nil): return info.defaultValue
         case .dirty(let vs?): return vs[row]
         case .dirty(nil): return info.defaultValue
@@ -63,7 +65,7 @@ public struct LeafCursor {
 
     public func column(_ p: PropertyHandle) throws -> ColumnCursor {
         switch leaf {
-        case .clean(let v): return ColumnCursor(storage: .clean(try v.reader(for: p.info, source: source)), info: p.info, source: source)
+        case .clean(let v): return ColumnCursor(storage: .clean(try v.reader(for: p.info, source: source)), info: p.info, source: source, ref: v.ref)
         case .dirty(let l): return ColumnCursor(storage: .dirty(l.columns[p.info.columnID]), info: p.info, source: source)
         }
     }
