@@ -217,16 +217,12 @@ import Glibc
         _ = ro
         // Concurrent opens of one new path agree on one database.
         let racePath = dir.file("race.realm"), raceAlias = dir.file("sub/../race.realm")
-        let opened = Kit.Locked<[ObjectIdentifier]>([])
+        let opened = Kit.Locked<[Database]>([])  // kept alive until every thread has opened
         DispatchQueue.concurrentPerform(iterations: 8) { i in
             let p = i % 2 == 0 ? racePath : raceAlias
-            if let db = try? Database.open(path: p) {
-                opened.withLock { $0.append(ObjectIdentifier(db)) }
-                Thread.sleep(forTimeInterval: 0.05)  // keep it alive while the others open
-                _ = db
-            }
+            if let db = try? Database.open(path: p) { opened.withLock { $0.append(db) } }
         }
-        let ids = opened.withLock { $0 }
+        let ids = opened.withLock { $0.map(ObjectIdentifier.init) }
         #expect(ids.count == 8)
         #expect(Set(ids).count == 1, "\(Set(ids).count) databases for one file")
     }
