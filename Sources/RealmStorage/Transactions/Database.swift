@@ -150,12 +150,20 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// The registry key of a file: its real path. A file not created yet has none, so its real directory and
+    /// its name are used, which is what `realpath` gives once the file exists.
     static func canonicalPath(_ path: String) -> String {
         if let r = realpath(path, nil) {
             defer { free(r) }
             return String(cString: r)
         }
-        return path
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard let r = realpath(directory, nil) else { return path }
+        defer { free(r) }
+        let real = String(cString: r)
+        return (real == "/" ? "" : real) + "/" + name
     }
 
     /// Reports a foreign, newer or truncated file before anything is created beside it.
