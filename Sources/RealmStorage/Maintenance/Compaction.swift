@@ -98,8 +98,10 @@ extension Database {
 
     /// Rewrites the file with only its live data and swaps it in atomically (rename). Refused while another
     /// process has the file open, or while snapshots or a write transaction of this process are open.
+    /// Does nothing for an in-memory database.
     public func compact() throws {
-        if isInMemory || isReadOnly { throw StorageError.readOnly(path: path) }
+        if isReadOnly { throw StorageError.readOnly(path: path) }
+        if isInMemory { return }  // no file to shrink
         try coordinator.lockWriter()
         defer { coordinator.unlockWriter() }
         if openSnapshotCount > 0 {
