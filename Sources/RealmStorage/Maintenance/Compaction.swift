@@ -102,6 +102,7 @@ extension Database {
     public func compact() throws {
         if isReadOnly { throw StorageError.readOnly(path: path) }
         if isInMemory { return }  // no file to shrink
+        try refuseIfThisThreadWrites()
         try coordinator.lockWriter()
         defer { coordinator.unlockWriter() }
         if openSnapshotCount > 0 {

@@ -327,9 +327,8 @@ public final class Database: @unchecked Sendable {
     /// Starts the one write transaction, waiting for any other writer (thread or process) to finish.
     public func beginWrite() throws -> WriteTransaction {
         if isReadOnly { throw StorageError.readOnly(path: path) }
+        try refuseIfThisThreadWrites()
         let me = pthread_self()
-        let reentrant = ownerLock.withLock { writerThread.map { pthread_equal($0, me) != 0 } ?? false }
-        if reentrant { throw StorageError.writeInProgress(path: path) }
         try coordinator.lockWriter()
         ownerLock.withLock { writerThread = me }
         do {
@@ -355,6 +354,14 @@ public final class Database: @unchecked Sendable {
             tx.rollback()
             throw error
         }
+    }
+
+    /// Throws `.writeInProgress` when this thread holds the write transaction (waiting for the writer lock
+    /// would wait for ourselves).
+    func refuseIfThisThreadWrites() throws {
+        let me = pthread_self()
+        let reentrant = ownerLock.withLock { writerThread.map { pthread_equal($0, me) != 0 } ?? false }
+        if reentrant { throw StorageError.writeInProgress(path: path) }
     }
 
     func endWrite() {
