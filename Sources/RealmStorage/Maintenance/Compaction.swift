@@ -105,8 +105,11 @@ extension Database {
         try refuseIfThisThreadWrites()
         try coordinator.lockWriter()
         defer { coordinator.unlockWriter() }
-        if openSnapshotCount > 0 {
-            throw StorageError.inUseByAnotherProcess(path: path, operation: "compact while \(openSnapshotCount) snapshot(s) of this process are open")
+        let snapshots = openSnapshotCount
+        if snapshots > 0 {
+            throw StorageError.inUse(path: path, operation: "compact",
+                                     reason: snapshots == 1 ? "1 snapshot of this process is still open"
+                                                            : "\(snapshots) snapshots of this process are still open")
         }
         let temp = path + ".compact"
         unlink(temp)
