@@ -60,16 +60,17 @@ public final class Database: @unchecked Sendable {
     /// open in this process returns the same database.
     public static func open(path: String, options: DatabaseOptions = DatabaseOptions()) throws -> Database {
         let key = canonicalPath(path)
-        let db: Database = try registryLock.withLock {
+        let (db, launched): (Database, Bool) = try registryLock.withLock {
             if let existing = openFiles[key]?.value {
                 if existing.isReadOnly && !options.readOnly { throw StorageError.readOnly(path: path) }
-                return existing
+                return (existing, false)
             }
             let db = try Database(filePath: path, options: options)
             openFiles[key] = WeakDatabase(db)
-            return db
+            return (db, true)
         }
-        if let decide = options.shouldCompactOnLaunch, !db.isReadOnly {
+        // Only on launch: a database already open in this process may have snapshots and transactions in use.
+        if launched, let decide = options.shouldCompactOnLaunch, !db.isReadOnly {
             let total = try db.store.currentSize()
             let used = try db.usedBytes()
             if decide(total, used) { _ = try? db.compact() }
