@@ -229,7 +229,7 @@ public final class Database: @unchecked Sendable {
             if case .newer(let v) = s { throw StorageError.newerFormat(path: store.path, fileVersion: v, supported: Meta.formatVersion) }
         }
         guard let meta = best else {
-            throw StorageError.corrupt(path: store.path, location: "header (pages 0 and 1)", reason: "no valid meta slot")
+            throw StorageError.corrupt(path: store.path, location: "header (pages 0 and 1)", reason: "neither meta slot is valid (bad checksum or impossible values)")
         }
         let size = try store.currentSize()
         if UInt64(size) < meta.pageCount * UInt64(pageSize) {
