@@ -14,6 +14,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case readOnly(path: String)
     /// The file is in use by another process and the operation needs exclusive access.
     case inUseByAnotherProcess(path: String, operation: String)
+    /// The operation needs the database to itself and this process still uses it (`reason` says how).
+    case inUse(path: String, operation: String, reason: String)
     /// A schema change or object operation named a class that does not exist.
     case noSuchClass(String)
     /// A class with that name already exists.
@@ -53,6 +55,7 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .io(let p, let op, let e): return "\(p): \(op) failed: \(String(cString: strerror(e)))"
         case .readOnly(let p): return "\(p): opened read-only; writes are not allowed"
         case .inUseByAnotherProcess(let p, let op): return "\(p): cannot \(op): the file is open in another process"
+        case .inUse(let p, let op, let r): return "\(p): cannot \(op): \(r)"
         case .noSuchClass(let c): return "no class named '\(c)'"
         case .classExists(let c): return "class '\(c)' already exists"
         case .noSuchProperty(let c, let p): return "class '\(c)' has no property '\(p)'"

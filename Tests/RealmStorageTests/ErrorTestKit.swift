@@ -139,6 +139,18 @@ enum ErrorTestKit {
         }
     }
 
+    /// A value guarded by a lock, for collecting results from several threads.
+    final class Locked<Value>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Value
+        init(_ value: Value) { self.value = value }
+        func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+            lock.lock()
+            defer { lock.unlock() }
+            return try body(&value)
+        }
+    }
+
     static func fileSize(_ path: String) -> Int {
         var st = stat()
         return stat(path, &st) == 0 ? Int(st.st_size) : -1

@@ -47,7 +47,7 @@ struct InnerView {
         guard node.count >= 24 else { throw source.corrupt(ref, "inner node shorter than its header") }
         count = Int(node.u32(at: 16))
         level = Int(node.u32(at: 20))
-        guard count >= 1, count <= 1 << 16, level >= 1, level < 64 else {
+        guard count >= 1, count <= innerCapacity, level >= 1, level < 64 else {
             throw source.corrupt(ref, "inner node header out of range (\(count) children, level \(level))")
         }
         do {
@@ -153,6 +153,7 @@ enum TableTree {
                 var next: UInt64?
                 for c in 0..<v.count {
                     let n = v.childCount(c)
+                    guard n >= 0 else { throw source.corrupt(ref, "inner node child \(c) has count \(n)") }
                     if i < n { next = v.ref(c); break }
                     i -= n
                 }

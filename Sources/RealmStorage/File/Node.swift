@@ -71,4 +71,13 @@ extension NodeSource {
     func corrupt(_ ref: UInt64, _ reason: String) -> StorageError {
         .corrupt(path: displayPath, location: "node at page \(ref)", reason: reason)
     }
+
+    /// Row `i` of a column of the node at `ref`; damage the codec finds is reported as `StorageError.corrupt`.
+    func value(_ r: ColumnReader, at i: Int, node ref: UInt64) throws -> Value {
+        do {
+            return try r.value(at: i, loadBlob: { try blob($0, length: $1) })
+        } catch let e as CodecError {
+            throw corrupt(ref, "row \(i): \(e.reason)")
+        }
+    }
 }

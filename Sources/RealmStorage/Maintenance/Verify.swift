@@ -189,7 +189,9 @@ private struct Verifier {
                         }
                         let stored = try s.backlinkKeys(c.classID, k.rawValue, p)
                         if stored != stored.sorted() { problem("\(c.name) #\(k.rawValue): backlinks from \(origin.name).\(op.name) not sorted") }
-                        for o in Set(stored) {
+                        var recordedCounts: [UInt64: Int] = [:]
+                        for o in stored { recordedCounts[o, default: 0] += 1 }
+                        for (o, recorded) in recordedCounts.sorted(by: { $0.key < $1.key }) {
                             guard try s.locate(origin.classID, o) != nil else {
                                 problem("\(c.name) #\(k.rawValue): backlink from missing \(origin.name) #\(o)"); continue
                             }
@@ -200,7 +202,6 @@ private struct Verifier {
                             } else {
                                 links = try s.value(ObjectKey(o), s.property(TableHandle(name: origin.name, classID: origin.classID), op.name)) == .link(k) ? 1 : 0
                             }
-                            let recorded = stored.filter { $0 == o }.count
                             if links != recorded {
                                 problem("\(c.name) #\(k.rawValue): \(recorded) backlink(s) from \(origin.name) #\(o).\(op.name), which holds \(links) link(s)")
                             }
