@@ -268,12 +268,13 @@ import Testing
             try tx.createObject("Keyed", ["k": key(200)])
             try tx.createObject("Keyed", ["k": key(200)])
         } == .duplicatePrimaryKey(className: "Keyed", property: "k"))
-        // Changing a key to one in use.
+        // Changing a key to one in use (a required int key is the object key and cannot change at all).
         #expect(try refusedWrite(db) { tx in
             let t = try tx.table("Keyed")
             let first = try #require(try tx.object(t, primaryKey: key(0)))
             try tx.set(first, tx.property(t, "k"), key(1))
-        } == .duplicatePrimaryKey(className: "Keyed", property: "k"))
+        } == (type == .int ? .primaryKeyChange(className: "Keyed", property: "k")
+                            : .duplicatePrimaryKey(className: "Keyed", property: "k")))
         // Nothing of it is in the file: a fresh look at the file sees the version and objects of before.
         try db.read { (s: Snapshot) throws in
             #expect(s.version == fileBefore)

@@ -86,12 +86,18 @@ extension Database {
 
     /// Rewrites the file with only its live data and swaps it in atomically (rename). Refused while another
     /// process has the file open, or while snapshots or a write transaction of this process are open.
+    /// Does nothing for an in-memory database.
     public func compact() throws {
-        if isInMemory || isReadOnly { throw StorageError.readOnly(path: path) }
+        if isReadOnly { throw StorageError.readOnly(path: path) }
+        if isInMemory { return }  // no file to shrink
+        try refuseIfThisThreadWrites()
         try coordinator.lockWriter()
         defer { coordinator.unlockWriter() }
-        if openSnapshotCount > 0 {
-            throw StorageError.inUseByAnotherProcess(path: path, operation: "compact while \(openSnapshotCount) snapshot(s) of this process are open")
+        let snapshots = openSnapshotCount
+        if snapshots > 0 {
+            throw StorageError.inUse(path: path, operation: "compact",
+                                     reason: snapshots == 1 ? "1 snapshot of this process is still open"
+                                                            : "\(snapshots) snapshots of this process are still open")
         }
         let temp = path + ".compact"
         unlink(temp)

@@ -60,16 +60,17 @@ public final class Database: @unchecked Sendable {
     /// open in this process returns the same database.
     public static func open(path: String, options: DatabaseOptions = DatabaseOptions()) throws -> Database {
         let key = canonicalPath(path)
-        let db: Database = try registryLock.withLock {
+        let (db, launched): (Database, Bool) = try registryLock.withLock {
             if let existing = openFiles[key]?.value {
                 if existing.isReadOnly && !options.readOnly { throw StorageError.readOnly(path: path) }
-                return existing
+                return (existing, false)
             }
             let db = try Database(filePath: path, options: options)
             openFiles[key] = WeakDatabase(db)
-            return db
+            return (db, true)
         }
-        if let decide = options.shouldCompactOnLaunch, !db.isReadOnly {
+        // Only on launch: a database already open in this process may have snapshots and transactions in use.
+        if launched, let decide = options.shouldCompactOnLaunch, !db.isReadOnly {
             let total = try db.store.currentSize()
             let used = try db.usedBytes()
             if decide(total, used) { _ = try? db.compact() }
@@ -228,7 +229,7 @@ public final class Database: @unchecked Sendable {
             if case .newer(let v) = s { throw StorageError.newerFormat(path: store.path, fileVersion: v, supported: Meta.formatVersion) }
         }
         guard let meta = best else {
-            throw StorageError.corrupt(path: store.path, location: "header (pages 0 and 1)", reason: "no valid meta slot")
+            throw StorageError.corrupt(path: store.path, location: "header (pages 0 and 1)", reason: "neither meta slot is valid (bad checksum or impossible values)")
         }
         let size = try store.currentSize()
         if UInt64(size) < meta.pageCount * UInt64(pageSize) {
@@ -376,6 +377,13 @@ public final class Database: @unchecked Sendable {
             tx.rollback()
             throw error
         }
+    }
+
+    /// Throws `.writeInProgress` when this thread holds the write transaction (waiting for it would hang).
+    func refuseIfThisThreadWrites() throws {
+        let me = pthread_self()
+        let reentrant = ownerLock.withLock { writerThread.map { pthread_equal($0, me) != 0 } ?? false }
+        if reentrant { throw StorageError.writeInProgress(path: path) }
     }
 
     func endWrite() {
