@@ -237,8 +237,8 @@ final class DirtyLeaf {
         return right
     }
 
-    /// Decodes a committed cluster, keeping only the columns of `properties`. Blob refs of out-of-line
-    /// values are reported to `freeBlob` (the decoded values now own the bytes).
+    /// Makes a committed cluster dirty: the columns of `properties` start lazy (read in place, blobs kept);
+    /// blobs of columns whose property was removed are freed, since those columns are dropped.
     static func decode(_ view: ClusterView, properties: [PropertyInfo], sink: NodeSink) throws -> DirtyLeaf {
         let leaf = DirtyLeaf()
         leaf.keys = (0..<view.count).map { view.key(at: $0) }

@@ -306,9 +306,8 @@ extension WriteTransaction {
                 try removeBacklink(target: t.rawValue, via: p, from: classID, origin: key)
             }
         }
-        // Lists owned by the object.
+        // Pending list changes of the object go with it (its lists are values in its row, removed below).
         for p in c.properties where p.isList && p.type != .linkingObjects {
-            _ = try listForUpdate(classID, key, p)
             dirtyLists[SlotKey(classID: classID, key: key, columnID: p.columnID)] = nil
         }
         for p in c.properties where p.type == .backlink {
