@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "RealmStorage", targets: ["RealmStorage"]),
+        .library(name: "RealmDB", targets: ["RealmDB"]),
         .executable(name: "realm-browser", targets: ["realm-browser"]),
         .executable(name: "realm-bench", targets: ["realm-bench"]),
     ],
@@ -20,12 +21,15 @@ let package = Package(
             // Exclusivity is checked statically; the dynamic checks cost 10-15 % of insert time (perf, realm-bench).
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
+        // The object API: Realm, Object, @Persisted, Results, List, LinkingObjects, notifications, migrations.
+        .target(name: "RealmDB", dependencies: ["RealmStorage"]),
         // SQLite's C API, used only by the benchmark program for side-by-side runs.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(name: "realm-browser", dependencies: ["RealmStorage"]),
         .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "CSQLite"]),
         // A child process for the crash and multi-process tests.
         .executableTarget(name: "realm-storage-worker", dependencies: ["RealmStorage"]),
+        .testTarget(name: "RealmDBTests", dependencies: ["RealmDB"]),
         .testTarget(
             name: "RealmStorageTests",
             dependencies: ["RealmStorage", "realm-storage-worker"]

@@ -1,0 +1,253 @@
+import Foundation
+import RealmStorage
+
+/// Type-erased access to lists, for conversions.
+protocol _AnyList {
+    func _rlmStoredElements(_ realm: Realm) throws -> [RealmStorage.Value]
+    func _rlmAnyElements() -> [Any?]
+}
+
+/// An ordered list of values or objects: a to-many relationship (`List<Dog>`) or a list of primitives
+/// (`List<String>`). Unmanaged lists are plain arrays; managed lists read and write through their object.
+public final class List<Element: RealmCollectionValue> {
+    var unmanaged: [Element] = []
+    /// The owning object and its property index when managed. A list stored in its owner's field (the
+    /// older `let dogs = List<Dog>()` style) holds it weakly, to avoid a cycle.
+    var strongOwner: Object?
+    weak var fieldOwner: Object?
+    var owner: Object? { strongOwner ?? fieldOwner }
+    var propertyIndex = 0
+
+    public init() {}
+
+    init(owner: Object, index: Int) {
+        self.strongOwner = owner
+        self.propertyIndex = index
+    }
+
+    /// The Realm of the owning object, or nil when unmanaged.
+    public var realm: Realm? { owner?._realm }
+
+    /// Whether the owning object was deleted.
+    public var isInvalidated: Bool { owner?.isInvalidated ?? false }
+
+    // MARK: Reading
+
+    var managedContext: (Realm, Object, ClassInfo.Property)? {
+        guard let owner, let realm = owner._realm, let info = owner._info else { return nil }
+        realm.verifyThread("List")
+        return (realm, owner, info.properties[propertyIndex])
+    }
+
+    func storedElements() -> [RealmStorage.Value] {
+        guard let (realm, owner, p) = managedContext else { return [] }
+        do {
+            return try realm.reader.list(owner._key, p.handle)
+        } catch StorageError.noSuchObject {
+            fatalError(RealmError.invalidatedObject(className: owner._info?.name ?? "?").description)
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    var elements: [Element] {
+        guard let (realm, _, _) = managedContext else { return unmanaged }
+        return storedElements().map { Element._rlmFromStored($0, realm) }
+    }
+
+    public var count: Int {
+        managedContext == nil ? unmanaged.count : storedElements().count
+    }
+
+    // MARK: Writing
+
+    private func modify(_ operation: String, _ body: (WriteTransaction, ObjectKey, PropertyHandle, Realm) throws -> Void) {
+        guard let (realm, owner, p) = managedContext else { return }
+        do {
+            let tx = try realm.requireWrite(operation)
+            try RealmError.wrap { try body(tx, owner._key, p.handle, realm) }
+            realm.rlm.changed()
+        } catch {
+            fatalError("cannot \(operation) '\(owner._info!.name).\(p.name)': \(error)")
+        }
+    }
+
+    public func append(_ element: Element) {
+        if owner == nil { unmanaged.append(element); return }
+        modify("append to a list") { tx, key, h, realm in try tx.listAppend(key, h, element._rlmToStored(realm)) }
+    }
+
+    public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
+        for e in elements { append(e) }
+    }
+
+    public func insert(_ element: Element, at index: Int) {
+        if owner == nil { unmanaged.insert(element, at: index); return }
+        modify("insert into a list") { tx, key, h, realm in try tx.listInsert(key, h, element._rlmToStored(realm), at: index) }
+    }
+
+    public func remove(at index: Int) {
+        if owner == nil { unmanaged.remove(at: index); return }
+        modify("remove from a list") { tx, key, h, _ in try tx.listRemove(key, h, at: index) }
+    }
+
+    public func removeFirst() { remove(at: 0) }
+    public func removeLast() { remove(at: count - 1) }
+
+    public func removeAll() {
+        if owner == nil { unmanaged.removeAll(); return }
+        modify("empty a list") { tx, key, h, _ in try tx.listRemoveAll(key, h) }
+    }
+
+    public func move(from: Int, to: Int) {
+        if owner == nil {
+            let e = unmanaged.remove(at: from)
+            unmanaged.insert(e, at: to)
+            return
+        }
+        modify("move within a list") { tx, key, h, _ in try tx.listMove(key, h, from: from, to: to) }
+    }
+
+    public func replace(index: Int, object: Element) { self[index] = object }
+
+    public func swapAt(_ i: Int, _ j: Int) {
+        guard i != j else { return }
+        let a = self[i], b = self[j]
+        self[i] = b
+        self[j] = a
+    }
+
+    /// Replaces the whole contents.
+    func setAll(_ elements: [Element]) {
+        if owner == nil { unmanaged = elements; return }
+        modify("replace a list") { tx, key, h, realm in try tx.setList(key, h, elements.map { try $0._rlmToStored(realm) }) }
+    }
+
+    public subscript(index: Int) -> Element {
+        get {
+            if owner == nil { return unmanaged[index] }
+            let all = storedElements()
+            precondition(index >= 0 && index < all.count, "List index \(index) is out of bounds (count \(all.count))")
+            return Element._rlmFromStored(all[index], managedContext!.0)
+        }
+        set {
+            if owner == nil { unmanaged[index] = newValue; return }
+            modify("set a list element") { tx, key, h, realm in try tx.listSet(key, h, newValue._rlmToStored(realm), at: index) }
+        }
+    }
+}
+
+extension List: RandomAccessCollection, MutableCollection {
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
+
+    public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
+}
+
+extension List: CustomStringConvertible {
+    public var description: String { "List<\(Element.self)> \(elements.map { Object.describe($0) })" }
+}
+
+extension List: _AnyList {
+    func _rlmStoredElements(_ realm: Realm) throws -> [RealmStorage.Value] {
+        try elements.map { try $0._rlmToStored(realm) }
+    }
+
+    func _rlmAnyElements() -> [Any?] { elements.map { $0 } }
+}
+
+extension List where Element: Equatable {
+    public func index(of element: Element) -> Int? { elements.firstIndex(of: element) }
+}
+
+extension List where Element: Object {
+    public func index(of object: Element) -> Int? { elements.firstIndex { $0.isSameObject(as: object) } }
+
+    /// The list's objects as lazy, auto-updating results (in list order).
+    var results: Results<Element> {
+        guard let owner, let realm = owner._realm else {
+            preconditionFailure("queries on an unmanaged List are not supported; use Swift's filter and sorted")
+        }
+        return Results(realm: realm, source: .list(owner, propertyIndex), model: Element.self)
+    }
+
+    public func filter(_ isIncluded: @escaping (Element) -> Bool) -> Results<Element> { results.filter(isIncluded) }
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        results.sorted(byKeyPath: keyPath, ascending: ascending)
+    }
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        results.sorted(by: descriptors)
+    }
+}
+
+// MARK: - As a property type
+
+extension List: _Persistable {
+    public static var _rlmDescriptor: _PropertyDescriptor {
+        var d = Element._rlmDescriptor
+        d.isList = true
+        return d
+    }
+
+    public static func _rlmDefaultValue() -> List<Element> { List() }
+
+    public static func _rlmFromStored(_ v: RealmStorage.Value, _ realm: Realm) -> List<Element> {
+        fatalError("lists are read through their owner")
+    }
+
+    public func _rlmToStored(_ realm: Realm) throws -> RealmStorage.Value {
+        throw RealmError.invalidValue(className: "List", property: "(list)", reason: "a list is not a single value")
+    }
+
+    public static func _rlmFromAny(_ any: Any) -> List<Element>? {
+        if let l = any as? List<Element> { return l.owner == nil ? l : { let c = List(); c.unmanaged = l.elements; return c }() }
+        guard let array = Realm.asArray(any) else { return nil }
+        var out: [Element] = []
+        for e in array {
+            guard let v = e.flatMap({ Element._rlmFromAny($0) }) ?? (e == nil ? Element._rlmFromAny(NSNull()) : nil) else { return nil }
+            out.append(v)
+        }
+        let l = List()
+        l.unmanaged = out
+        return l
+    }
+
+    public static func _rlmGet(_ object: Object, _ index: Int) -> List<Element> { List(owner: object, index: index) }
+
+    public static func _rlmSet(_ object: Object, _ index: Int, _ value: List<Element>) {
+        let values = value.elements
+        List(owner: object, index: index).setAll(values)
+    }
+}
+
+/// The older style: `let dogs = List<Dog>()` as a plain stored property.
+extension List: RealmField {
+    static func describe(_ field: UnsafeRawPointer, label: String) -> FieldDescription {
+        FieldDescription(name: label, descriptor: _rlmDescriptor)
+    }
+
+    static func bind(_ field: UnsafeMutableRawPointer, to object: Object, index: Int) {
+        let list = field.assumingMemoryBound(to: List<Element>.self).pointee
+        list.unmanaged = []
+        list.fieldOwner = object
+        list.propertyIndex = index
+    }
+
+    static func unmanagedContent(_ field: UnsafeRawPointer) -> UnmanagedContent {
+        let list = field.assumingMemoryBound(to: List<Element>.self).pointee
+        let elements = list.elements
+        return .list { realm in try elements.map { try $0._rlmToStored(realm) } }
+    }
+
+    static func setUnmanaged(_ field: UnsafeMutableRawPointer, _ any: Any) -> Bool {
+        guard let l = _rlmFromAny(any) else { return false }
+        field.assumingMemoryBound(to: List<Element>.self).pointee.unmanaged = l.elements
+        return true
+    }
+
+    static func unmanagedValue(_ field: UnsafeRawPointer) -> Any? { field.assumingMemoryBound(to: List<Element>.self).pointee }
+
+    static func managedValue(_ object: Object, _ index: Int) -> Any? { List(owner: object, index: index) }
+}

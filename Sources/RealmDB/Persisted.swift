@@ -1,0 +1,210 @@
+import RealmStorage
+
+/// Declares a stored property of a model class.
+///
+/// ```swift
+/// class Dog: Object {
+///     @Persisted(primaryKey: true) var id = 0
+///     @Persisted(indexed: true) var name = ""
+///     @Persisted var owner: Person?
+///     @Persisted var toys: List<String>
+///     @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
+/// }
+/// ```
+/// Unmanaged objects keep the value in the wrapper; managed objects read and write through their Realm.
+@propertyWrapper
+public struct Persisted<Value: _Persistable> {
+    enum Storage {
+        case unmanaged(Value)
+        case unmanagedNoDefault
+        /// The index of the property in the object's class info.
+        case managed(Int)
+    }
+
+    var storage: Storage
+    let isPrimaryKey: Bool
+    let isIndexed: Bool
+    let originProperty: String?
+
+    public init() {
+        storage = .unmanagedNoDefault
+        isPrimaryKey = false
+        isIndexed = false
+        originProperty = nil
+    }
+
+    public init(wrappedValue: Value) {
+        storage = .unmanaged(wrappedValue)
+        isPrimaryKey = false
+        isIndexed = false
+        originProperty = nil
+    }
+
+    public init(wrappedValue: Value, primaryKey: Bool) {
+        storage = .unmanaged(wrappedValue)
+        isPrimaryKey = primaryKey
+        isIndexed = false
+        originProperty = nil
+    }
+
+    public init(primaryKey: Bool) {
+        storage = .unmanagedNoDefault
+        isPrimaryKey = primaryKey
+        isIndexed = false
+        originProperty = nil
+    }
+
+    public init(wrappedValue: Value, indexed: Bool) {
+        storage = .unmanaged(wrappedValue)
+        isPrimaryKey = false
+        isIndexed = indexed
+        originProperty = nil
+    }
+
+    public init(indexed: Bool) {
+        storage = .unmanagedNoDefault
+        isPrimaryKey = false
+        isIndexed = indexed
+        originProperty = nil
+    }
+
+    /// A `LinkingObjects` property: the objects of `Value.Element` whose `originProperty` links here.
+    public init<O: Object>(originProperty: String) where Value == LinkingObjects<O> {
+        storage = .unmanagedNoDefault
+        isPrimaryKey = false
+        isIndexed = false
+        self.originProperty = originProperty
+    }
+
+    @available(*, unavailable, message: "@Persisted can only be used on properties of Object subclasses")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    public static subscript<EnclosingSelf: Object>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        get {
+            switch object[keyPath: storageKeyPath].storage {
+            case .managed(let index): return Value._rlmGet(object, index)
+            case .unmanaged(let v): return v
+            case .unmanagedNoDefault:
+                if let origin = object[keyPath: storageKeyPath].originProperty {
+                    return Value._rlmUnmanagedLinkingObjects(origin) ?? Value._rlmDefaultValue()
+                }
+                // Fixed on first read, so that a generated default (an ObjectId, a UUID) stays the same.
+                let v = Value._rlmDefaultValue()
+                object[keyPath: storageKeyPath].storage = .unmanaged(v)
+                return v
+            }
+        }
+        set {
+            switch object[keyPath: storageKeyPath].storage {
+            case .managed(let index): Value._rlmSet(object, index, newValue)
+            default: object[keyPath: storageKeyPath].storage = .unmanaged(newValue)
+            }
+        }
+    }
+}
+
+
+// MARK: - Reflection
+
+/// What reflection found about one stored field of a model class.
+struct FieldDescription {
+    var name: String
+    var descriptor: _PropertyDescriptor
+    var isPrimaryKey = false
+    var isIndexed = false
+}
+
+/// The contents of an unmanaged field, taken before the object becomes managed.
+enum UnmanagedContent {
+    case value((Realm) throws -> RealmStorage.Value)
+    case list((Realm) throws -> [RealmStorage.Value])
+    /// Linking objects: nothing stored.
+    case none
+}
+
+/// A field of a model class that holds a property: `@Persisted` wrappers, and `List`, `LinkingObjects` and
+/// `RealmProperty` fields declared in the older `let dogs = List<Dog>()` style.
+protocol RealmField {
+    static func describe(_ field: UnsafeRawPointer, label: String) -> FieldDescription
+    /// Makes the field read and write through `object`'s Realm as property `index`.
+    static func bind(_ field: UnsafeMutableRawPointer, to object: Object, index: Int)
+    /// The field's unmanaged contents, converted lazily (links add their targets to the Realm).
+    static func unmanagedContent(_ field: UnsafeRawPointer) -> UnmanagedContent
+    /// Sets an unmanaged field from a loosely typed value; false when the value does not fit.
+    static func setUnmanaged(_ field: UnsafeMutableRawPointer, _ any: Any) -> Bool
+    /// The field's value on an unmanaged object, for key-value access.
+    static func unmanagedValue(_ field: UnsafeRawPointer) -> Any?
+    /// The typed value of property `index` of a managed object, for key-value access.
+    static func managedValue(_ object: Object, _ index: Int) -> Any?
+}
+
+extension Persisted: RealmField {
+    static func describe(_ field: UnsafeRawPointer, label: String) -> FieldDescription {
+        let p = field.assumingMemoryBound(to: Self.self).pointee
+        var d = Value._rlmDescriptor
+        if let origin = p.originProperty { d.originProperty = origin }
+        let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+        return FieldDescription(name: name, descriptor: d, isPrimaryKey: p.isPrimaryKey, isIndexed: p.isIndexed)
+    }
+
+    static func bind(_ field: UnsafeMutableRawPointer, to object: Object, index: Int) {
+        field.assumingMemoryBound(to: Self.self).pointee.storage = .managed(index)
+    }
+
+    static func current(_ field: UnsafeRawPointer) -> Value {
+        let p = field.assumingMemoryBound(to: Self.self)
+        switch p.pointee.storage {
+        case .unmanaged(let v): return v
+        case .unmanagedNoDefault, .managed:
+            let v = Value._rlmDefaultValue()
+            UnsafeMutablePointer(mutating: p).pointee.storage = .unmanaged(v)
+            return v
+        }
+    }
+
+    static func unmanagedContent(_ field: UnsafeRawPointer) -> UnmanagedContent {
+        let v = current(field)
+        return Value._rlmUnmanagedContent(v)
+    }
+
+    static func setUnmanaged(_ field: UnsafeMutableRawPointer, _ any: Any) -> Bool {
+        guard let v = Value._rlmFromAny(any) else { return false }
+        field.assumingMemoryBound(to: Self.self).pointee.storage = .unmanaged(v)
+        return true
+    }
+
+    static func unmanagedValue(_ field: UnsafeRawPointer) -> Any? { current(field) }
+
+    static func managedValue(_ object: Object, _ index: Int) -> Any? { Value._rlmGet(object, index) }
+}
+
+// MARK: - Managed access, overridable per kind of property
+
+extension _Persistable {
+    public static func _rlmGet(_ object: Object, _ index: Int) -> Self {
+        let (realm, stored) = object._rlmRead(index)
+        return _rlmFromStored(stored, realm)
+    }
+
+    public static func _rlmSet(_ object: Object, _ index: Int, _ value: Self) {
+        object._rlmWrite(index) { realm in try value._rlmToStored(realm) }
+    }
+
+    static func _rlmUnmanagedContent(_ value: Self) -> UnmanagedContent {
+        if let list = value as? _AnyList { return .list { realm in try list._rlmStoredElements(realm) } }
+        if value is _AnyLinkingObjects { return .none }
+        return .value { realm in try value._rlmToStored(realm) }
+    }
+
+    static func _rlmUnmanagedLinkingObjects(_ origin: String) -> Self? {
+        guard let t = Self.self as? _AnyLinkingObjects.Type else { return nil }
+        return t._rlmEmpty(origin: origin) as? Self
+    }
+}

@@ -1,0 +1,402 @@
+import Foundation
+import RealmStorage
+
+extension Realm {
+    /// What `add` and `create` do when an object with the same primary key exists.
+    public enum UpdatePolicy: Int, Sendable {
+        /// Fail with a duplicate primary key error.
+        case error = 1
+        /// Overwrite only the properties whose values differ.
+        case modified = 3
+        /// Overwrite every property given.
+        case all = 2
+    }
+
+    // MARK: Transactions
+
+    /// Runs `block` in a write transaction and commits it; if `block` throws, rolls back and rethrows.
+    @discardableResult
+    public func write<Result>(_ block: () throws -> Result) throws -> Result {
+        try beginWrite()
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if isInWriteTransaction { cancelWrite() }
+            throw error
+        }
+        if isInWriteTransaction { try commitWrite() }
+        return result
+    }
+
+    /// Begins a write transaction, advancing reads to the newest version (waits while another thread or process
+    /// writes).
+    public func beginWrite() throws {
+        verifyThread("Realm")
+        guard rlm.transaction == nil else { throw RealmError.alreadyInWriteTransaction }
+        if rlm.configuration.readOnly { throw RealmError.readOnly(path: rlm.configuration.displayPath) }
+        let tx = try RealmError.wrap { try rlm.database.beginWrite() }
+        let old = rlm.snapshot
+        rlm.transaction = tx
+        rlm.changed()
+        // Reads now see the newest version: observers learn about what others committed before this write.
+        if let old, old.version != tx.version, let now = try? rlm.database.snapshot() {
+            rlm.snapshot = now
+            rlm.notifiers.deliver(realm: self, from: old, to: now)
+            old.close()
+        }
+    }
+
+    /// Commits the write transaction and delivers notifications (for observers not listed in `tokens`).
+    public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
+        verifyThread("Realm")
+        guard let tx = rlm.transaction else { throw RealmError.notInWriteTransaction(operation: "commit") }
+        do {
+            try RealmError.wrap { try tx.commit() }
+        } catch {
+            tx.rollback()
+            rlm.transaction = nil
+            rlm.changed()
+            throw error
+        }
+        rlm.transaction = nil
+        let old = rlm.snapshot
+        rlm.snapshot = try? rlm.database.snapshot()
+        rlm.changed()
+        if let old, let now = rlm.snapshot {
+            rlm.notifiers.deliver(realm: self, from: old, to: now, skipping: tokens)
+            old.close()
+        }
+    }
+
+    /// Discards the changes of the write transaction.
+    public func cancelWrite() {
+        verifyThread("Realm")
+        guard let tx = rlm.transaction else { return }
+        tx.rollback()
+        rlm.transaction = nil
+        rlm.schemaChanged()
+    }
+
+    func requireWrite(_ operation: String) throws -> WriteTransaction {
+        verifyThread("Realm")
+        guard let tx = rlm.transaction else { throw RealmError.notInWriteTransaction(operation: operation) }
+        return tx
+    }
+
+    // MARK: Adding objects
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to) to the Realm; from then on it reads
+    /// and writes through. With `update` other than `.error`, an existing object with the same primary key
+    /// is updated instead, and `object` becomes that object.
+    public func add(_ object: Object, update: UpdatePolicy = .error) throws {
+        _ = try requireWrite("add an object")
+        let saved = rlm.activeUpdatePolicy
+        rlm.activeUpdatePolicy = update
+        defer { rlm.activeUpdatePolicy = saved }
+        _ = try addOrReuse(object)
+    }
+
+    /// Adds every object of a sequence.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws where S.Element: Object {
+        for o in objects { try add(o, update: update) }
+    }
+
+    /// The key of `object` in this Realm, adding it first when unmanaged.
+    func addOrReuse(_ object: Object) throws -> ObjectKey {
+        if let r = object._realm {
+            guard r.rlm === rlm else {
+                if r.rlm.database === rlm.database, let info = object._info { return try copyKeyOfSameFile(object, info) }
+                throw RealmError.objectInOtherRealm(className: type(of: object).className())
+            }
+            return object._key
+        }
+        if object is DynamicObject {
+            throw RealmError.invalidValue(className: "DynamicObject", property: "(object)", reason: "an unmanaged DynamicObject cannot be added")
+        }
+        let tx = try requireWrite("add an object")
+        let info = try rlm.requireInfo(for: type(of: object), "add an object")
+        let model = info.model!
+        // Take every field's contents before the object becomes managed.
+        let contents = model.fields.map { f in object.withFieldPointer(f.offset) { f.accessor.unmanagedContent(UnsafeRawPointer($0)) } }
+        var plain: [String: RealmStorage.Value] = [:]
+        for (i, c) in contents.enumerated() where !info.isLink(i) {
+            if case .value(let convert) = c { plain[info.properties[i].name] = try convert(self) }
+        }
+        let policy = rlm.activeUpdatePolicy
+        var existing: ObjectKey?
+        if let pki = info.primaryKeyIndex, let pk = plain[info.properties[pki].name] {
+            existing = try RealmError.wrap { try tx.object(info.table, primaryKey: pk) }
+            if existing != nil && policy == .error {
+                throw RealmError.storage(.duplicatePrimaryKey(className: info.name, property: info.properties[pki].name))
+            }
+        }
+        let key: ObjectKey
+        if let existing {
+            key = existing
+            for (i, p) in info.properties.enumerated() where i != info.primaryKeyIndex {
+                if let v = plain[p.name] { try setStoredIfNeeded(v, key: key, info: info, property: i, policy: policy) }
+            }
+        } else {
+            key = try RealmError.wrap { try tx.createObject(info.table, plain) }
+        }
+        bind(object, key: key, info: info)
+        // Links and lists last, so that cycles between unmanaged objects end at objects already added.
+        for (i, c) in contents.enumerated() {
+            switch c {
+            case .value(let convert) where info.isLink(i):
+                try setStoredIfNeeded(try convert(self), key: key, info: info, property: i, policy: policy)
+            case .list(let convert):
+                try setStoredIfNeeded(nil, list: try convert(self), key: key, info: info, property: i, policy: policy)
+            default: break
+            }
+        }
+        rlm.changed()
+        return key
+    }
+
+    /// Linking to an object read through another Realm instance of the same file: the same key.
+    private func copyKeyOfSameFile(_ object: Object, _ info: ClassInfo) throws -> ObjectKey { object._key }
+
+    func bind(_ object: Object, key: ObjectKey, info: ClassInfo) {
+        object._realm = self
+        object._key = key
+        object._info = info
+        guard let model = info.model else { return }
+        for (i, f) in model.fields.enumerated() {
+            object.withFieldPointer(f.offset) { f.accessor.bind($0, to: object, index: i) }
+        }
+    }
+
+    func setStoredIfNeeded(_ value: RealmStorage.Value?, list: [RealmStorage.Value]? = nil, key: ObjectKey, info: ClassInfo,
+                           property i: Int, policy: UpdatePolicy) throws {
+        let tx = try requireWrite("set a property")
+        let h = info.properties[i].handle
+        try RealmError.wrap {
+            if let list {
+                if policy == .modified, (try? tx.list(key, h)) == list { return }
+                try tx.setList(key, h, list)
+            } else if let value {
+                if policy == .modified, (try? tx.value(key, h)) == value { return }
+                try tx.set(key, h, value)
+            }
+        }
+    }
+
+    /// Writes a stored value (or, for a list property, a `.data`-free list given through `setList`).
+    func setStored(_ value: RealmStorage.Value, on object: Object, property i: Int) throws {
+        let tx = try requireWrite("modify an object")
+        let info = object._info!
+        try RealmError.wrap { try tx.set(object._key, info.properties[i].handle, value) }
+        rlm.changed()
+    }
+
+    func setStoredList(_ values: [RealmStorage.Value], on object: Object, property i: Int) throws {
+        let tx = try requireWrite("modify a list")
+        try RealmError.wrap { try tx.setList(object._key, object._info!.properties[i].handle, values) }
+        rlm.changed()
+    }
+
+    // MARK: Creating from values
+
+    /// Creates (or with `update`, updates) an object from a dictionary of property names to values, an array of
+    /// values in property order, or another object (possibly of another Realm). Nested dictionaries and arrays
+    /// create linked objects; properties not given take the model's defaults.
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
+        _ = try requireWrite("create an object")
+        let info = try rlm.requireInfo(for: type, "create an object")
+        let key = try createObject(info, value, update)
+        return try managedObject(type, key: key)
+    }
+
+    /// Creates an object of a class by name (no model class needed).
+    @discardableResult
+    public func dynamicCreate(_ className: String, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> DynamicObject {
+        _ = try requireWrite("create an object")
+        let info = try rlm.dynamicInfo(className)
+        let key = try createObject(info, value, update)
+        return dynamicObject(info, key)
+    }
+
+    func createObject(_ info: ClassInfo, _ value: Any, _ update: UpdatePolicy) throws -> ObjectKey {
+        let tx = try requireWrite("create an object")
+        let given = try normalize(value, info)
+        if update != .error, let pki = info.primaryKeyIndex, let pkAny = given[info.properties[pki].name],
+           let pk = AnyConversion.stored(pkAny, type: info.properties[pki].schema.type, optional: info.properties[pki].schema.isOptional),
+           let existing = try RealmError.wrap({ try tx.object(info.table, primaryKey: pk) }) {
+            for (name, v) in given where name != info.properties[pki].name {
+                guard let i = info.index(of: name) else { throw RealmError.noSuchProperty(className: info.name, property: name) }
+                try setAny(v, key: existing, info: info, property: i, update: update)
+            }
+            rlm.changed()
+            return existing
+        }
+        // Defaults: the model's default values, or the type's.
+        var defaults: [String: RealmStorage.Value] = [:]
+        if let model = info.model {
+            let proto = model.type.init()
+            for (i, f) in model.fields.enumerated() where !info.isLink(i) && given[info.properties[i].name] == nil {
+                if case .value(let convert) = proto.withFieldPointer(f.offset, { f.accessor.unmanagedContent(UnsafeRawPointer($0)) }) {
+                    defaults[info.properties[i].name] = try convert(self)
+                }
+            }
+        }
+        var plain = defaults
+        for (name, v) in given {
+            guard let i = info.index(of: name) else { throw RealmError.noSuchProperty(className: info.name, property: name) }
+            let s = info.properties[i].schema
+            guard s.type != .link, !s.isList else { continue }
+            guard let stored = AnyConversion.stored(v, type: s.type, optional: s.isOptional) else {
+                throw RealmError.invalidValue(className: info.name, property: name,
+                                              reason: "expected \(s.typeDescription), got \(Swift.type(of: v ?? NSNull()))")
+            }
+            plain[name] = stored
+        }
+        let key = try RealmError.wrap { try tx.createObject(info.table, plain) }
+        for (name, v) in given {
+            let i = info.index(of: name)!
+            let s = info.properties[i].schema
+            if s.type == .link || (s.isList && s.type != .linkingObjects) {
+                try setAny(v, key: key, info: info, property: i, update: update)
+            }
+        }
+        rlm.changed()
+        return key
+    }
+
+    /// A dictionary of property names to values from a dictionary, an array in property order, or an object.
+    private func normalize(_ value: Any, _ info: ClassInfo) throws -> [String: Any?] {
+        if let d = value as? [String: Any?] { return d }
+        if let d = value as? [String: Any] { return d.mapValues { $0 } }
+        if let a = value as? [Any?] {
+            let stored = info.properties.filter { $0.schema.type != .linkingObjects }
+            guard a.count <= stored.count else {
+                throw RealmError.invalidValue(className: info.name, property: "(array)", reason: "\(a.count) values for \(stored.count) properties")
+            }
+            return Dictionary(uniqueKeysWithValues: zip(stored.map(\.name), a))
+        }
+        if let o = value as? Object {
+            var out: [String: Any?] = [:]
+            for p in info.properties where p.schema.type != .linkingObjects {
+                if (try? o.value(forProperty: p.name)) != nil || o.objectSchema[p.name] != nil {
+                    out[p.name] = try o.value(forProperty: p.name)
+                }
+            }
+            return out
+        }
+        throw RealmError.invalidValue(className: info.name, property: "(value)",
+                                      reason: "expected a dictionary, an array or an object, got \(type(of: value))")
+    }
+
+    /// Sets a property from a loosely typed value: links from objects, dictionaries or arrays (creating objects
+    /// with `update`), lists from arrays.
+    func setAny(_ value: Any?, key: ObjectKey, info: ClassInfo, property i: Int, update: UpdatePolicy) throws {
+        let p = info.properties[i]
+        let s = p.schema
+        let tx = try requireWrite("modify an object")
+        func bad(_ reason: String) -> RealmError { .invalidValue(className: info.name, property: p.name, reason: reason) }
+        if s.type == .linkingObjects { throw bad("linking objects cannot be set") }
+        if s.isList {
+            var elements: [RealmStorage.Value] = []
+            if !AnyConversion.isNull(value) {
+                guard let seq = AnyConversion.unwrap(value!).flatMap(Realm.asArray) else {
+                    throw bad("expected an array for \(s.typeDescription), got \(type(of: value!))")
+                }
+                for e in seq {
+                    if s.type == .link {
+                        guard !AnyConversion.isNull(e) else { throw bad("lists of objects cannot hold nil") }
+                        elements.append(.link(try linkKey(e!, s, update, bad)))
+                    } else {
+                        guard let v = AnyConversion.stored(e, type: s.type, optional: s.isOptional) else {
+                            throw bad("expected elements of \(s.typeDescription), got \(type(of: e ?? NSNull()))")
+                        }
+                        elements.append(v)
+                    }
+                }
+            }
+            try RealmError.wrap { try tx.setList(key, p.handle, elements) }
+        } else if s.type == .link {
+            let v: RealmStorage.Value = AnyConversion.isNull(value) ? .null : .link(try linkKey(value!, s, update, bad))
+            try setStoredIfNeeded(v, key: key, info: info, property: i, policy: update == .modified ? .modified : .all)
+        } else {
+            guard let v = AnyConversion.stored(value, type: s.type, optional: s.isOptional) else {
+                throw bad("expected \(s.typeDescription), got \(type(of: value ?? NSNull()))")
+            }
+            try setStoredIfNeeded(v, key: key, info: info, property: i, policy: update == .modified ? .modified : .all)
+        }
+        rlm.changed()
+    }
+
+    func setAny(_ value: Any?, on object: Object, property i: Int, update: UpdatePolicy) throws {
+        try setAny(value, key: object._key, info: object._info!, property: i, update: update)
+    }
+
+    static func asArray(_ any: Any) -> [Any?]? {
+        if let a = any as? [Any?] { return a }
+        if let a = any as? [Any] { return a.map { $0 } }
+        if let l = any as? _AnyList { return l._rlmAnyElements() }
+        if let r = any as? _AnyResults { return r._rlmAnyElements() }
+        return nil
+    }
+
+    private func linkKey(_ value: Any, _ s: PropertySchema, _ update: UpdatePolicy,
+                         _ bad: (String) -> RealmError) throws -> ObjectKey {
+        let target = s.objectClassName!
+        let raw = AnyConversion.unwrap(value) ?? value
+        if let o = raw as? Object {
+            let oname = o._info?.name ?? type(of: o).className()
+            guard oname == target else { throw bad("expected an object of class \(target), got \(oname)") }
+            if let r = o._realm, r.rlm.database === rlm.database { return o._key }
+            if o._realm == nil && !(o is DynamicObject) {
+                let saved = rlm.activeUpdatePolicy
+                rlm.activeUpdatePolicy = update
+                defer { rlm.activeUpdatePolicy = saved }
+                return try addOrReuse(o)
+            }
+            // An object of another Realm: copy it.
+            return try createObject(try rlm.dynamicInfo(target), o, update)
+        }
+        if raw is [String: Any?] || raw is [String: Any] || raw is [Any?] || raw is [Any] {
+            return try createObject(try targetInfo(target), raw, update)
+        }
+        throw bad("expected an object of class \(target), a dictionary or an array, got \(type(of: raw))")
+    }
+
+    /// The typed class info of `className` when a model class of that name is in use, else the dynamic one.
+    func targetInfo(_ className: String) throws -> ClassInfo {
+        if let typed = rlm.typedInfos.values.first(where: { $0.name == className }) { return typed }
+        if let m = ModelMapping.allMapped.first(where: { $0.className == className }), let i = try rlm.info(for: m.type) {
+            return i
+        }
+        return try rlm.dynamicInfo(className)
+    }
+
+    // MARK: Deleting
+
+    /// Deletes an object; links to it become nil and lists drop it.
+    public func delete(_ object: Object) throws {
+        let tx = try requireWrite("delete an object")
+        guard let r = object._realm, r.rlm.database === rlm.database, let info = object._info else {
+            throw RealmError.invalidValue(className: type(of: object).className(), property: "(object)",
+                                          reason: "only objects managed by this Realm can be deleted")
+        }
+        try RealmError.wrap { try tx.delete(info.table, object._key) }
+        rlm.changed()
+    }
+
+    /// Deletes every object of a sequence (for example a `Results` or a `List`).
+    public func delete<S: Sequence>(_ objects: S) throws where S.Element: Object {
+        let all = Array(objects)
+        for o in all where !o.isInvalidated { try delete(o) }
+    }
+
+    /// Deletes every object of every class.
+    public func deleteAll() throws {
+        let tx = try requireWrite("delete all objects")
+        try RealmError.wrap {
+            for c in tx.schema { try tx.deleteAll(tx.table(c.name)) }
+        }
+        rlm.changed()
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import RealmStorage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A Realm: a database file (or in-memory database) seen through the model classes, confined to one thread.
+///
+/// `Realm(configuration:)` on the same thread and configuration returns the same Realm while it is in use.
+/// Reads see one consistent version; it advances at `refresh()`, when a write begins, and after a commit.
+public struct Realm {
+    let rlm: RealmCore
+
+    /// The Realm of `Configuration.defaultConfiguration`.
+    public init() throws { try self.init(configuration: .defaultConfiguration) }
+
+    public init(fileURL: URL) throws {
+        var c = Configuration.defaultConfiguration
+        c.fileURL = fileURL
+        try self.init(configuration: c)
+    }
+
+    public init(configuration: Configuration) throws {
+        let cacheKey = "io.realm-browser.realm:" + configuration.cacheKey
+        let dict = Thread.current.threadDictionary
+        if let box = dict[cacheKey] as? WeakRealmCore, let core = box.core, !core.isClosed {
+            rlm = core
+            return
+        }
+        rlm = try RealmCore(configuration: configuration)
+        dict[cacheKey] = WeakRealmCore(rlm)
+    }
+
+    init(core: RealmCore) { rlm = core }
+
+    public var configuration: Configuration { rlm.configuration }
+
+    /// The schema of the file as this Realm sees it.
+    public var schema: Schema {
+        verifyThread("Realm")
+        return Schema(objectSchema: reader.schema.map(ObjectSchema.init))
+    }
+
+    /// Whether the Realm holds no objects at all.
+    public var isEmpty: Bool {
+        verifyThread("Realm")
+        return reader.schema.allSatisfy { ((try? reader.count($0.name)) ?? 0) == 0 }
+    }
+
+    public var isInWriteTransaction: Bool { rlm.transaction != nil }
+
+    /// Whether the Realm advances to the newest version on its own: before each notification delivery
+    /// (see `observe`) and on each `refresh()`. Without a run loop, reads advance only at `refresh()`,
+    /// `beginWrite()` and commits.
+    public var autorefresh: Bool {
+        get { rlm.autorefresh }
+        nonmutating set { rlm.autorefresh = newValue }
+    }
+
+    /// Advances to the newest committed version, delivering notifications; true if the version changed.
+    @discardableResult
+    public func refresh() -> Bool {
+        verifyThread("Realm")
+        return rlm.refresh()
+    }
+
+    /// Releases the version this Realm reads; objects read from it become invalid until the next read.
+    public func invalidate() {
+        verifyThread("Realm")
+        if rlm.transaction != nil { cancelWrite() }
+        rlm.snapshot?.close()
+        rlm.snapshot = nil
+        rlm.changed()
+    }
+
+    /// The current reader: the write transaction while one is open, else the snapshot.
+    var reader: Snapshot { rlm.reader }
+
+    func verifyThread(_ what: String) { rlm.verifyThread(what) }
+}
+
+extension Realm: Equatable {
+    public static func == (a: Realm, b: Realm) -> Bool { a.rlm === b.rlm }
+}
+
+final class WeakRealmCore: NSObject {
+    weak var core: RealmCore?
+    init(_ core: RealmCore) { self.core = core }
+}
+
+/// The state of one Realm instance.
+final class RealmCore {
+    let configuration: Realm.Configuration
+    let database: Database
+    var snapshot: Snapshot?
+    var transaction: WriteTransaction?
+    var autorefresh = true
+    var isClosed = false
+    private let thread: pthread_t
+    /// Bumped whenever what this Realm reads may have changed: results re-evaluate when it moves.
+    private(set) var changeCount: UInt64 = 0
+    var typedInfos: [ObjectIdentifier: ClassInfo] = [:]
+    var dynamicInfos: [String: ClassInfo] = [:]
+    /// Set during `add(_:update:)` so that linked objects are added with the same policy.
+    var activeUpdatePolicy: Realm.UpdatePolicy = .error
+    let notifiers = NotifierSet()
+
+    init(configuration: Realm.Configuration) throws {
+        self.configuration = configuration
+        thread = pthread_self()
+        if let key = configuration.encryptionKey {
+            guard key.count == 64 else {
+                throw RealmError.invalidConfiguration("an encryption key must be 64 bytes, got \(key.count)")
+            }
+            throw RealmError.invalidConfiguration("encrypted Realms are not supported yet (no encryption key can be used)")
+        }
+        if configuration.fileURL != nil && configuration.inMemoryIdentifier != nil {
+            throw RealmError.invalidConfiguration("both fileURL and inMemoryIdentifier are set")
+        }
+        database = try RealmCore.openDatabase(configuration)
+        snapshot = try RealmError.wrap { try database.snapshot() }
+        try SchemaSync(core: self).run()
+    }
+
+    static func openDatabase(_ c: Realm.Configuration) throws -> Database {
+        try RealmError.wrap {
+            if let id = c.inMemoryIdentifier { return try Database.inMemory(identifier: id) }
+            let compact = c.shouldCompactOnLaunch.map(CompactCallback.init)
+            let options = DatabaseOptions(readOnly: c.readOnly,
+                                          shouldCompactOnLaunch: compact.map { box in { @Sendable total, used in box.f(total, used) } })
+            return try Database.open(path: c.resolvedPath!, options: options)
+        }
+    }
+
+    deinit {
+        transaction?.rollback()
+        snapshot?.close()
+    }
+
+    var reader: Snapshot {
+        if let t = transaction { return t }
+        if let s = snapshot { return s }
+        do {
+            let s = try database.snapshot()
+            snapshot = s
+            return s
+        } catch {
+            fatalError("cannot read \(configuration.displayPath): \(error)")
+        }
+    }
+
+    func verifyThread(_ what: String) {
+        if pthread_equal(thread, pthread_self()) == 0 {
+            fatalError(RealmError.wrongThread(what: what).description)
+        }
+    }
+
+    /// Whether this Realm is used on the thread it belongs to.
+    var isOnOwnThread: Bool { pthread_equal(thread, pthread_self()) != 0 }
+
+    func changed() { changeCount &+= 1 }
+
+    /// Advances to the newest version and delivers notifications.
+    func refresh() -> Bool {
+        guard transaction == nil else { return false }
+        let old = snapshot
+        do {
+            let s = try database.snapshot()
+            if let old, old.version == s.version {
+                s.close()
+                return false
+            }
+            snapshot = s
+        } catch {
+            return false
+        }
+        changed()
+        if let old {
+            notifiers.deliver(realm: Realm(core: self), from: old, to: snapshot!)
+            old.close()
+        }
+        return true
+    }
+
+    // MARK: Class infos
+
+    /// The class info of a model class, creating its table if missing and a write transaction is open.
+    /// Nil when the class has no table yet and none can be created now.
+    func info(for type: Object.Type) throws -> ClassInfo? {
+        if let i = typedInfos[ObjectIdentifier(type)] { return i }
+        let mapping = try ModelMapping.mapping(for: type)
+        if reader.classSchema(mapping.className) == nil {
+            guard let tx = transaction else { return nil }
+            let missing = try ModelMapping.closure(of: [type]).filter { tx.classSchema($0.className) == nil }
+            try RealmError.wrap { try tx.createClasses(missing.map(\.schema)) }
+            changed()
+        }
+        guard let fileSchema = reader.classSchema(mapping.className) else { return nil }
+        let differences = SchemaSync.differences(model: mapping.schema, file: fileSchema)
+        if !differences.filter(\.needsMigration).isEmpty {
+            throw RealmError.schemaMismatch(path: configuration.displayPath, differences: differences.map(\.description))
+        }
+        let info = try RealmError.wrap { try ClassInfo(reader: reader, schema: mapping.schema, model: mapping) }
+        typedInfos[ObjectIdentifier(type)] = info
+        return info
+    }
+
+    func requireInfo(for type: Object.Type, _ operation: String) throws -> ClassInfo {
+        if let i = try info(for: type) { return i }
+        throw RealmError.notInWriteTransaction(operation: operation)
+    }
+
+    /// The class info of a class by name, from the file's schema.
+    func dynamicInfo(_ name: String) throws -> ClassInfo {
+        if let i = dynamicInfos[name] { return i }
+        guard let s = reader.classSchema(name) else { throw RealmError.noSuchClass(name) }
+        let info = try RealmError.wrap { try ClassInfo(reader: reader, schema: s, model: nil) }
+        dynamicInfos[name] = info
+        return info
+    }
+
+    /// Forgets resolved classes after the schema changed.
+    func schemaChanged() {
+        typedInfos = [:]
+        dynamicInfos = [:]
+        changed()
+    }
+}
+
+/// The user's compaction callback, called only during the open on the opening thread.
+private struct CompactCallback: @unchecked Sendable {
+    let f: (Int, Int) -> Bool
+}

@@ -1,0 +1,375 @@
+import Foundation
+import RealmStorage
+
+protocol _AnyResults {
+    func _rlmAnyElements() -> [Any?]
+}
+
+/// A sort key: a property (or a key path through to-one links, `owner.name`) and a direction.
+public struct SortDescriptor: Sendable, Equatable, Hashable {
+    public let keyPath: String
+    public let ascending: Bool
+
+    public init(keyPath: String, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+
+    public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
+}
+
+/// Lazy, auto-updating results: the objects of a class, list or linking objects, filtered, sorted and made
+/// distinct in the order the operations were chained. Nothing is read until the results are used, and they
+/// re-evaluate whenever what their Realm reads has changed (a commit, a refresh, a write in progress).
+public struct Results<Element: Object> {
+    enum Source {
+        case table(String)
+        case list(Object, Int)
+        case linkingObjects(Object, Int)
+    }
+
+    enum Operation {
+        case filter((Element) -> Bool)
+        case sort([SortDescriptor])
+        case distinct([String])
+    }
+
+    public let realm: Realm?
+    let source: Source
+    let model: Element.Type
+    let operations: [Operation]
+    let cache = ResultsCache()
+
+    init(realm: Realm, source: Source, model: Element.Type, operations: [Operation] = []) {
+        self.realm = realm
+        self.source = source
+        self.model = model
+        self.operations = operations
+    }
+
+    var rlmRealm: Realm { realm! }
+
+    func appending(_ op: Operation) -> Results<Element> {
+        Results(realm: rlmRealm, source: source, model: model, operations: operations + [op])
+    }
+
+    /// The class of the objects.
+    var className: String {
+        switch source {
+        case .table(let name): return name
+        case .list(let o, let i), .linkingObjects(let o, let i): return o._info?.properties[i].schema.objectClassName ?? ""
+        }
+    }
+
+    // MARK: Evaluation
+
+    /// The keys of the objects, in order; recomputed when the Realm's contents may have changed.
+    var keys: [ObjectKey] {
+        let realm = rlmRealm
+        realm.verifyThread("Results")
+        let stamp = realm.rlm.changeCount
+        if cache.stamp == stamp, let keys = cache.keys, cache.core === realm.rlm { return keys }
+        let keys: [ObjectKey]
+        do {
+            keys = try evaluate(realm)
+        } catch {
+            fatalError("cannot evaluate results of \(className): \(error)")
+        }
+        cache.core = realm.rlm
+        cache.keys = keys
+        cache.stamp = stamp
+        return keys
+    }
+
+    private func baseKeys(_ realm: Realm) throws -> [ObjectKey] {
+        let reader = realm.reader
+        switch source {
+        case .table(let name):
+            guard reader.classSchema(name) != nil else { return [] }
+            return try RealmError.wrap { try reader.keys(reader.table(name)) }
+        case .list(let o, let i), .linkingObjects(let o, let i):
+            guard let info = o._info, o._realm != nil else { return [] }
+            guard (try? reader.exists(info.table, o._key)) == true else { return [] }
+            return try RealmError.wrap {
+                try reader.list(o._key, info.properties[i].handle).compactMap { v -> ObjectKey? in
+                    if case .link(let k) = v { return k }
+                    return nil
+                }
+            }
+        }
+    }
+
+    private func evaluate(_ realm: Realm) throws -> [ObjectKey] {
+        var keys = try baseKeys(realm)
+        let name = className
+        for op in operations {
+            switch op {
+            case .filter(let isIncluded):
+                keys = keys.filter { isIncluded(object(realm, name, $0)) }
+            case .sort(let descriptors):
+                let paths = try descriptors.map { try KeyPathReader(realm: realm, className: name, keyPath: $0.keyPath) }
+                let values = try keys.map { k in try paths.map { try $0.value(k) } }
+                var order = Array(keys.indices)
+                order.sort { a, b in
+                    for (d, (va, vb)) in zip(descriptors, zip(values[a], values[b])) {
+                        let c = StoredOrder.compare(va[0], vb[0])
+                        if c != 0 { return d.ascending ? c < 0 : c > 0 }
+                    }
+                    return a < b
+                }
+                keys = order.map { keys[$0] }
+            case .distinct(let keyPaths):
+                let paths = try keyPaths.map { try KeyPathReader(realm: realm, className: name, keyPath: $0) }
+                var seen = Set<[RealmStorage.Value]>()
+                keys = try keys.filter { k in seen.insert(try paths.map { try $0.value(k).first ?? .null }).inserted }
+            }
+        }
+        return keys
+    }
+
+    func object(_ realm: Realm, _ className: String, _ key: ObjectKey) -> Element {
+        if model != DynamicObject.self, let info = cache.info(realm, model) {
+            return realm.makeObject(model, key: key, info: info)
+        }
+        guard let o = realm.object(of: className, key: key, preferring: model) as? Element else {
+            fatalError("results of \(className) cannot hold \(Element.self)")
+        }
+        return o
+    }
+
+    // MARK: Chaining
+
+    /// The objects for which `isIncluded` is true (evaluated lazily, again after each change).
+    public func filter(_ isIncluded: @escaping (Element) -> Bool) -> Results<Element> { appending(.filter(isIncluded)) }
+
+    /// Sorted by a property or a key path through to-one links. Nulls sort first; strings sort by Unicode
+    /// code point; the sort is stable.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        let d = Array(descriptors)
+        validate(d.map(\.keyPath))
+        return appending(.sort(d))
+    }
+
+    /// The first object of each distinct combination of values of `keyPaths`.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        let k = Array(keyPaths)
+        validate(k)
+        return appending(.distinct(k))
+    }
+
+    private func validate(_ keyPaths: [String]) {
+        let realm = rlmRealm
+        guard realm.reader.classSchema(className) != nil else { return }
+        for k in keyPaths {
+            do {
+                _ = try KeyPathReader(realm: realm, className: className, keyPath: k)
+            } catch {
+                preconditionFailure("\(error)")
+            }
+        }
+    }
+
+    // MARK: Aggregates
+
+    private func values(ofProperty name: String) -> [RealmStorage.Value] {
+        let realm = rlmRealm
+        do {
+            let reader = try KeyPathReader(realm: realm, className: className, keyPath: name)
+            return try keys.map { try reader.value($0).first ?? .null }.filter { !$0.isNull }
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+
+    public func min<T: _Persistable>(ofProperty property: String) -> T? {
+        values(ofProperty: property).min { StoredOrder.compare($0, $1) < 0 }.flatMap { convert($0) }
+    }
+
+    public func max<T: _Persistable>(ofProperty property: String) -> T? {
+        values(ofProperty: property).max { StoredOrder.compare($0, $1) < 0 }.flatMap { convert($0) }
+    }
+
+    /// The sum of a numeric property (0 when empty); nulls are skipped.
+    public func sum<T: _Persistable>(ofProperty property: String) -> T {
+        let vs = values(ofProperty: property)
+        if vs.allSatisfy({ if case .int = $0 { return true } else { return false } }) {
+            let s = vs.reduce(Int64(0)) { acc, v in if case .int(let i) = v { return acc &+ i } else { return acc } }
+            return T._rlmFromAny(Int(s)) ?? T._rlmDefaultValue()
+        }
+        let s = vs.reduce(0.0) { $0 + (StoredOrder.double($1) ?? 0) }
+        return T._rlmFromAny(s) ?? T._rlmDefaultValue()
+    }
+
+    /// The mean of a numeric property, or nil when there are no non-null values.
+    public func average<T: _Persistable>(ofProperty property: String) -> T? {
+        let vs = values(ofProperty: property)
+        guard !vs.isEmpty else { return nil }
+        let s = vs.reduce(0.0) { $0 + (StoredOrder.double($1) ?? 0) }
+        return T._rlmFromAny(s / Double(vs.count))
+    }
+
+    private func convert<T: _Persistable>(_ v: RealmStorage.Value) -> T? {
+        if let t = T._rlmFromAny(AnyConversion.swiftValue(v, type: v.type ?? .mixed) as Any) { return t }
+        return T._rlmFromStored(v, rlmRealm)
+    }
+
+    /// The position of an object in the results, if present.
+    public func index(of object: Element) -> Int? {
+        guard object._realm?.rlm.database === rlmRealm.rlm.database, object._info?.name == className else { return nil }
+        return keys.firstIndex(of: object._key)
+    }
+}
+
+/// The evaluated keys of a `Results`, with the change count they were computed at.
+final class ResultsCache {
+    weak var core: RealmCore?
+    var keys: [ObjectKey]?
+    var stamp: UInt64 = 0
+    private var typedInfo: ClassInfo?
+
+    func info(_ realm: Realm, _ model: Object.Type) -> ClassInfo? {
+        if let i = typedInfo, realm.rlm.typedInfos[ObjectIdentifier(model)] === i { return i }
+        typedInfo = try? realm.rlm.info(for: model)
+        return typedInfo
+    }
+}
+
+extension Results: RandomAccessCollection {
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { keys.count }
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
+
+    public subscript(position: Int) -> Element {
+        let k = keys
+        precondition(position >= 0 && position < k.count, "Results index \(position) is out of bounds (count \(k.count))")
+        return object(rlmRealm, className, k[position])
+    }
+
+    public var count: Int { keys.count }
+
+    public struct Iterator: IteratorProtocol {
+        let results: Results<Element>
+        let keys: [ObjectKey]
+        let name: String
+        var i = 0
+
+        public mutating func next() -> Element? {
+            guard i < keys.count else { return nil }
+            defer { i += 1 }
+            return results.object(results.rlmRealm, name, keys[i])
+        }
+    }
+
+    /// Iterates over the objects as they were when iteration began.
+    public func makeIterator() -> Iterator { Iterator(results: self, keys: keys, name: className) }
+}
+
+extension Results: _AnyResults {
+    func _rlmAnyElements() -> [Any?] { map { $0 } }
+}
+
+extension Results: CustomStringConvertible {
+    public var description: String { "Results<\(className)> (\(count) objects)" }
+}
+
+/// Reads the value at a key path (`name`, `owner.name`) of objects of one class.
+struct KeyPathReader {
+    let steps: [(ClassInfo, Int)]
+
+    init(realm: Realm, className: String, keyPath: String) throws {
+        var steps: [(ClassInfo, Int)] = []
+        var current = className
+        let parts = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        for (n, part) in parts.enumerated() {
+            let info = try realm.rlm.dynamicInfo(current)
+            guard let i = info.index(of: part) else {
+                throw RealmError.noSuchProperty(className: current, property: part)
+            }
+            let s = info.properties[i].schema
+            if s.isList || s.type == .linkingObjects {
+                throw RealmError.invalidValue(className: current, property: part,
+                                              reason: "key path '\(keyPath)' goes through a list; only to-one links can be followed when sorting")
+            }
+            if n < parts.count - 1 {
+                guard s.type == .link, let target = s.objectClassName else {
+                    throw RealmError.invalidValue(className: current, property: part,
+                                                  reason: "key path '\(keyPath)' continues after a property that is not a link")
+                }
+                current = target
+            }
+            steps.append((info, i))
+        }
+        self.steps = steps
+        self.realm = realm
+    }
+
+    let realm: Realm
+
+    /// The value (a one-element array, for hashing several together).
+    func value(_ key: ObjectKey) throws -> [RealmStorage.Value] {
+        var k = key
+        let reader = realm.reader
+        for (n, (info, i)) in steps.enumerated() {
+            let v = try RealmError.wrap { try reader.value(k, info.properties[i].handle) }
+            if n == steps.count - 1 { return [v] }
+            guard case .link(let next) = v else { return [.null] }
+            k = next
+        }
+        return [.null]
+    }
+}
+
+/// The order of stored values: null first, then by kind; numbers numerically across int, float, double and
+/// decimal; strings by Unicode code point; data bytewise.
+enum StoredOrder {
+    static func double(_ v: RealmStorage.Value) -> Double? {
+        switch v {
+        case .int(let i): return Double(i)
+        case .float(let f): return Double(f)
+        case .double(let d): return d
+        case .decimal128(let d): return d.doubleValue
+        default: return nil
+        }
+    }
+
+    private static func rank(_ v: RealmStorage.Value) -> Int {
+        switch v {
+        case .null: return 0
+        case .bool: return 1
+        case .int, .float, .double, .decimal128: return 2
+        case .string: return 3
+        case .data: return 4
+        case .date: return 5
+        case .objectId: return 6
+        case .uuid: return 7
+        case .link: return 8
+        }
+    }
+
+    static func compare(_ a: RealmStorage.Value, _ b: RealmStorage.Value) -> Int {
+        switch (a, b) {
+        case (.null, .null): return 0
+        case (.bool(let x), .bool(let y)): return x == y ? 0 : (!x ? -1 : 1)
+        case (.int(let x), .int(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case (.string(let x), .string(let y)):
+            return x.unicodeScalars.lexicographicallyPrecedes(y.unicodeScalars) ? -1 : (x == y ? 0 : (y.unicodeScalars.lexicographicallyPrecedes(x.unicodeScalars) ? 1 : 0))
+        case (.data(let x), .data(let y)): return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
+        case (.date(let x), .date(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case (.objectId(let x), .objectId(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case (.uuid(let x), .uuid(let y)):
+            let xs = x.uuidString, ys = y.uuidString
+            return xs < ys ? -1 : (xs > ys ? 1 : 0)
+        case (.link(let x), .link(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case (.decimal128(let x), .decimal128(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+        default:
+            if let x = double(a), let y = double(b) { return x < y ? -1 : (x > y ? 1 : 0) }
+            let ra = rank(a), rb = rank(b)
+            return ra < rb ? -1 : (ra > rb ? 1 : 0)
+        }
+    }
+}

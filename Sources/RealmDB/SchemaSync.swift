@@ -1,0 +1,159 @@
+import Foundation
+import RealmStorage
+
+/// One way the models differ from the file.
+struct SchemaDifference: CustomStringConvertible {
+    enum Kind {
+        case classAdded, propertyAdded, propertyRemoved, propertyChanged, primaryKeyChanged, indexAdded, indexRemoved
+    }
+    let kind: Kind
+    let className: String
+    let property: String?
+    let detail: String
+
+    /// Additive changes (new classes, index changes) need no schema version bump; the rest do.
+    var needsMigration: Bool {
+        switch kind {
+        case .classAdded, .indexAdded, .indexRemoved: return false
+        default: return true
+        }
+    }
+
+    var description: String { detail }
+}
+
+/// Brings the file's schema in line with the models when a Realm opens: creates missing classes, adjusts
+/// indexes, and migrates (with the configuration's migration block) when the schema version was raised.
+struct SchemaSync {
+    let core: RealmCore
+
+    static func differences(model: ClassSchema, file: ClassSchema) -> [SchemaDifference] {
+        var out: [SchemaDifference] = []
+        let c = model.name
+        for p in model.properties {
+            guard let f = file.property(named: p.name) else {
+                out.append(SchemaDifference(kind: .propertyAdded, className: c, property: p.name,
+                                            detail: "property '\(c).\(p.name)' (\(p.typeDescription)) has been added"))
+                continue
+            }
+            if p.type != f.type || p.isList != f.isList || p.objectClassName != f.objectClassName
+                || (p.isOptional != f.isOptional && p.type != .link && p.type != .mixed && p.type != .linkingObjects)
+                || p.originProperty != f.originProperty {
+                out.append(SchemaDifference(kind: .propertyChanged, className: c, property: p.name,
+                                            detail: "property '\(c).\(p.name)' has changed from \(f.typeDescription) to \(p.typeDescription)"))
+            } else if p.isPrimaryKey != f.isPrimaryKey {
+                out.append(SchemaDifference(kind: .primaryKeyChanged, className: c, property: p.name,
+                                            detail: p.isPrimaryKey ? "primary key '\(c).\(p.name)' has been added"
+                                                                   : "primary key '\(c).\(p.name)' has been removed"))
+            } else if !p.isPrimaryKey && p.isIndexed != f.isIndexed {
+                out.append(SchemaDifference(kind: p.isIndexed ? .indexAdded : .indexRemoved, className: c, property: p.name,
+                                            detail: "index on '\(c).\(p.name)' has been \(p.isIndexed ? "added" : "removed")"))
+            }
+        }
+        for f in file.properties where model.property(named: f.name) == nil {
+            out.append(SchemaDifference(kind: .propertyRemoved, className: c, property: f.name,
+                                        detail: "property '\(c).\(f.name)' has been removed"))
+        }
+        return out
+    }
+
+    func run() throws {
+        let config = core.configuration
+        let types = config.objectTypes ?? ModelMapping.allMapped.map(\.type)
+        let models = try ModelMapping.closure(of: types)
+        let reader = core.reader
+        let fileVersion = reader.schemaVersion
+        let fileIsEmpty = reader.schema.isEmpty
+        var missing: [ModelMapping] = []
+        var diffs: [SchemaDifference] = []
+        for m in models {
+            if let f = reader.classSchema(m.className) {
+                diffs += SchemaSync.differences(model: m.schema, file: f)
+            } else {
+                missing.append(m)
+            }
+        }
+        let needsMigration = diffs.contains(where: \.needsMigration)
+        if !fileIsEmpty && config.schemaVersion < fileVersion {
+            throw RealmError.schemaVersionDecreased(path: config.displayPath, fileVersion: fileVersion, configured: config.schemaVersion)
+        }
+        let bump = config.schemaVersion > fileVersion
+        if needsMigration && !bump {
+            if config.deleteRealmIfMigrationNeeded && !config.readOnly {
+                try deleteAndRecreate(models)
+                return
+            }
+            throw RealmError.schemaMismatch(path: config.displayPath, differences: diffs.filter(\.needsMigration).map(\.description))
+        }
+        guard !missing.isEmpty || !diffs.isEmpty || bump else { return }
+        if config.readOnly {
+            if needsMigration || bump {
+                throw RealmError.schemaMismatch(path: config.displayPath,
+                                                differences: ["the file needs a migration, which a read-only Realm cannot do"]
+                                                    + diffs.filter(\.needsMigration).map(\.description))
+            }
+            return  // missing classes read as empty; index differences do not matter for reading
+        }
+        let realm = Realm(core: core)
+        try realm.beginWrite()
+        do {
+            let tx = core.transaction!
+            try RealmError.wrap {
+                if !missing.isEmpty { try tx.createClasses(missing.map(\.schema)) }
+            }
+            if bump && !fileIsEmpty {
+                try Migration.run(core: core, models: models, diffs: diffs, oldVersion: fileVersion)
+            } else {
+                try applyIndexChanges(diffs, tx)
+            }
+            if bump || fileIsEmpty {
+                try RealmError.wrap { try tx.setSchemaVersion(config.schemaVersion) }
+            }
+            core.schemaChanged()
+            try realm.commitWrite()
+        } catch {
+            realm.cancelWrite()
+            core.schemaChanged()
+            throw error
+        }
+    }
+
+    func applyIndexChanges(_ diffs: [SchemaDifference], _ tx: WriteTransaction) throws {
+        try RealmError.wrap {
+            for d in diffs {
+                switch d.kind {
+                case .indexAdded: try tx.setIndexed(d.className, d.property!, true)
+                case .indexRemoved: try tx.setIndexed(d.className, d.property!, false)
+                default: break
+                }
+            }
+        }
+    }
+
+    /// `deleteRealmIfMigrationNeeded`: every class is dropped and the models' classes created afresh, in one
+    /// write transaction (other readers keep their snapshots; the space is reused or compacted later).
+    private func deleteAndRecreate(_ models: [ModelMapping]) throws {
+        let realm = Realm(core: core)
+        try realm.beginWrite()
+        do {
+            let tx = core.transaction!
+            try RealmError.wrap {
+                for c in tx.schema {
+                    for p in c.properties where p.type == .linkingObjects { try tx.removeProperty(c.name, p.name) }
+                }
+                for c in tx.schema {
+                    for p in c.properties where p.type == .link { try tx.removeProperty(c.name, p.name) }
+                }
+                for c in tx.schema { try tx.removeClass(c.name) }
+                try tx.createClasses(models.map(\.schema))
+                try tx.setSchemaVersion(core.configuration.schemaVersion)
+            }
+            core.schemaChanged()
+            try realm.commitWrite()
+        } catch {
+            realm.cancelWrite()
+            core.schemaChanged()
+            throw error
+        }
+    }
+}
