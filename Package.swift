@@ -29,10 +29,12 @@ let package = Package(
         .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "CSQLite"]),
         // A child process for the crash and multi-process tests.
         .executableTarget(name: "realm-storage-worker", dependencies: ["RealmStorage"]),
-        .testTarget(name: "RealmDBTests", dependencies: ["RealmDB"]),
+        // Helpers shared by the test targets: temporary directories, a seeded PRNG.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "RealmDBTests", dependencies: ["RealmDB", "TestSupport"]),
         .testTarget(
             name: "RealmStorageTests",
-            dependencies: ["RealmStorage", "realm-storage-worker"]
+            dependencies: ["RealmStorage", "TestSupport", "realm-storage-worker"]
         ),
     ],
     swiftLanguageModes: [.v6]

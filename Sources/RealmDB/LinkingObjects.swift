@@ -14,28 +14,26 @@ protocol _AnyLinkingObjects {
 /// ```
 public final class LinkingObjects<Element: Object> {
     public let propertyName: String
-    var strongOwner: Object?
-    weak var fieldOwner: Object?
-    var owner: Object? { strongOwner ?? fieldOwner }
+    var owner: ObjectRef?
     var propertyIndex = 0
 
     public init(fromType: Element.Type, property propertyName: String) {
         self.propertyName = propertyName
     }
 
-    init(propertyName: String, owner: Object, index: Int) {
+    init(propertyName: String, owner: ObjectRef, index: Int) {
         self.propertyName = propertyName
-        self.strongOwner = owner
+        self.owner = owner
         self.propertyIndex = index
     }
 
-    public var realm: Realm? { owner?._realm }
+    public var realm: Realm? { owner?.realm }
     public var isInvalidated: Bool { owner?.isInvalidated ?? false }
 
     /// The linking objects as lazy, auto-updating results.
     var results: Results<Element>? {
-        guard let owner, let realm = owner._realm else { return nil }
-        return Results(realm: realm, source: .linkingObjects(owner, propertyIndex), model: Element.self)
+        guard let owner else { return nil }
+        return Results(realm: owner.realm, source: .linkingObjects(owner, propertyIndex), model: Element.self)
     }
 
     public func filter(_ isIncluded: @escaping (Element) -> Bool) -> Results<Element> {
@@ -89,7 +87,7 @@ extension LinkingObjects: _Persistable {
 
     public static func _rlmGet(_ object: Object, _ index: Int) -> LinkingObjects<Element> {
         let origin = object._info?.properties[index].schema.originProperty ?? ""
-        return LinkingObjects(propertyName: origin, owner: object, index: index)
+        return LinkingObjects(propertyName: origin, owner: object._ref!, index: index)
     }
 
     public static func _rlmSet(_ object: Object, _ index: Int, _ value: LinkingObjects<Element>) {
@@ -108,7 +106,7 @@ extension LinkingObjects: RealmField {
 
     static func bind(_ field: UnsafeMutableRawPointer, to object: Object, index: Int) {
         let lo = field.assumingMemoryBound(to: LinkingObjects<Element>.self).pointee
-        lo.fieldOwner = object
+        lo.owner = object._ref
         lo.propertyIndex = index
     }
 

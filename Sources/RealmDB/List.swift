@@ -11,40 +11,37 @@ protocol _AnyList {
 /// (`List<String>`). Unmanaged lists are plain arrays; managed lists read and write through their object.
 public final class List<Element: RealmCollectionValue> {
     var unmanaged: [Element] = []
-    /// The owning object and its property index when managed. A list stored in its owner's field (the
-    /// older `let dogs = List<Dog>()` style) holds it weakly, to avoid a cycle.
-    var strongOwner: Object?
-    weak var fieldOwner: Object?
-    var owner: Object? { strongOwner ?? fieldOwner }
+    /// The owning object and its property index when managed.
+    var owner: ObjectRef?
     var propertyIndex = 0
 
     public init() {}
 
-    init(owner: Object, index: Int) {
-        self.strongOwner = owner
+    init(owner: ObjectRef, index: Int) {
+        self.owner = owner
         self.propertyIndex = index
     }
 
     /// The Realm of the owning object, or nil when unmanaged.
-    public var realm: Realm? { owner?._realm }
+    public var realm: Realm? { owner?.realm }
 
     /// Whether the owning object was deleted.
     public var isInvalidated: Bool { owner?.isInvalidated ?? false }
 
     // MARK: Reading
 
-    var managedContext: (Realm, Object, ClassInfo.Property)? {
-        guard let owner, let realm = owner._realm, let info = owner._info else { return nil }
-        realm.verifyThread("List")
-        return (realm, owner, info.properties[propertyIndex])
+    var managedContext: (Realm, ObjectRef, ClassInfo.Property)? {
+        guard let owner else { return nil }
+        owner.realm.verifyThread("List")
+        return (owner.realm, owner, owner.info.properties[propertyIndex])
     }
 
     func storedElements() -> [RealmStorage.Value] {
         guard let (realm, owner, p) = managedContext else { return [] }
         do {
-            return try realm.reader.list(owner._key, p.handle)
+            return try realm.reader.list(owner.key, p.handle)
         } catch StorageError.noSuchObject {
-            fatalError(RealmError.invalidatedObject(className: owner._info?.name ?? "?").description)
+            fatalError(RealmError.invalidatedObject(className: owner.info.name).description)
         } catch {
             fatalError("\(error)")
         }
@@ -65,10 +62,10 @@ public final class List<Element: RealmCollectionValue> {
         guard let (realm, owner, p) = managedContext else { return }
         do {
             let tx = try realm.requireWrite(operation)
-            try RealmError.wrap { try body(tx, owner._key, p.handle, realm) }
+            try RealmError.wrap { try body(tx, owner.key, p.handle, realm) }
             realm.rlm.changed()
         } catch {
-            fatalError("cannot \(operation) '\(owner._info!.name).\(p.name)': \(error)")
+            fatalError("cannot \(operation) '\(owner.info.name).\(p.name)': \(error)")
         }
     }
 
@@ -77,9 +74,11 @@ public final class List<Element: RealmCollectionValue> {
         modify("append to a list") { tx, key, h, realm in try tx.listAppend(key, h, element._rlmToStored(realm)) }
     }
 
-    public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
+    public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
         for e in elements { append(e) }
     }
+
+    public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element { append(objectsIn: elements) }
 
     public func insert(_ element: Element, at index: Int) {
         if owner == nil { unmanaged.insert(element, at: index); return }
@@ -167,10 +166,10 @@ extension List where Element: Object {
 
     /// The list's objects as lazy, auto-updating results (in list order).
     var results: Results<Element> {
-        guard let owner, let realm = owner._realm else {
+        guard let owner else {
             preconditionFailure("queries on an unmanaged List are not supported; use Swift's filter and sorted")
         }
-        return Results(realm: realm, source: .list(owner, propertyIndex), model: Element.self)
+        return Results(realm: owner.realm, source: .list(owner, propertyIndex), model: Element.self)
     }
 
     public func filter(_ isIncluded: @escaping (Element) -> Bool) -> Results<Element> { results.filter(isIncluded) }
@@ -214,11 +213,11 @@ extension List: _Persistable {
         return l
     }
 
-    public static func _rlmGet(_ object: Object, _ index: Int) -> List<Element> { List(owner: object, index: index) }
+    public static func _rlmGet(_ object: Object, _ index: Int) -> List<Element> { List(owner: object._ref!, index: index) }
 
     public static func _rlmSet(_ object: Object, _ index: Int, _ value: List<Element>) {
         let values = value.elements
-        List(owner: object, index: index).setAll(values)
+        List(owner: object._ref!, index: index).setAll(values)
     }
 }
 
@@ -231,7 +230,7 @@ extension List: RealmField {
     static func bind(_ field: UnsafeMutableRawPointer, to object: Object, index: Int) {
         let list = field.assumingMemoryBound(to: List<Element>.self).pointee
         list.unmanaged = []
-        list.fieldOwner = object
+        list.owner = object._ref
         list.propertyIndex = index
     }
 
@@ -249,5 +248,5 @@ extension List: RealmField {
 
     static func unmanagedValue(_ field: UnsafeRawPointer) -> Any? { field.assumingMemoryBound(to: List<Element>.self).pointee }
 
-    static func managedValue(_ object: Object, _ index: Int) -> Any? { List(owner: object, index: index) }
+    static func managedValue(_ object: Object, _ index: Int) -> Any? { List(owner: object._ref!, index: index) }
 }

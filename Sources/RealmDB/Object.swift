@@ -185,6 +185,26 @@ open class Object: CustomStringConvertible {
     }
 }
 
+/// What a managed object is, without the Swift instance: lists and linking objects hold this, so that they
+/// neither keep their object alive nor depend on it.
+struct ObjectRef {
+    let realm: Realm
+    let key: ObjectKey
+    let info: ClassInfo
+
+    var isInvalidated: Bool {
+        realm.verifyThread("Object")
+        return !((try? realm.reader.exists(info.table, key)) ?? false)
+    }
+}
+
+extension Object {
+    var _ref: ObjectRef? {
+        guard let r = _realm, let i = _info else { return nil }
+        return ObjectRef(realm: r, key: _key, info: i)
+    }
+}
+
 extension Object: Hashable {
     public static func == (a: Object, b: Object) -> Bool { a.isSameObject(as: b) }
 

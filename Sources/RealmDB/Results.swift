@@ -24,8 +24,8 @@ public struct SortDescriptor: Sendable, Equatable, Hashable {
 public struct Results<Element: Object> {
     enum Source {
         case table(String)
-        case list(Object, Int)
-        case linkingObjects(Object, Int)
+        case list(ObjectRef, Int)
+        case linkingObjects(ObjectRef, Int)
     }
 
     enum Operation {
@@ -57,7 +57,7 @@ public struct Results<Element: Object> {
     var className: String {
         switch source {
         case .table(let name): return name
-        case .list(let o, let i), .linkingObjects(let o, let i): return o._info?.properties[i].schema.objectClassName ?? ""
+        case .list(let o, let i), .linkingObjects(let o, let i): return o.info.properties[i].schema.objectClassName ?? ""
         }
     }
 
@@ -88,10 +88,9 @@ public struct Results<Element: Object> {
             guard reader.classSchema(name) != nil else { return [] }
             return try RealmError.wrap { try reader.keys(reader.table(name)) }
         case .list(let o, let i), .linkingObjects(let o, let i):
-            guard let info = o._info, o._realm != nil else { return [] }
-            guard (try? reader.exists(info.table, o._key)) == true else { return [] }
+            guard (try? reader.exists(o.info.table, o.key)) == true else { return [] }
             return try RealmError.wrap {
-                try reader.list(o._key, info.properties[i].handle).compactMap { v -> ObjectKey? in
+                try reader.list(o.key, o.info.properties[i].handle).compactMap { v -> ObjectKey? in
                     if case .link(let k) = v { return k }
                     return nil
                 }
@@ -128,7 +127,10 @@ public struct Results<Element: Object> {
     }
 
     func object(_ realm: Realm, _ className: String, _ key: ObjectKey) -> Element {
-        if model != DynamicObject.self, let info = cache.info(realm, model) {
+        if model == DynamicObject.self, let info = try? realm.rlm.dynamicInfo(className) {
+            return realm.dynamicObject(info, key) as! Element
+        }
+        if let info = cache.info(realm, model) {
             return realm.makeObject(model, key: key, info: info)
         }
         guard let o = realm.object(of: className, key: key, preferring: model) as? Element else {

@@ -1,21 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmDB
-
-final class Dog: Object {
-    @Persisted var name = ""
-    @Persisted var age = 0
-    @Persisted var owner: Person?
-}
-
-final class Person: Object {
-    @Persisted(primaryKey: true) var id = 0
-    @Persisted(indexed: true) var name = ""
-    @Persisted var nickname: String?
-    @Persisted var dogs: List<Dog>
-    @Persisted var tags: List<String>
-    @Persisted(originProperty: "owner") var ownedDogs: LinkingObjects<Dog>
-}
+import TestSupport
 
 @Suite struct BasicsTests {
     @Test func addReadQuery() throws {

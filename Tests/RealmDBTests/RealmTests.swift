@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+@testable import RealmDB
+import TestSupport
+
+struct Boom: Error {}
+
+@Suite struct RealmTests {
+    @Test func writeRollsBackWhenTheBlockThrows() throws {
+        let realm = try memoryRealm([Dog.self, Person.self])
+        #expect(throws: Boom.self) {
+            try realm.write {
+                try realm.create(Dog.self, value: ["name": "Rex"])
+                throw Boom()
+            }
+        }
+        #expect(realm.objects(Dog.self).isEmpty)
+        #expect(!realm.isInWriteTransaction)
+    }
+
+    @Test func explicitTransactions() throws {
+        let realm = try memoryRealm([Dog.self, Person.self])
+        try realm.beginWrite()
+        #expect(realm.isInWriteTransaction)
+        #expect(throws: RealmError.alreadyInWriteTransaction) { try realm.beginWrite() }
+        try realm.create(Dog.self, value: ["name": "A"])
+        realm.cancelWrite()
+        #expect(realm.objects(Dog.self).isEmpty)
+        try realm.beginWrite()
+        try realm.create(Dog.self, value: ["name": "B"])
+        try realm.commitWrite()
+        #expect(realm.objects(Dog.self).map(\.name) == ["B"])
+    }
+
+    @Test func writesOutsideATransactionAreErrors() throws {
+        let realm = try memoryRealm([Dog.self, Person.self])
+        #expect(throws: RealmError.self) { try realm.add(Dog()) }
+        #expect(throws: RealmError.self) { try realm.create(Dog.self) }
+        #expect(throws: RealmError.self) { try realm.deleteAll() }
+    }
+
+    @Test func sameThreadSameConfigurationSameRealm() throws {
+        let config = Realm.Configuration(inMemoryIdentifier: "same-\(UUID())", objectTypes: [Dog.self, Person.self])
+        let a = try Realm(configuration: config)
+        let b = try Realm(configuration: config)
+        #expect(a == b)
+    }
+
+    @Test func otherRealmsSeeCommitsAfterRefresh() throws {
+        let dir = TempDir()
+        let config = fileConfig(dir, [Dog.self, Person.self])
+        let reader = try Realm(configuration: config)
+        let count = reader.objects(Dog.self)
+        #expect(count.isEmpty)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let writer = try! Realm(configuration: config)
+            try! writer.write { try writer.create(Dog.self, value: ["name": "Rex"]) }
+            done.signal()
+        }.start()
+        done.wait()
+        // Reads stay on their version until refresh.
+        #expect(count.isEmpty)
+        #expect(reader.refresh())
+        #expect(count.count == 1)
+    }
+
+    @Test func readOnlyRealms() throws {
+        let dir = TempDir()
+        var config = fileConfig(dir, [Dog.self, Person.self])
+        try {
+            let r = try Realm(configuration: config)
+            try r.write { try r.create(Dog.self, value: ["name": "Rex"]) }
+        }()
+        config.readOnly = true
+        let r = try Realm(configuration: config)
+        #expect(r.objects(Dog.self).first?.name == "Rex")
+        #expect(throws: RealmError.self) { try r.write {} }
+    }
+
+    @Test func badConfigurationsAreClearErrors() throws {
+        #expect(throws: RealmError.self) {
+            _ = try Realm(configuration: .init(inMemoryIdentifier: "k-\(UUID())", encryptionKey: Data(count: 10), objectTypes: [Dog.self, Person.self]))
+        }
+        let dir = TempDir()
+        let path = dir.file("garbage.realm")
+        try Data("this is not a realm file at all, just text".utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try Realm(configuration: .init(fileURL: URL(fileURLWithPath: path), objectTypes: [Dog.self, Person.self]))
+            Issue.record("expected an error")
+        } catch let e as RealmError {
+            #expect(e.description.contains("garbage.realm"))
+        }
+    }
+
+    @Test func writeCopyMakesAnOpenableFile() throws {
+        let dir = TempDir()
+        let realm = try memoryRealm([Dog.self, Person.self])
+        try realm.write { try realm.create(Dog.self, value: ["name": "Rex"]) }
+        let url = URL(fileURLWithPath: dir.file("copy.realm"))
+        try realm.writeCopy(toFile: url)
+        let copy = try Realm(configuration: .init(fileURL: url, objectTypes: [Dog.self, Person.self]))
+        #expect(copy.objects(Dog.self).first?.name == "Rex")
+    }
+
+    @Test func dynamicAPI() throws {
+        let realm = try memoryRealm([Dog.self, Person.self])
+        try realm.write { try realm.create(Dog.self, value: ["name": "Rex", "age": 3, "owner": ["id": 4, "name": "Ann"]]) }
+        let dogs = realm.dynamicObjects("Dog")
+        #expect(dogs.count == 1)
+        let d = try #require(dogs.first)
+        #expect(d.className == "Dog")
+        #expect(d["name"] as? String == "Rex")
+        #expect(d["age"] as? Int == 3)
+        let owner = try #require(d["owner"] as? DynamicObject)
+        #expect(owner["name"] as? String == "Ann")
+        let links = try owner.allLinkingObjects()
+        #expect(links.count == 1 && links[0].className == "Dog" && links[0].property == "owner")
+        try realm.write { try d.setValue(9, forProperty: "age") }
+        #expect(realm.objects(Dog.self).first?.age == 9)
+        #expect(throws: RealmError.self) { try realm.write { try d.setValue("nine", forProperty: "age") } }
+        let p = try #require(realm.dynamicObject(ofType: "Person", forPrimaryKey: 4))
+        #expect(p["name"] as? String == "Ann")
+        try realm.write { try realm.dynamicCreate("Person", value: ["id": 5, "name": "Bo"]) }
+        #expect(realm.objects(Person.self).count == 2)
+        #expect(realm.dynamicObjects("Dog").sorted(byKeyPath: "owner.name").count == 1)
+    }
+}
