@@ -201,7 +201,8 @@ extension Realm {
 
     /// Creates (or with `update`, updates) an object from a dictionary of property names to values, an array of
     /// values in property order, or another object (possibly of another Realm). Nested dictionaries and arrays
-    /// create linked objects; properties not given take the model's defaults.
+    /// create linked objects; properties not given take the model's defaults; dictionary keys that are not
+    /// properties are ignored, as in Realm.
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
         _ = try requireWrite("create an object")
@@ -226,7 +227,8 @@ extension Realm {
            let pk = AnyConversion.stored(pkAny, type: info.properties[pki].schema.type, optional: info.properties[pki].schema.isOptional),
            let existing = try RealmError.wrap({ try tx.object(info.table, primaryKey: pk) }) {
             for (name, v) in given where name != info.properties[pki].name {
-                guard let i = info.index(of: name) else { throw RealmError.noSuchProperty(className: info.name, property: name) }
+                // Keys that are not properties are ignored, as in Realm (JSON often carries more than the model).
+                guard let i = info.index(of: name) else { continue }
                 try setAny(v, key: existing, info: info, property: i, update: update)
             }
             rlm.changed()
@@ -244,7 +246,7 @@ extension Realm {
         }
         var plain = defaults
         for (name, v) in given {
-            guard let i = info.index(of: name) else { throw RealmError.noSuchProperty(className: info.name, property: name) }
+            guard let i = info.index(of: name) else { continue }
             let s = info.properties[i].schema
             guard s.type != .link, !s.isList else { continue }
             guard let stored = AnyConversion.stored(v, type: s.type, optional: s.isOptional) else {
@@ -255,7 +257,7 @@ extension Realm {
         }
         let key = try RealmError.wrap { try tx.createObject(info.table, plain) }
         for (name, v) in given {
-            let i = info.index(of: name)!
+            guard let i = info.index(of: name) else { continue }
             let s = info.properties[i].schema
             if s.type == .link || (s.isList && s.type != .linkingObjects) {
                 try setAny(v, key: key, info: info, property: i, update: update)
