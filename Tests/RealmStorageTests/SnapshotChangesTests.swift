@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
-@testable import RealmStorage
+@_spi(Testing) @testable import RealmStorage
 @testable import realm_storage_worker
 
 /// `Snapshot.changes(in:since:)` and `changedClasses(since:)`: exact results, and only changed subtrees read.

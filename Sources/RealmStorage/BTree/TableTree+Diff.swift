@@ -20,7 +20,16 @@ struct DiffLeaf {
     /// The committed node (nil for a dirty leaf).
     let ref: UInt64?
     let columns: [DiffColumn]
+    /// The readers of `columns` (nil where a column is not read in place): plain values, cheap to copy per row.
+    let readers: [ColumnReader?]
     var count: Int { access.count }
+
+    init(access: LeafAccess, ref: UInt64?, columns: [DiffColumn]) {
+        self.access = access
+        self.ref = ref
+        self.columns = columns
+        readers = columns.map { if case .reader(let r) = $0 { return r } else { return nil } }
+    }
 }
 
 /// Walks one table tree in key order for a diff, reading a node only when it is expanded or opened.
@@ -171,8 +180,13 @@ struct TableDiffer {
     let pairs: [DiffColumnPair]
     private(set) var inserted: [UInt64] = []
     private(set) var deleted: [UInt64] = []
-    /// Keys in both versions whose stored values differ → indexes into `pairs` of the differing columns.
-    var modified: [UInt64: [Int]] = [:]
+    /// Keys in both versions whose stored values differ, ascending, each with the position in `columnSets` of
+    /// the indexes into `pairs` of its differing columns (few distinct sets: each is stored once and shared).
+    private(set) var modifiedKeys: [UInt64] = []
+    private(set) var modifiedSets: [Int] = []
+    private(set) var columnSets: [[Int]] = []
+    private var setPositions: [[Int]: Int] = [:]
+    private var scratch: [Int] = []
     private(set) var blobsRead = 0
     private(set) var subtreesSkipped = 0
 
@@ -244,13 +258,21 @@ struct TableDiffer {
     }
 
     private mutating func compareRow(_ key: UInt64, _ la: DiffLeaf, _ ra: Int, _ lb: DiffLeaf, _ rb: Int, skip: [Bool]?) throws {
-        var changed: [Int] = []
+        scratch.removeAll(keepingCapacity: true)
         for j in pairs.indices where skip?[j] != true {
-            if try !storedEqual(la.columns[j], ra, la.ref, older.source, lb.columns[j], rb, lb.ref, newer.source) {
-                changed.append(j)
+            if try !storedEqual(la, j, ra, older.source, lb, rb, newer.source) {
+                scratch.append(j)
             }
         }
-        if !changed.isEmpty { modified[key] = changed }
+        guard !scratch.isEmpty else { return }
+        let position: Int
+        if let p = setPositions[scratch] { position = p } else {
+            position = columnSets.count
+            columnSets.append(scratch)
+            setPositions[scratch] = position
+        }
+        modifiedKeys.append(key)
+        modifiedSets.append(position)
     }
 
     static func sameBlock(_ a: ClusterView, _ b: ClusterView, _ columnID: UInt32) -> Bool {
@@ -264,9 +286,9 @@ struct TableDiffer {
 
     /// Whether two rows store the same value: compared in place where both are read from clusters (an
     /// out-of-line value by its blob ref first, then by its bytes), otherwise as values stored identically.
-    private mutating func storedEqual(_ a: DiffColumn, _ ra: Int, _ refA: UInt64?, _ sa: Snapshot,
-                                      _ b: DiffColumn, _ rb: Int, _ refB: UInt64?, _ sb: Snapshot) throws -> Bool {
-        if case .reader(let x) = a, case .reader(let y) = b, x.encoding == y.encoding {
+    private mutating func storedEqual(_ la: DiffLeaf, _ j: Int, _ ra: Int, _ sa: Snapshot,
+                                      _ lb: DiffLeaf, _ rb: Int, _ sb: Snapshot) throws -> Bool {
+        if let x = la.readers[j], let y = lb.readers[j], x.encoding == y.encoding {
             let xn = x.isNull(ra), yn = y.isNull(rb)
             if xn || yn { return xn == yn }
             switch x.encoding {
@@ -292,7 +314,7 @@ struct TableDiffer {
                 break
             }
         }
-        return try value(a, ra, refA, sa).isStoredIdentically(to: value(b, rb, refB, sb))
+        return try value(la.columns[j], ra, la.ref, sa).isStoredIdentically(to: value(lb.columns[j], rb, lb.ref, sb))
     }
 
     private func value(_ c: DiffColumn, _ row: Int, _ ref: UInt64?, _ source: Snapshot) throws -> Value {

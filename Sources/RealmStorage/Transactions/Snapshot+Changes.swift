@@ -75,7 +75,7 @@ extension Snapshot {
     }
 
     /// `changes(in:since:)` and the number of nodes it read (table nodes and blobs), for tests and measurements.
-    func diff(_ className: String, since older: Snapshot) throws -> (changes: TableChanges, nodesRead: Int) {
+    @_spi(Testing) public func diff(_ className: String, since older: Snapshot) throws -> (changes: TableChanges, nodesRead: Int) {
         try checkComparable(with: older)
         let newC = catalogue.classInfo(named: className), oldC = older.catalogue.classInfo(named: className)
         if newC == nil && oldC == nil { throw StorageError.noSuchClass(className) }
@@ -102,7 +102,8 @@ extension Snapshot {
             pairs.append(DiffColumnPair(older: q, newer: p))
         }
 
-        var modified: [UInt64: [Int]] = [:]
+        // Modified keys, ascending, each with a position in `columnSets` (indexes into `pairs`).
+        var keys: [UInt64] = [], sets: [Int] = [], columnSets: [[Int]] = []
         var nodes = 0
         let newRoot = root(of: n.classID), oldRoot = older.root(of: o.classID)
         if !Snapshot.sameCommittedTree(newRoot, oldRoot) {
@@ -113,19 +114,30 @@ extension Snapshot {
             try differ.run()
             changes.inserted = differ.inserted.map(ObjectKey.init)
             changes.deleted = differ.deleted.map(ObjectKey.init)
-            modified = differ.modified
+            (keys, sets, columnSets) = (differ.modifiedKeys, differ.modifiedSets, differ.columnSets)
             nodes = differ.nodesRead
         }
-        try applyPendingSlots(n.classID, pairs, since: older, to: &modified)
+        if hasPendingSlots(n.classID) || older.hasPendingSlots(o.classID) {
+            var modified = Dictionary(uniqueKeysWithValues: zip(keys, sets.map { columnSets[$0] }))
+            try applyPendingSlots(n.classID, pairs, since: older, to: &modified)
+            keys = modified.keys.sorted()
+            columnSets = keys.map { modified[$0]! }
+            sets = Array(columnSets.indices)
+        }
 
-        for (key, columns) in modified {
+        // Names once per distinct set of columns; the arrays are shared by every object with that set.
+        let labels = columnSets.map { set -> (names: [String], origins: [String]) in
             var names: [String] = [], origins: [String] = []
-            for j in columns {
+            for j in set {
                 let p = pairs[j].newer
                 if p.isHidden { origins.append(backlinkLabel(p, older: older)) } else { names.append(p.name) }
             }
-            if !names.isEmpty { changes.modified[ObjectKey(key)] = names }
-            if !origins.isEmpty { changes.backlinksChanged[ObjectKey(key)] = origins }
+            return (names, origins)
+        }
+        changes.modified.reserveCapacity(keys.count)
+        for (key, s) in zip(keys, sets) {
+            if !labels[s].names.isEmpty { changes.modified[ObjectKey(key)] = labels[s].names }
+            if !labels[s].origins.isEmpty { changes.backlinksChanged[ObjectKey(key)] = labels[s].origins }
         }
         return (changes, nodes)
     }
@@ -195,7 +207,6 @@ extension Snapshot {
     /// changed without its leaf being made dirty).
     private func applyPendingSlots(_ classID: UInt32, _ pairs: [DiffColumnPair], since older: Snapshot,
                                    to modified: inout [UInt64: [Int]]) throws {
-        guard hasPendingSlots(classID) || older.hasPendingSlots(classID) else { return }
         let pendingNew = pendingSlotValues(classID), pendingOld = older.pendingSlotValues(classID)
         var pairIndex: [UInt32: Int] = [:]
         for (j, p) in pairs.enumerated() { pairIndex[p.newer.columnID] = j }
