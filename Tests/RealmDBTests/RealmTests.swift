@@ -126,3 +126,81 @@ struct Boom: Error {}
         #expect(realm.dynamicObjects("Dog").sorted(byKeyPath: "owner.name").count == 1)
     }
 }
+
+@Suite struct RealmLifecycleTests {
+    @Test func defaultConfigurationIsUsedByRealm() throws {
+        let dir = TempDir()
+        var c = Realm.Configuration.defaultConfiguration
+        let saved = c
+        c.fileURL = URL(fileURLWithPath: dir.file("default.realm"))
+        c.objectTypes = [Dog.self, Person.self]
+        Realm.Configuration.defaultConfiguration = c
+        defer { Realm.Configuration.defaultConfiguration = saved }
+        let realm = try Realm()
+        try realm.write { try realm.create(Dog.self, value: ["name": "Rex"]) }
+        #expect(FileManager.default.fileExists(atPath: dir.file("default.realm")))
+        #expect(realm.configuration.fileURL?.path == dir.file("default.realm"))
+    }
+
+    @Test func defaultPathIsDefaultRealmInTheWorkingDirectory() {
+        let c = Realm.Configuration()
+        #expect(c.resolvedPath == FileManager.default.currentDirectoryPath + "/default.realm")
+        var m = Realm.Configuration(fileURL: URL(fileURLWithPath: "/tmp/x.realm"))
+        m.inMemoryIdentifier = "mem"
+        #expect(m.fileURL == nil && m.resolvedPath == nil)
+    }
+
+    @Test func shouldCompactOnLaunchCompacts() throws {
+        let dir = TempDir()
+        var config = fileConfig(dir, [Dog.self, Person.self])
+        try {
+            let r = try Realm(configuration: config)
+            try r.write {
+                for i in 0..<3000 { try r.create(Dog.self, value: ["name": String(repeating: "x", count: 200) + "\(i)"]) }
+            }
+            try r.write { try r.delete(r.objects(Dog.self)) }
+        }()
+        let before = try FileManager.default.attributesOfItem(atPath: dir.file("test.realm"))[.size] as! Int
+        nonisolated(unsafe) var asked: (Int, Int)?
+        config.shouldCompactOnLaunch = { total, used in
+            asked = (total, used)
+            return true
+        }
+        let r = try Realm(configuration: config)
+        #expect(r.objects(Dog.self).isEmpty)
+        let after = try FileManager.default.attributesOfItem(atPath: dir.file("test.realm"))[.size] as! Int
+        #expect(asked != nil)
+        #expect(after < before)
+    }
+
+    @Test func invalidateReleasesTheVersionAndReadsResume() throws {
+        let realm = try memoryRealm([Dog.self, Person.self])
+        try realm.write { try realm.create(Dog.self, value: ["name": "Rex"]) }
+        let dogs = realm.objects(Dog.self)
+        realm.invalidate()
+        #expect(dogs.count == 1)
+    }
+
+    @Test func touchingADeletedObjectIsAClearFatalError() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try! Realm(configuration: .init(inMemoryIdentifier: "deleted", objectTypes: [Dog.self, Person.self]))
+            let dog = try! realm.write { try realm.create(Dog.self, value: ["name": "Rex"]) }
+            try! realm.write { try realm.delete(dog) }
+            _ = dog.name
+        }.map { result in
+            let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(stderr.contains("object of class 'Dog' has been deleted or invalidated"))
+        }
+    }
+
+    @Test func modifyingOutsideAWriteIsAClearFatalError() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try! Realm(configuration: .init(inMemoryIdentifier: "nowrite", objectTypes: [Dog.self, Person.self]))
+            let dog = try! realm.write { try realm.create(Dog.self, value: ["name": "Rex"]) }
+            dog.name = "Ace"
+        }.map { result in
+            let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(stderr.contains("outside a write transaction"))
+        }
+    }
+}
