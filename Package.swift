@@ -12,6 +12,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // The storage engine: file format, copy-on-write B+trees, MVCC transactions.
@@ -23,15 +24,21 @@ let package = Package(
         ),
         // The object API: Realm, Object, @Persisted, Results, List, LinkingObjects, notifications, migrations.
         .target(name: "RealmDB", dependencies: ["RealmStorage"]),
+        // What the command line does, without the command line: schema and data files, import, export, the
+        // demo database, reports.
+        .target(name: "RealmTools", dependencies: ["RealmStorage"]),
         // SQLite's C API, used only by the benchmark program for side-by-side runs.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .executableTarget(name: "realm-browser", dependencies: ["RealmStorage"]),
+        .executableTarget(name: "realm-browser", dependencies: [
+            "RealmStorage", "RealmTools", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "CSQLite"]),
         // A child process for the crash and multi-process tests.
         .executableTarget(name: "realm-storage-worker", dependencies: ["RealmStorage"]),
         // Helpers shared by the test targets: temporary directories, a seeded PRNG.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["RealmTools"], path: "Tests/TestSupport"),
         .testTarget(name: "RealmDBTests", dependencies: ["RealmDB", "TestSupport"]),
+        .testTarget(name: "RealmToolsTests", dependencies: ["RealmTools", "TestSupport", "realm-browser"]),
         .testTarget(
             name: "RealmStorageTests",
             dependencies: ["RealmStorage", "TestSupport", "realm-storage-worker"]

@@ -4,36 +4,12 @@ import Glibc
 #endif
 
 /// Where the `realm-storage-worker` executable is, or a clear error naming every place looked at.
-///
-/// Looked for, in order: `$REALM_STORAGE_WORKER`; beside the running test executable (SwiftPM puts every
-/// product of a build in one directory, `.build/<config>/`); beside the test bundle; under the package root
-/// found from this source file, in `.build/debug` and `.build/release`.
 func workerExecutablePath() throws -> String {
-    var candidates: [String] = []
-    if let env = ProcessInfo.processInfo.environment["REALM_STORAGE_WORKER"], !env.isEmpty { candidates.append(env) }
-    var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let n = readlink("/proc/self/exe", &buf, buf.count - 1)
-    if n > 0 {
-        let exe = String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("realm-storage-worker").path)
+    do {
+        return try productExecutablePath("realm-storage-worker", environmentVariable: "REALM_STORAGE_WORKER")
+    } catch let e as ProductNotFound {
+        throw WorkerProcessError(e.description)
     }
-    if let arg0 = CommandLine.arguments.first, arg0.contains("/") {
-        candidates.append(URL(fileURLWithPath: arg0).standardizedFileURL.deletingLastPathComponent()
-            .appendingPathComponent("realm-storage-worker").path)
-    }
-    // On Darwin the tests run inside `<config>/X.xctest/Contents/MacOS/`; the bundle's directory is `<config>`.
-    for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-        candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("realm-storage-worker").path)
-    }
-    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    for config in ["debug", "release"] {
-        candidates.append(packageRoot.appendingPathComponent(".build/\(config)/realm-storage-worker").path)
-    }
-    for c in candidates where access(c, X_OK) == 0 { return c }
-    throw WorkerProcessError(
-        "realm-storage-worker executable not found; build it with `swift build --build-tests` or set "
-            + "REALM_STORAGE_WORKER. Looked at:\n  " + candidates.joined(separator: "\n  "))
 }
 
 struct WorkerProcessError: Error, CustomStringConvertible {

@@ -1,4 +1,8 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+@_exported import struct RealmTools.SplitMix64
 
 /// A temporary directory removed when the value is deinitialised.
 public final class TempDir {
@@ -16,17 +20,69 @@ public final class TempDir {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// A small deterministic PRNG (SplitMix64) for seeded random tests.
-public struct SplitMix64: RandomNumberGenerator {
-    public var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+/// An executable product of this package could not be found.
+public struct ProductNotFound: Error, CustomStringConvertible {
+    public let description: String
 }
 
+/// Where an executable product of this package is.
+///
+/// Looked for, in order: `$environmentVariable`; beside the running test executable (SwiftPM puts every
+/// product of a build in one directory, `.build/<config>/`); beside the test bundle; under the package root
+/// found from this source file, in `.build/debug` and `.build/release`.
+public func productExecutablePath(_ name: String, environmentVariable: String) throws -> String {
+    var candidates: [String] = []
+    if let env = ProcessInfo.processInfo.environment[environmentVariable], !env.isEmpty { candidates.append(env) }
+    var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+    if n > 0 {
+        let exe = String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent(name).path)
+    }
+    if let arg0 = CommandLine.arguments.first, arg0.contains("/") {
+        candidates.append(URL(fileURLWithPath: arg0).standardizedFileURL.deletingLastPathComponent().appendingPathComponent(name).path)
+    }
+    // On Darwin the tests run inside `<config>/X.xctest/Contents/MacOS/`; the bundle's directory is `<config>`.
+    for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+        candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name).path)
+    }
+    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    for config in ["debug", "release"] {
+        candidates.append(packageRoot.appendingPathComponent(".build/\(config)/\(name)").path)
+    }
+    for c in candidates where access(c, X_OK) == 0 { return c }
+    throw ProductNotFound(description: "\(name) executable not found; build it with `swift build --build-tests` or set "
+        + "\(environmentVariable). Looked at:\n  " + candidates.joined(separator: "\n  "))
+}
+
+/// What a finished child process printed and how it exited.
+public struct ProcessResult {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+}
+
+/// Runs an executable to completion, with its output captured through files (so it can never block on a pipe).
+public func runProcess(_ path: String, _ arguments: [String], in directory: String) throws -> ProcessResult {
+    let out = directory + "/.stdout-\(UUID().uuidString)"
+    let err = directory + "/.stderr-\(UUID().uuidString)"
+    FileManager.default.createFile(atPath: out, contents: nil)
+    FileManager.default.createFile(atPath: err, contents: nil)
+    defer {
+        try? FileManager.default.removeItem(atPath: out)
+        try? FileManager.default.removeItem(atPath: err)
+    }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = arguments
+    p.currentDirectoryURL = URL(fileURLWithPath: directory)
+    p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+    p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+    p.standardInput = FileHandle.nullDevice
+    try p.run()
+    p.waitUntilExit()
+    return ProcessResult(status: p.terminationStatus,
+                         stdout: String(decoding: FileManager.default.contents(atPath: out) ?? Data(), as: UTF8.self),
+                         stderr: String(decoding: FileManager.default.contents(atPath: err) ?? Data(), as: UTF8.self))
+}

@@ -212,6 +212,13 @@ final class LockFile: @unchecked Sendable {
         return oldest
     }
 
+    func readerVersions() -> [UInt64] {
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        guard !closed else { return [] }
+        return (0..<slotCount).compactMap { liveVersion(ofSlot: $0) }
+    }
+
     // MARK: - Exclusive access
 
     /// Runs `body` while no other process has the file open, and returns true; returns false without running

@@ -11,6 +11,8 @@ protocol Coordinator: AnyObject, Sendable {
     func setReaderVersion(_ version: UInt64, slot: Int)
     func releaseReaderSlot(_ slot: Int)
     func oldestReaderVersion() -> UInt64?
+    /// The version of every live reader (in every process sharing the coordinator).
+    func readerVersions() -> [UInt64]
     /// Runs `body` if no other process has the database open; returns false (without running it) otherwise.
     func withExclusiveAccess(_ body: () throws -> Void) throws -> Bool
 }
@@ -37,6 +39,7 @@ final class LocalCoordinator: Coordinator, @unchecked Sendable {
     func setReaderVersion(_ version: UInt64, slot: Int) { mutex.withLock { slots[slot] = version } }
     func releaseReaderSlot(_ slot: Int) { _ = mutex.withLock { slots.removeValue(forKey: slot) } }
     func oldestReaderVersion() -> UInt64? { mutex.withLock { slots.values.min() } }
+    func readerVersions() -> [UInt64] { mutex.withLock { Array(slots.values) } }
 
     func withExclusiveAccess(_ body: () throws -> Void) throws -> Bool {
         try body()

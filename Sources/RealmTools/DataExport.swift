@@ -1,0 +1,188 @@
+import Foundation
+import RealmStorage
+
+/// Writes text to a file descriptor in large chunks.
+public final class TextSink {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private let closeWhenDone: Bool
+
+    public init(fd: Int32) {
+        self.fd = fd
+        closeWhenDone = false
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    /// A new file (replacing an existing one).
+    public init(path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw ToolError.io(path: path, message: String(cString: strerror(errno))) }
+        self.fd = fd
+        closeWhenDone = true
+    }
+
+    public func write(_ s: String) {
+        buffer.append(contentsOf: s.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    public func flush() {
+        var off = 0
+        while off < buffer.count {
+            let n = buffer[off...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            off += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    deinit {
+        flush()
+        if closeWhenDone { close(fd) }
+    }
+}
+
+/// Objects as JSON and CSV, in the data-file encodings (see `ValueCodec`).
+public struct DataExport {
+    let snapshot: Snapshot
+    /// For classes without a primary key: object key → position in its class, so links can say `$index`.
+    private var positions: [String: [ObjectKey: Int]] = [:]
+    /// Classes written in this document (links to others use `$key`).
+    private let exported: Set<String>
+
+    public init(snapshot: Snapshot, classes: [String]) throws {
+        self.snapshot = snapshot
+        exported = Set(classes)
+        let schema = snapshot.schema
+        var targets = Set<String>()
+        for c in schema { for p in c.properties where p.type == .link { targets.insert(p.objectClassName!) } }
+        for t in targets where exported.contains(t) {
+            guard let cs = snapshot.classSchema(t), cs.primaryKey == nil else { continue }
+            var map: [ObjectKey: Int] = [:]
+            var n = 0
+            try ToolError.wrap {
+                try snapshot.forEachKey(snapshot.table(t)) { k in
+                    map[k] = n
+                    n += 1
+                    return true
+                }
+            }
+            positions[t] = map
+        }
+    }
+
+    /// One object as a JSON object: every stored property in schema order, backlinks left out.
+    public func object(_ key: ObjectKey, _ cs: ClassSchema, _ handles: [PropertyHandle]) throws -> JSONValue {
+        var members: [(String, JSONValue)] = []
+        for (p, h) in zip(cs.properties, handles) where p.type != .linkingObjects {
+            if p.isList {
+                let values = try ToolError.wrap { try snapshot.list(key, h) }
+                members.append((p.name, .array(try values.map { try element($0, p) })))
+            } else {
+                let v = try ToolError.wrap { try snapshot.value(key, h) }
+                members.append((p.name, try element(v, p)))
+            }
+        }
+        return .object(members)
+    }
+
+    private func element(_ v: Value, _ p: PropertySchema) throws -> JSONValue {
+        guard case .link(let k) = v else { return ValueCodec.json(v, type: p.type) }
+        return try link(k, p.objectClassName!)
+    }
+
+    /// A link: the target's primary key, or `{"$class", "$index"}` / `{"$class", "$key"}` without one.
+    public func link(_ k: ObjectKey, _ target: String) throws -> JSONValue {
+        if let ts = snapshot.classSchema(target), let pk = ts.properties.first(where: \.isPrimaryKey) {
+            let t = try ToolError.wrap { try snapshot.table(target) }
+            let v = try ToolError.wrap { try snapshot.value(k, snapshot.property(t, pk.name)) }
+            return ValueCodec.json(v, type: pk.type)
+        }
+        if let i = positions[target]?[k] { return .object([("$class", .string(target)), ("$index", .int(Int64(i)))]) }
+        return .object([("$class", .string(target)), ("$key", .number(String(k.rawValue)))])
+    }
+
+    func handles(_ cs: ClassSchema) throws -> [PropertyHandle] {
+        try ToolError.wrap {
+            let t = try snapshot.table(cs.name)
+            return try cs.properties.map { try snapshot.property(t, $0.name) }
+        }
+    }
+
+    /// The whole document `{"Class": [ ... ], ...}`, streamed; `progress` gets (objects written, total).
+    public func writeJSON(classes: [String], to sink: TextSink, progress: ((Int, Int) -> Void)? = nil) throws {
+        let total = try classes.reduce(0) { n, c in n + (try ToolError.wrap { try snapshot.count(c) }) }
+        var done = 0
+        sink.write("{")
+        for (ci, c) in classes.enumerated() {
+            guard let cs = snapshot.classSchema(c) else { throw ToolError.invalidArgument("no class named '\(c)'") }
+            let hs = try handles(cs)
+            sink.write(ci == 0 ? "\n" : ",\n")
+            var name = ""
+            JSONWriter.quote(c, into: &name)
+            sink.write("  \(name): [")
+            var first = true
+            try ToolError.wrap {
+                try snapshot.forEachKey(snapshot.table(c)) { k in
+                    var out = first ? "\n    " : ",\n    "
+                    first = false
+                    JSONWriter.emit(try object(k, cs, hs), indent: 2, pretty: true, into: &out)
+                    sink.write(out)
+                    done += 1
+                    if done % 4096 == 0 { progress?(done, total) }
+                    return true
+                }
+            }
+            sink.write(first ? "]" : "\n  ]")
+        }
+        sink.write(classes.isEmpty ? "}\n" : "\n}\n")
+        sink.flush()
+        progress?(total, total)
+    }
+
+    /// One class as CSV (RFC 4180): a header of property names, one row per object. Null is an empty field,
+    /// an empty string `""`; lists and links are written as their JSON.
+    public func writeCSV(className: String, to sink: TextSink) throws {
+        guard let cs = snapshot.classSchema(className) else { throw ToolError.invalidArgument("no class named '\(className)'") }
+        let props = cs.properties.filter { $0.type != .linkingObjects }
+        let hs = try handles(ClassSchema(name: cs.name, properties: props))
+        sink.write(props.map { DataExport.csvField($0.name, forceQuote: false) }.joined(separator: ",") + "\r\n")
+        try ToolError.wrap {
+            try snapshot.forEachKey(snapshot.table(className)) { k in
+                var fields: [String] = []
+                for (p, h) in zip(props, hs) {
+                    if p.isList {
+                        let values = try snapshot.list(k, h)
+                        fields.append(DataExport.csvField(JSONWriter.write(.array(try values.map { try element($0, p) }), pretty: false), forceQuote: false))
+                        continue
+                    }
+                    let v = try snapshot.value(k, h)
+                    switch v {
+                    case .null: fields.append("")
+                    case .string(let s): fields.append(DataExport.csvField(s, forceQuote: s.isEmpty))
+                    case .link(let lk):
+                        let j = try link(lk, p.objectClassName!)
+                        if case .string(let s) = j { fields.append(DataExport.csvField(s, forceQuote: s.isEmpty)) } else {
+                            fields.append(DataExport.csvField(JSONWriter.write(j, pretty: false), forceQuote: false))
+                        }
+                    default:
+                        let j = ValueCodec.json(v, type: p.type)
+                        if case .string(let s) = j { fields.append(DataExport.csvField(s, forceQuote: false)) } else {
+                            fields.append(DataExport.csvField(JSONWriter.write(j, pretty: false), forceQuote: false))
+                        }
+                    }
+                }
+                sink.write(fields.joined(separator: ",") + "\r\n")
+                return true
+            }
+        }
+        sink.flush()
+    }
+
+    static func csvField(_ s: String, forceQuote: Bool) -> String {
+        if forceQuote || s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        return s
+    }
+}

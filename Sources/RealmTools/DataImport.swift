@@ -1,0 +1,255 @@
+import Foundation
+import RealmStorage
+
+/// Imports a data file `{"ClassName": [ {...}, ... ]}` in one write transaction: on any error nothing is
+/// written, and the error names the class, the object's index and the property.
+///
+/// Links are a target's primary key, a nested object (created), `{"$class": C, "$index": i}` (the i-th object
+/// of class C in this file, as `export` writes for classes without a primary key) or `{"$key": k}` (an object
+/// already in the database). Missing optional properties are null; missing required ones take the schema
+/// file's default or the type's.
+public struct DataImport {
+    public struct Report: Equatable {
+        public var classesCreated: [String] = []
+        public var objects: [String: Int] = [:]
+        public var total: Int { objects.values.reduce(0, +) }
+    }
+
+    let file: String
+    let schema: SchemaFile?
+    var progress: ((Int, Int) -> Void)?
+
+    public init(file: String, schema: SchemaFile?, progress: ((Int, Int) -> Void)? = nil) {
+        self.file = file
+        self.schema = schema
+        self.progress = progress
+    }
+
+    /// Parses `data` and imports it into `db`.
+    public func run(_ data: Data, into db: Database) throws -> Report {
+        let json: JSONValue
+        do { json = try JSONParser.parse(data) } catch let e as JSONSyntaxError { throw ToolError.json(file: file, e) }
+        guard case .object(let classes) = json else {
+            throw ToolError.data(file: file, className: "(top level)", index: nil, property: nil,
+                                 message: "expected an object of class names to arrays of objects, found \(json.kind)")
+        }
+        return try db.write { tx in try importAll(classes, tx) }
+    }
+
+    private func fail(_ c: String, _ i: Int?, _ p: String?, _ m: String) -> ToolError {
+        .data(file: file, className: c, index: i, property: p, message: m)
+    }
+
+    private func importAll(_ classes: [(String, JSONValue)], _ tx: WriteTransaction) throws -> Report {
+        var report = Report()
+        if let schema {
+            var toCreate: [ClassSchema] = []
+            for c in schema.classes {
+                if let existing = tx.classSchema(c.name) {
+                    let diffs = SchemaCompare.differences(wanted: c, existing: existing)
+                    if !diffs.isEmpty {
+                        throw ToolError.conflict("class '\(c.name)' exists with another schema: " + diffs.joined(separator: "; "))
+                    }
+                } else {
+                    toCreate.append(c)
+                }
+            }
+            if !toCreate.isEmpty {
+                try ToolError.wrap { try tx.createClasses(toCreate) }
+                report.classesCreated = toCreate.map(\.name)
+            }
+        }
+        let total = classes.reduce(0) { n, c in if case .array(let a) = c.1 { return n + a.count } else { return n } }
+        var done = 0
+        // Phase 1: every object with its plain values and lists of primitives.
+        var created: [String: [ObjectKey]] = [:]
+        for (className, value) in classes {
+            guard let cs = tx.classSchema(className) else {
+                let known = tx.schema.map(\.name).joined(separator: ", ")
+                throw fail(className, nil, nil, "no such class in the database\(schema == nil ? " (give --schema to create it)" : "") — it has: \(known.isEmpty ? "no classes" : known)")
+            }
+            guard case .array(let objects) = value else { throw fail(className, nil, nil, "expected an array of objects, found \(value.kind)") }
+            let table = try ToolError.wrap { try tx.table(className) }
+            var keys: [ObjectKey] = []
+            keys.reserveCapacity(objects.count)
+            for (i, o) in objects.enumerated() {
+                keys.append(try createPlain(o, cs, table, className, i, tx))
+                done += 1
+                if done % 4096 == 0 { progress?(done, total) }
+            }
+            created[className, default: []] += keys
+            report.objects[className, default: 0] += objects.count
+        }
+        // Phase 2: links, now that every object exists.
+        for (className, value) in classes {
+            guard case .array(let objects) = value, let cs = tx.classSchema(className) else { continue }
+            let table = try ToolError.wrap { try tx.table(className) }
+            let keys = created[className]!
+            let linkProps = cs.properties.filter { $0.type == .link }
+            guard !linkProps.isEmpty else { continue }
+            for (i, o) in objects.enumerated() {
+                guard case .object(let members) = o else { continue }
+                try setLinks(members, linkProps, table, keys[i], className, i, created, tx)
+            }
+        }
+        progress?(total, total)
+        return report
+    }
+
+    private func createPlain(_ o: JSONValue, _ cs: ClassSchema, _ table: TableHandle, _ className: String, _ i: Int,
+                             _ tx: WriteTransaction) throws -> ObjectKey {
+        guard case .object(let members) = o else { throw fail(className, i, nil, "expected an object, found \(o.kind)") }
+        var values: [String: Value] = [:]
+        var lists: [String: [Value]] = [:]
+        for (name, v) in members {
+            guard let p = cs.property(named: name) else {
+                let near = SchemaCompare.nearest(name, cs.properties.map(\.name))
+                throw fail(className, i, name, "no such property\(near.map { " (did you mean '\($0)'?)" } ?? "")")
+            }
+            if p.type == .link || p.type == .linkingObjects {
+                if p.type == .linkingObjects { throw fail(className, i, name, "linking objects are computed and cannot be imported") }
+                continue
+            }
+            if p.isList {
+                guard case .array(let items) = v else {
+                    if case .null = v { continue }
+                    throw fail(className, i, name, "expected an array, found \(v.kind)")
+                }
+                var out: [Value] = []
+                for (n, item) in items.enumerated() {
+                    switch ValueCodec.value(item, type: p.type, optional: p.isOptional) {
+                    case .success(let sv): out.append(sv)
+                    case .failure(let e): throw fail(className, i, "\(name)[\(n)]", e.message)
+                    }
+                }
+                lists[name] = out
+            } else {
+                switch ValueCodec.value(v, type: p.type, optional: p.isOptional) {
+                case .success(let sv): values[name] = sv
+                case .failure(let e): throw fail(className, i, name, e.message)
+                }
+            }
+        }
+        for p in cs.properties where values[p.name] == nil && !p.isList && p.type != .link && p.type != .linkingObjects {
+            if let d = schema?.defaults[className]?[p.name] {
+                if case .success(let sv) = ValueCodec.value(d, type: p.type, optional: p.isOptional) { values[p.name] = sv }
+            }
+        }
+        do {
+            return try tx.createObject(table, values, lists: lists)
+        } catch let e as StorageError {
+            switch e {
+            case .duplicatePrimaryKey(_, let prop): throw fail(className, i, prop, "duplicate primary key")
+            case .typeMismatch(_, let prop, let expected, let got): throw fail(className, i, prop, "expected \(expected), got \(got)")
+            case .valueTooLarge(_, let prop, let bytes, let limit): throw fail(className, i, prop, "\(bytes) bytes is over the limit of \(limit)")
+            default: throw fail(className, i, nil, e.description)
+            }
+        }
+    }
+
+    private func setLinks(_ members: [(String, JSONValue)], _ linkProps: [PropertySchema], _ table: TableHandle, _ key: ObjectKey,
+                          _ className: String, _ i: Int, _ created: [String: [ObjectKey]], _ tx: WriteTransaction) throws {
+        for p in linkProps {
+            guard let v = members.first(where: { $0.0 == p.name })?.1 else { continue }
+            let handle = try ToolError.wrap { try tx.property(table, p.name) }
+            if p.isList {
+                if case .null = v { continue }
+                guard case .array(let items) = v else { throw fail(className, i, p.name, "expected an array of links, found \(v.kind)") }
+                var out: [Value] = []
+                for (n, item) in items.enumerated() {
+                    out.append(.link(try resolve(item, p.objectClassName!, created, tx, className, i, "\(p.name)[\(n)]")))
+                }
+                try ToolError.wrap { try tx.setList(key, handle, out) }
+            } else {
+                if case .null = v { continue }
+                let target = try resolve(v, p.objectClassName!, created, tx, className, i, p.name)
+                try ToolError.wrap { try tx.set(key, handle, .link(target)) }
+            }
+        }
+    }
+
+    /// The key of a link's target: by primary key, by `$index`/`$key`, or a nested object created now.
+    private func resolve(_ v: JSONValue, _ target: String, _ created: [String: [ObjectKey]], _ tx: WriteTransaction,
+                         _ className: String, _ i: Int, _ prop: String) throws -> ObjectKey {
+        guard let ts = tx.classSchema(target) else { throw fail(className, i, prop, "link target class '\(target)' does not exist") }
+        let table = try ToolError.wrap { try tx.table(target) }
+        if case .object(let m) = v {
+            if let idx = v["$index"] {
+                if let c = v["$class"], c != .string(target) {
+                    throw fail(className, i, prop, "link to \(c) where \(target) was expected")
+                }
+                guard case .number(let n) = idx, let k = Int(n), let keys = created[target], k >= 0, k < keys.count else {
+                    throw fail(className, i, prop, "$index \(idx) is not the position of a \(target) in this file")
+                }
+                return keys[k]
+            }
+            if let kv = v["$key"] {
+                guard case .number(let n) = kv, let raw = UInt64(n), try ToolError.wrap({ try tx.exists(table, ObjectKey(raw)) }) else {
+                    throw fail(className, i, prop, "$key \(kv) is not the key of a \(target) in the database")
+                }
+                return ObjectKey(raw)
+            }
+            // A nested object: created (with its own links) now.
+            let key = try createPlain(.object(m), ts, table, target, -1, tx)
+            let linkProps = ts.properties.filter { $0.type == .link }
+            try setLinks(m, linkProps, table, key, target, -1, created, tx)
+            return key
+        }
+        guard let pk = ts.properties.first(where: \.isPrimaryKey) else {
+            throw fail(className, i, prop, "\(target) has no primary key: give the target as an object, {\"$index\": i} or {\"$key\": k}")
+        }
+        let pkValue: Value
+        switch ValueCodec.value(v, type: pk.type, optional: pk.isOptional) {
+        case .success(let sv): pkValue = sv
+        case .failure(let e): throw fail(className, i, prop, "a link by primary key: \(e.message)")
+        }
+        guard let k = try ToolError.wrap({ try tx.object(table, primaryKey: pkValue) }) else {
+            throw fail(className, i, prop, "no \(target) with primary key \(JSONWriter.write(v, pretty: false))")
+        }
+        return k
+    }
+}
+
+/// Comparing schemas and suggesting names.
+enum SchemaCompare {
+    static func differences(wanted: ClassSchema, existing: ClassSchema) -> [String] {
+        var out: [String] = []
+        for p in wanted.properties {
+            guard let e = existing.property(named: p.name) else { out.append("property '\(p.name)' is missing"); continue }
+            if SchemaFile.typeString(p) != SchemaFile.typeString(e) || p.originProperty != e.originProperty
+                || p.objectClassName != e.objectClassName {
+                out.append("'\(p.name)' is \(SchemaFile.typeString(e)), not \(SchemaFile.typeString(p))")
+            } else if p.isPrimaryKey != e.isPrimaryKey {
+                out.append("'\(p.name)' \(e.isPrimaryKey ? "is" : "is not") the primary key")
+            }
+        }
+        for e in existing.properties where wanted.property(named: e.name) == nil {
+            out.append("property '\(e.name)' is not in the schema file")
+        }
+        return out
+    }
+
+    /// The closest name within an edit distance of 2, if any.
+    static func nearest(_ name: String, _ candidates: [String]) -> String? {
+        var best: (String, Int)?
+        for c in candidates {
+            let d = distance(Array(name.lowercased()), Array(c.lowercased()))
+            if d <= 2, d < (best?.1 ?? Int.max) { best = (c, d) }
+        }
+        return best?.0
+    }
+
+    static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var prev = Array(0...b.count)
+        for i in 1...a.count {
+            var cur = [i] + [Int](repeating: 0, count: b.count)
+            for j in 1...b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[b.count]
+    }
+}

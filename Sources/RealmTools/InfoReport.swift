@@ -1,0 +1,56 @@
+import Foundation
+import RealmStorage
+
+/// What `info` prints: sizes, versions and classes of a database file.
+public struct InfoReport {
+    public var path: String
+    public var fileBytes: Int
+    public var usedBytes: Int
+    public var version: UInt64
+    public var schemaVersion: UInt64
+    public var versionsHeld: Int
+    public var classes: [(name: String, count: Int)]
+
+    public init(database db: Database) throws {
+        path = db.path
+        let attrs = try? FileManager.default.attributesOfItem(atPath: db.path)
+        fileBytes = (attrs?[.size] as? Int) ?? 0
+        usedBytes = try ToolError.wrap { try db.usedBytes() }
+        let s = try ToolError.wrap { try db.snapshot() }
+        defer { s.close() }
+        version = s.version
+        schemaVersion = s.schemaVersion
+        versionsHeld = db.liveVersionCount
+        classes = try s.schema.map { c in (c.name, try ToolError.wrap { try s.count(c.name) }) }
+    }
+
+    public var text: String {
+        let free = max(fileBytes - usedBytes, 0)
+        var out = """
+        file            \(path)
+        size            \(InfoReport.bytes(fileBytes))
+        live data       \(InfoReport.bytes(usedBytes))
+        free space      \(InfoReport.bytes(free)) (\(fileBytes > 0 ? free * 100 / fileBytes : 0) %)
+        version         \(version)
+        schema version  \(schemaVersion)
+        versions held   \(versionsHeld)
+        classes         \(classes.count)
+
+        """
+        let width = classes.map(\.name.count).max() ?? 0
+        for c in classes {
+            out += "  \(c.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(c.count)\n"
+        }
+        return out
+    }
+
+    /// `1.5 MiB (1,572,864 bytes)`.
+    public static func bytes(_ n: Int) -> String {
+        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+        var v = Double(n)
+        var u = 0
+        while v >= 1024 && u < units.count - 1 { v /= 1024; u += 1 }
+        let grouped = n.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))
+        return u == 0 ? "\(grouped) bytes" : String(format: "%.1f %@ (%@ bytes)", v, units[u], grouped)
+    }
+}

@@ -1,0 +1,218 @@
+import ArgumentParser
+import Foundation
+import RealmStorage
+import RealmTools
+
+struct Browse: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "browse", abstract: "Open the terminal browser (the default).")
+
+    @Argument(help: "The database file; without one, the demo database (generated when missing).")
+    var path: String?
+
+    @Flag(name: .customLong("read-only"), help: "Open the file read-only.")
+    var readOnly = false
+
+    @OptionGroup var key: KeyOptions
+
+    func run() throws {
+        try key.check()
+        let file = path ?? "demo.realm"
+        if path == nil && !FileManager.default.fileExists(atPath: file) {
+            printError("realm-browser: generating the demo database \(file) …")
+            let db = try Database.open(path: file)
+            let bar = ProgressBar("demo")
+            try DemoDatabase(progress: bar.update).generate(into: db)
+            bar.finish()
+        }
+        // Until the terminal browser lands, show what `info` shows.
+        let db = try openExisting(file, readOnly: readOnly)
+        print(try InfoReport(database: db).text, terminator: "")
+        printError("realm-browser: the terminal browser is not built yet; see `realm-browser --help` for the subcommands")
+    }
+}
+
+struct Demo: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Generate the demo database.")
+
+    @Argument(help: "The file to create.") var path: String
+    @Option(help: "Objects in all (every class scales).") var objects = 10_000
+    @Option(help: "Random seed; the same seed gives the same database.") var seed: UInt64 = 1
+    @Flag(help: "Replace the file if it exists.") var force = false
+    @OptionGroup var key: KeyOptions
+
+    func validate() throws {
+        guard objects > 0 else { throw ValidationError("--objects must be a positive number") }
+    }
+
+    func run() throws {
+        try key.check()
+        if FileManager.default.fileExists(atPath: path) {
+            guard force else { throw CommandFailure(message: "\(path) exists; give --force to replace it") }
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + ".lock")
+        }
+        let db = try Database.open(path: path)
+        let bar = ProgressBar("demo")
+        let demo = DemoDatabase(objects: objects, seed: seed, progress: bar.update)
+        try demo.generate(into: db)
+        bar.finish()
+        printError("realm-browser: wrote \(demo.counts.values.reduce(0, +)) objects to \(path)")
+    }
+}
+
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "schema", abstract: "Print the schema.")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, swift }
+
+    @Argument(help: "The database file.") var path: String
+    @Option(help: "text, json (the import --schema format) or swift (RealmDB model classes).") var format: Format = .text
+    @OptionGroup var key: KeyOptions
+
+    func run() throws {
+        try key.check()
+        let db = try openExisting(path, readOnly: true)
+        try db.read { s in
+            switch format {
+            case .text:
+                let counts = Dictionary(uniqueKeysWithValues: try s.schema.map { ($0.name, try s.count($0.name)) })
+                print(SchemaFormats.text(s.schema, counts: counts), terminator: "")
+            case .json: print(JSONWriter.write(SchemaFile(classes: s.schema).json()))
+            case .swift: print(SchemaFormats.swift(s.schema), terminator: "")
+            }
+        }
+    }
+}
+
+struct Query: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the objects of a class that match a predicate.")
+
+    @Argument(help: "The database file.") var path: String
+    @Argument(help: "The class.") var className: String
+    @Argument(help: "The predicate, e.g. \"age > 30 AND name BEGINSWITH 'A'\".") var predicate: String
+    @OptionGroup var key: KeyOptions
+
+    func run() throws {
+        try key.check()
+        throw CommandFailure(message: "queries arrive with the query language; use export meanwhile")
+    }
+}
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Import objects from a JSON data file, in one transaction.")
+
+    @Argument(help: "The database file (created when missing).") var path: String
+    @Argument(help: "The data file: {\"Class\": [ {...}, ... ]}.") var data: String
+    @Option(help: "A schema file (Realm JS convention) whose missing classes are created first.") var schema: String?
+    @OptionGroup var key: KeyOptions
+
+    func run() throws {
+        try key.check()
+        let dataBytes = try readFile(data)
+        let schemaFile = try schema.map { try SchemaFile.parse(try readFile($0), file: $0) }
+        let db = try Database.open(path: path)
+        let bar = ProgressBar("import")
+        let report = try DataImport(file: data, schema: schemaFile, progress: bar.update).run(dataBytes, into: db)
+        bar.finish()
+        var msg = "imported \(report.total) objects"
+        if !report.classesCreated.isEmpty { msg += "; created classes \(report.classesCreated.joined(separator: ", "))" }
+        printError("realm-browser: \(msg)")
+    }
+}
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Export objects as one JSON document or CSV files.")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case json, csv }
+
+    @Argument(help: "The database file.") var path: String
+    @Option(name: .customLong("class"), help: "A class to export (repeatable); default: every class.") var classes: [String] = []
+    @Option(help: "json (one document, which import reads back) or csv (one file per class).") var format: Format = .json
+    @Option(help: "A file for json (default: stdout), a directory for csv (required).") var output: String?
+    @OptionGroup var key: KeyOptions
+
+    func run() throws {
+        try key.check()
+        let db = try openExisting(path, readOnly: true)
+        try db.read { s in
+            let names = classes.isEmpty ? s.schema.map(\.name) : classes
+            for c in names where s.classSchema(c) == nil {
+                throw CommandFailure(message: "no class named '\(c)' in \(path) (it has: \(s.schema.map(\.name).joined(separator: ", ")))")
+            }
+            let export = try DataExport(snapshot: s, classes: names)
+            switch format {
+            case .json:
+                let sink = try output.map { try TextSink(path: $0) } ?? TextSink(fd: 1)
+                let bar = ProgressBar("export", enabled: output != nil && isatty(2) != 0)
+                try export.writeJSON(classes: names, to: sink, progress: bar.update)
+                bar.finish()
+            case .csv:
+                guard let dir = output else { throw ValidationError("--format csv needs --output DIRECTORY") }
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                for c in names {
+                    let sink = try TextSink(path: "\(dir)/\(c).csv")
+                    try export.writeCSV(className: c, to: sink)
+                }
+            }
+        }
+    }
+}
+
+struct Compact: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Compact the file in place.")
+
+    @Argument(help: "The database file.") var path: String
+    @OptionGroup var key: KeyOptions
+
+    func run() throws {
+        try key.check()
+        let before = fileSize(path)
+        let db = try openExisting(path, readOnly: false)
+        try db.compact()
+        let after = fileSize(path)
+        print("\(path): \(InfoReport.bytes(before)) → \(InfoReport.bytes(after))")
+    }
+}
+
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print sizes, versions and classes.")
+
+    @Argument(help: "The database file.") var path: String
+    @OptionGroup var key: KeyOptions
+
+    func run() throws {
+        try key.check()
+        let db = try openExisting(path, readOnly: true)
+        print(try InfoReport(database: db).text, terminator: "")
+    }
+}
+
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Check every structure of the file.")
+
+    @Argument(help: "The database file.") var path: String
+    @OptionGroup var key: KeyOptions
+
+    func run() throws {
+        try key.check()
+        let db = try openExisting(path, readOnly: true)
+        let report = try db.verify()
+        if report.isOK {
+            print(report)
+        } else {
+            throw CommandFailure(message: "\(path): \(report.problems.first ?? "verification failed")" +
+                                 (report.problems.count > 1 ? " (and \(report.problems.count - 1) more problems)" : ""))
+        }
+    }
+}
+
+func readFile(_ path: String) throws -> Data {
+    guard let d = FileManager.default.contents(atPath: path) else {
+        throw CommandFailure(message: "\(path): cannot read the file (missing or not readable)")
+    }
+    return d
+}
+
+func fileSize(_ path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+}

@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+import RealmStorage
+@testable import RealmTools
+import TestSupport
+
+/// Runs `realm-browser` with arguments in `dir`.
+func cli(_ dir: TempDir, _ args: String...) throws -> ProcessResult {
+    try runProcess(try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER"), args, in: dir.path)
+}
+
+func write(_ dir: TempDir, _ name: String, _ text: String) {
+    FileManager.default.createFile(atPath: dir.file(name), contents: Data(text.utf8))
+}
+
+let peopleSchema = """
+[
+  {"name": "Person", "primaryKey": "id", "properties": {
+     "id": "int", "name": {"type": "string", "indexed": true}, "age": "int?", "tags": "string[]",
+     "dogs": "Dog[]", "best": "Dog", "born": "date?"}},
+  {"name": "Dog", "properties": {
+     "name": "string", "owners": {"type": "linkingObjects", "objectType": "Person", "property": "dogs"}}}
+]
+"""
+
+@Suite struct CommandLineTests {
+    @Test func demoInfoSchemaVerify() throws {
+        let dir = TempDir()
+        let demo = try cli(dir, "demo", "d.realm", "--objects", "700", "--seed", "7")
+        #expect(demo.status == 0, "\(demo.stderr)")
+        let info = try cli(dir, "info", "d.realm")
+        #expect(info.status == 0)
+        #expect(info.stdout.contains("Person") && info.stdout.contains("AllTypes") && info.stdout.contains("schema version"))
+        let schema = try cli(dir, "schema", "d.realm")
+        #expect(schema.stdout.contains("owners      ← Person.dogs"))
+        let swift = try cli(dir, "schema", "d.realm", "--format", "swift")
+        #expect(swift.stdout.contains("@Persisted(primaryKey: true) var id: Int = 0"))
+        #expect(swift.stdout.contains("@Persisted(originProperty: \"dogs\") var owners: LinkingObjects<Person>"))
+        let verify = try cli(dir, "verify", "d.realm")
+        #expect(verify.status == 0 && verify.stdout.contains("no problems"))
+        // Deterministic for a seed.
+        _ = try cli(dir, "demo", "e.realm", "--objects", "700", "--seed", "7")
+        let a = try cli(dir, "export", "d.realm"), b = try cli(dir, "export", "e.realm")
+        #expect(a.stdout == b.stdout && !a.stdout.isEmpty)
+        // An existing file is not replaced without --force.
+        let again = try cli(dir, "demo", "d.realm")
+        #expect(again.status == 1 && again.stderr.contains("--force"))
+        #expect(try cli(dir, "demo", "d.realm", "--objects", "50", "--force").status == 0)
+    }
+
+    @Test func exportImportExportIsByteIdentical() throws {
+        let dir = TempDir()
+        #expect(try cli(dir, "demo", "a.realm", "--objects", "1500").status == 0)
+        let schema = try cli(dir, "schema", "a.realm", "--format", "json")
+        write(dir, "schema.json", schema.stdout)
+        #expect(try cli(dir, "export", "a.realm", "--output", "a.json").status == 0)
+        let imp = try cli(dir, "import", "b.realm", "a.json", "--schema", "schema.json")
+        #expect(imp.status == 0, "\(imp.stderr)")
+        #expect(try cli(dir, "export", "b.realm", "--output", "b.json").status == 0)
+        let a = FileManager.default.contents(atPath: dir.file("a.json"))!
+        let b = FileManager.default.contents(atPath: dir.file("b.json"))!
+        #expect(a == b)
+        #expect(try cli(dir, "schema", "b.realm", "--format", "json").stdout == schema.stdout)
+        #expect(try cli(dir, "verify", "b.realm").status == 0)
+    }
+
+    @Test func importWithLinksByPrimaryKeyNestedAndIndex() throws {
+        let dir = TempDir()
+        write(dir, "schema.json", peopleSchema)
+        write(dir, "data.json", """
+        {"Person": [
+           {"id": 1, "name": "Ann", "tags": ["a"], "dogs": [{"$index": 0}, {"name": "Nested"}], "best": {"$class": "Dog", "$index": 1}, "born": "1969-07-20T20:17:40.5Z"},
+           {"id": 2, "name": "李娜", "age": 30}
+         ],
+         "Dog": [{"name": "Rex"}, {"name": "Fido"}]}
+        """)
+        let r = try cli(dir, "import", "p.realm", "data.json", "--schema", "schema.json")
+        #expect(r.status == 0, "\(r.stderr)")
+        let db = try Database.open(path: dir.file("p.realm"), options: DatabaseOptions(readOnly: true))
+        try db.read { s in
+            let people = try s.table("Person")
+            let ann = try #require(try s.object(people, primaryKey: .int(1)))
+            let dogs = try s.list(ann, s.property(people, "dogs"))
+            #expect(dogs.count == 2)
+            let dogT = try s.table("Dog")
+            let names = try dogs.map { v -> Value in
+                guard case .link(let k) = v else { return .null }
+                return try s.value(k, s.property(dogT, "name"))
+            }
+            #expect(names == [.string("Rex"), .string("Nested")])
+            #expect(try s.count("Dog") == 3)
+            guard case .date(let t) = try s.value(ann, s.property(people, "born")) else { Issue.record("no date"); return }
+            #expect(t.seconds == -14_182_940 + 1 && t.nanoseconds == -500_000_000)
+            let li = try #require(try s.object(people, primaryKey: .int(2)))
+            #expect(try s.value(li, s.property(people, "name")) == .string("李娜"))
+            #expect(try s.value(li, s.property(people, "born")) == .null)
+        }
+    }
+
+    @Test func badDataAtObjectThreeOfFiveWritesNothing() throws {
+        let dir = TempDir()
+        write(dir, "schema.json", peopleSchema)
+        write(dir, "ok.json", #"{"Person": [{"id": 100, "name": "Keep"}]}"#)
+        #expect(try cli(dir, "import", "p.realm", "ok.json", "--schema", "schema.json").status == 0)
+        write(dir, "bad.json", """
+        {"Person": [{"id": 1, "name": "A"}, {"id": 2, "name": "B"}, {"id": 3, "name": "C"},
+                    {"id": 4, "name": "D", "age": "forty"}, {"id": 5, "name": "E"}]}
+        """)
+        let r = try cli(dir, "import", "p.realm", "bad.json")
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("bad.json: Person[3].age: expected an integer, found a string"), "\(r.stderr)")
+        let db = try Database.open(path: dir.file("p.realm"), options: DatabaseOptions(readOnly: true))
+        #expect(try db.read { try $0.count("Person") } == 1)
+    }
+
+    @Test(arguments: [
+        (#"{"Person": [{"id": 1, "nmae": "x"}]}"#, "Person[0].nmae: no such property (did you mean 'name'?)"),
+        (#"{"Cat": []}"#, "Cat: no such class"),
+        (#"{"Person": [{"id": 1}, {"id": 1}]}"#, "Person[1].id: duplicate primary key"),
+        (#"{"Person": [{"id": 1, "best": 7}]}"#, "Person[0].best: Dog has no primary key"),
+        (#"{"Person": [{"id": 1, "born": "yesterday"}]}"#, "Person[0].born: 'yesterday' is not an ISO-8601 date"),
+        (#"{"Person": [{"id": 1,}]}"#, "invalid JSON at line 1, column 22: expected a string key"),
+        (#"[1, 2]"#, "expected an object of class names"),
+    ])
+    func importErrorsNameThePlace(data: String, message: String) throws {
+        let dir = TempDir()
+        write(dir, "schema.json", peopleSchema)
+        write(dir, "data.json", data)
+        let r = try cli(dir, "import", "p.realm", "data.json", "--schema", "schema.json")
+        #expect(r.status == 1)
+        #expect(r.stderr.contains(message), "\(r.stderr)")
+    }
+
+    @Test(arguments: [
+        (#"{"name": "X"}"#, "expected an array of classes"),
+        (#"[{"name": "A", "properties": {"x": "strng"}}]"#, "A.properties.x: unknown type 'strng'"),
+        (#"[{"name": "A", "properties": {"x": "String"}}]"#, "did you mean 'string'?"),
+        (#"[{"name": "A", "properties": {"x": "B"}}]"#, "refers to class 'B', which the schema does not define"),
+        (#"[{"name": "A", "primaryKey": "id", "properties": {"x": "int"}}]"#, "A.primaryKey: names 'id'"),
+    ])
+    func badSchemasAreClearErrors(schema: String, message: String) throws {
+        let dir = TempDir()
+        write(dir, "schema.json", schema)
+        write(dir, "data.json", "{}")
+        let r = try cli(dir, "import", "p.realm", "data.json", "--schema", "schema.json")
+        #expect(r.status == 1)
+        #expect(r.stderr.contains(message), "\(r.stderr)")
+    }
+
+    @Test func conflictingSchemaIsRefused() throws {
+        let dir = TempDir()
+        write(dir, "schema.json", peopleSchema)
+        write(dir, "data.json", "{}")
+        #expect(try cli(dir, "import", "p.realm", "data.json", "--schema", "schema.json").status == 0)
+        write(dir, "other.json", #"[{"name": "Dog", "properties": {"name": "int"}}]"#)
+        let r = try cli(dir, "import", "p.realm", "data.json", "--schema", "other.json")
+        #expect(r.status == 1 && r.stderr.contains("class 'Dog' exists with another schema"), "\(r.stderr)")
+    }
+
+    @Test func missingAndForeignFilesAndUsage() throws {
+        let dir = TempDir()
+        for sub in ["info", "verify", "schema", "export", "compact"] {
+            let r = try cli(dir, sub, "nope.realm")
+            #expect(r.status == 1 && r.stderr.contains("nope.realm: no such file"), "\(sub): \(r.stderr)")
+        }
+        write(dir, "foreign.realm", String(repeating: "not a database ", count: 500))
+        let f = try cli(dir, "info", "foreign.realm")
+        #expect(f.status == 1 && f.stderr.contains("foreign.realm: not a database file"), "\(f.stderr)")
+        let usage = try cli(dir, "demo", "x.realm", "--objects", "many")
+        #expect(usage.status == 2, "\(usage.stderr)")
+        let unknown = try cli(dir, "info", "a", "b")
+        #expect(unknown.status == 2)
+        let key = try cli(dir, "info", "x.realm", "--key", "00")
+        #expect(key.status == 1 && !key.stderr.contains(" 00"))
+        let help = try cli(dir, "--help")
+        #expect(help.status == 0 && help.stdout.contains("SUBCOMMANDS"))
+    }
+
+    @Test func exportCSVAndUnknownClass() throws {
+        let dir = TempDir()
+        write(dir, "schema.json", peopleSchema)
+        write(dir, "data.json", #"{"Person": [{"id": 1, "name": "Ann, \"the\" first", "tags": []}, {"id": 2, "name": ""}]}"#)
+        #expect(try cli(dir, "import", "p.realm", "data.json", "--schema", "schema.json").status == 0)
+        #expect(try cli(dir, "export", "p.realm", "--format", "csv", "--output", "out").status == 0)
+        let csv = String(decoding: FileManager.default.contents(atPath: dir.file("out/Person.csv"))!, as: UTF8.self)
+        #expect(csv == "id,name,age,tags,dogs,best,born\r\n1,\"Ann, \"\"the\"\" first\",,[],[],,\r\n2,\"\",,[],[],,\r\n")
+        let r = try cli(dir, "export", "p.realm", "--class", "Cat")
+        #expect(r.status == 1 && r.stderr.contains("no class named 'Cat'"))
+    }
+
+    @Test func compactPrintsSizes() throws {
+        let dir = TempDir()
+        #expect(try cli(dir, "demo", "c.realm", "--objects", "2000").status == 0)
+        let r = try cli(dir, "compact", "c.realm")
+        #expect(r.status == 0 && r.stdout.contains("c.realm:") && r.stdout.contains("→"), "\(r.stderr)")
+        #expect(try cli(dir, "verify", "c.realm").status == 0)
+    }
+}
