@@ -368,7 +368,7 @@ extension Realm {
     /// The typed class info of `className` when a model class of that name is in use, else the dynamic one.
     func targetInfo(_ className: String) throws -> ClassInfo {
         if let typed = rlm.typedInfos.values.first(where: { $0.name == className }) { return typed }
-        if let m = ModelMapping.allMapped.first(where: { $0.className == className }), let i = try rlm.info(for: m.type) {
+        if let m = rlm.models[className], let i = try rlm.info(for: m.type) {
             return i
         }
         return try rlm.dynamicInfo(className)

@@ -101,6 +101,9 @@ final class RealmCore {
     private(set) var changeCount: UInt64 = 0
     var typedInfos: [ObjectIdentifier: ClassInfo] = [:]
     var dynamicInfos: [String: ClassInfo] = [:]
+    /// The model classes of this Realm by class name: the configuration's (or those in use at open) and any
+    /// used since. Nested values given by name (`create` with dictionaries) are created as these.
+    var models: [String: ModelMapping] = [:]
     /// Set during `add(_:update:)` so that linked objects are added with the same policy.
     var activeUpdatePolicy: Realm.UpdatePolicy = .error
     let notifiers = NotifierSet()
@@ -189,6 +192,9 @@ final class RealmCore {
     func info(for type: Object.Type) throws -> ClassInfo? {
         if let i = typedInfos[ObjectIdentifier(type)] { return i }
         let mapping = try ModelMapping.mapping(for: type)
+        if models[mapping.className] == nil {
+            for m in try ModelMapping.closure(of: [type]) where models[m.className] == nil { models[m.className] = m }
+        }
         if reader.classSchema(mapping.className) == nil {
             guard let tx = transaction else { return nil }
             let missing = try ModelMapping.closure(of: [type]).filter { tx.classSchema($0.className) == nil }

@@ -61,6 +61,7 @@ struct SchemaSync {
         let config = core.configuration
         let types = config.objectTypes ?? ModelMapping.allMapped.map(\.type)
         let models = try ModelMapping.closure(of: types)
+        for m in models { core.models[m.className] = m }
         let reader = core.reader
         let fileVersion = reader.schemaVersion
         let fileIsEmpty = reader.schema.isEmpty

@@ -87,3 +87,20 @@ import TestSupport
         #expect(b.objects(Person.self).count == 1)
     }
 }
+
+/// Another model class named "Dog" (as a nested class with className overridden) must not be picked for
+/// nested dictionaries in a Realm whose models are the Dog of Models.swift.
+@Suite struct ModelNameClashTests {
+    final class OtherDog: Object {
+        @Persisted var name = ""
+        override class func className() -> String { "Dog" }
+    }
+
+    @Test func nestedValuesUseThisRealmsModels() throws {
+        _ = try memoryRealm([OtherDog.self], "clash-other")
+        let realm = try memoryRealm([Dog.self, Person.self], "clash")
+        let p = try realm.write { try realm.create(Person.self, value: ["id": 1, "dogs": [["name": "Rex"]]]) }
+        #expect(p.dogs.first?.name == "Rex")
+        #expect(p.dogs.first?.owners.count == 1)
+    }
+}
