@@ -143,12 +143,19 @@ public struct DataExport {
     /// One class as CSV (RFC 4180): a header of property names, one row per object. Null is an empty field,
     /// an empty string `""`; lists and links are written as their JSON.
     public func writeCSV(className: String, to sink: TextSink) throws {
+        var keys: [ObjectKey] = []
+        try ToolError.wrap { try snapshot.forEachKey(snapshot.table(className)) { keys.append($0); return true } }
+        try writeCSV(className: className, keys: keys, to: sink)
+    }
+
+    /// The objects `keys` of a class as CSV.
+    public func writeCSV(className: String, keys: [ObjectKey], to sink: TextSink) throws {
         guard let cs = snapshot.classSchema(className) else { throw ToolError.invalidArgument("no class named '\(className)'") }
         let props = cs.properties.filter { $0.type != .linkingObjects }
         let hs = try handles(ClassSchema(name: cs.name, properties: props))
         sink.write(props.map { DataExport.csvField($0.name, forceQuote: false) }.joined(separator: ",") + "\r\n")
         try ToolError.wrap {
-            try snapshot.forEachKey(snapshot.table(className)) { k in
+            for k in keys {
                 var fields: [String] = []
                 for (p, h) in zip(props, hs) {
                     if p.isList {
@@ -173,10 +180,78 @@ public struct DataExport {
                     }
                 }
                 sink.write(fields.joined(separator: ",") + "\r\n")
-                return true
             }
         }
         sink.flush()
+    }
+
+    /// The objects `keys` of a class as a JSON array, one object per element.
+    public func writeJSONArray(className: String, keys: [ObjectKey], to sink: TextSink) throws {
+        guard let cs = snapshot.classSchema(className) else { throw ToolError.invalidArgument("no class named '\(className)'") }
+        let hs = try handles(cs)
+        if keys.isEmpty { sink.write("[]\n"); sink.flush(); return }
+        sink.write("[")
+        for (n, k) in keys.enumerated() {
+            var out = n == 0 ? "\n  " : ",\n  "
+            JSONWriter.emit(try object(k, cs, hs), indent: 1, pretty: true, into: &out)
+            sink.write(out)
+        }
+        sink.write("\n]\n")
+        sink.flush()
+    }
+
+    /// The objects `keys` of a class as an aligned table for a terminal: one column per property (lists and
+    /// linking objects as counts), numbers right-aligned, long values cut with `…`, wide characters measured.
+    public func writeTable(className: String, keys: [ObjectKey], to sink: TextSink, maxColumnWidth: Int = 40) throws {
+        guard let cs = snapshot.classSchema(className) else { throw ToolError.invalidArgument("no class named '\(className)'") }
+        let hs = try handles(cs)
+        var rows: [[String]] = []
+        for k in keys {
+            var row: [String] = []
+            for (p, h) in zip(cs.properties, hs) {
+                row.append(try ToolError.wrap { try cell(k, p, h) })
+            }
+            rows.append(row)
+        }
+        let header = cs.properties.map(\.name)
+        var widths = header.map { TextWidth.of($0) }
+        for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], min(TextWidth.of(c), maxColumnWidth)) } }
+        let numeric = cs.properties.map { !$0.isList && [.int, .float, .double, .decimal128].contains($0.type) }
+        func line(_ cells: [String]) -> String {
+            zip(cells.indices, cells).map { i, c in
+                TextWidth.pad(TextWidth.truncate(c, to: widths[i]), to: widths[i], right: numeric[i])
+            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) + "\n"
+        }
+        sink.write(line(header))
+        sink.write(widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ") + "\n")
+        for r in rows { sink.write(line(r)) }
+        sink.flush()
+    }
+
+    /// One value as table text: `null` for null, strings without quotes (newlines shown as ⏎), lists as
+    /// `[n]`, links as the target's primary key or `Class#key`.
+    func cell(_ k: ObjectKey, _ p: PropertySchema, _ h: PropertyHandle) throws -> String {
+        if p.type == .linkingObjects || p.isList { return "[\(try snapshot.list(k, h).count)]" }
+        let v = try snapshot.value(k, h)
+        switch v {
+        case .null: return "null"
+        case .string(let s): return s.replacingOccurrences(of: "\n", with: "⏎").replacingOccurrences(of: "\t", with: "→")
+        case .data(let d): return "<\(d.count) bytes>"
+        case .link(let lk):
+            let j = try link(lk, p.objectClassName!)
+            switch j {
+            case .string(let s): return s
+            case .number(let n): return n
+            default: return "\(p.objectClassName!)#\(lk.rawValue)"
+            }
+        default:
+            let j = ValueCodec.json(v, type: p.type)
+            switch j {
+            case .string(let s): return s
+            case .object(let m): if case .string(let s)? = m.first?.1 { return s } else { return JSONWriter.write(j, pretty: false) }
+            default: return JSONWriter.write(j, pretty: false)
+            }
+        }
     }
 
     static func csvField(_ s: String, forceQuote: Bool) -> String {

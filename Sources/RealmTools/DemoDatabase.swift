@@ -264,7 +264,7 @@ public struct DemoDatabase {
             "optInt": nullable ? .null : .int(pick(ints)),
             "optFloat": nullable ? .null : .float(pick(floats)),
             "optDouble": nullable ? .null : .double(pick(doubles)),
-            "optString": nullable ? .null : .string(pick(strings)),
+            "optString": nullable ? .null : .string(n < strings.count ? strings[strings.count - 1 - n] : DemoText.dog(n, &r)),
             "optData": nullable ? .null : .data([]),
             "optDate": nullable ? .null : .date(pick(dates)),
             "optObjectId": nullable ? .null : .objectId(.zero),
