@@ -38,7 +38,7 @@ let package = Package(
         // Helpers shared by the test targets: temporary directories, a seeded PRNG.
         .target(name: "TestSupport", dependencies: ["RealmTools"], path: "Tests/TestSupport"),
         .testTarget(name: "RealmDBTests", dependencies: ["RealmDB", "TestSupport"]),
-        .testTarget(name: "RealmToolsTests", dependencies: ["RealmTools", "TestSupport", "realm-browser"]),
+        .testTarget(name: "RealmToolsTests", dependencies: ["RealmTools", "TestSupport", "realm-browser", "realm-storage-worker"]),
         .testTarget(
             name: "RealmStorageTests",
             dependencies: ["RealmStorage", "TestSupport", "realm-storage-worker"]

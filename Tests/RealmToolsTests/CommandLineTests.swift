@@ -196,3 +196,41 @@ let peopleSchema = """
         #expect(try cli(dir, "verify", "c.realm").status == 0)
     }
 }
+
+@Suite struct CommandLineOtherProcessTests {
+    /// `compact` refuses clearly while another process has the file open; `info` counts the versions held.
+    @Test func compactRefusesWhileAnotherProcessHoldsTheFile() throws {
+        let dir = TempDir()
+        write(dir, "schema.json", peopleSchema)
+        write(dir, "one.json", #"{"Person": [{"id": 1, "name": "A"}]}"#)
+        write(dir, "two.json", #"{"Person": [{"id": 2, "name": "B"}]}"#)
+        #expect(try cli(dir, "import", "p.realm", "one.json", "--schema", "schema.json").status == 0)
+        let out = dir.file("worker.out")
+        FileManager.default.createFile(atPath: out, contents: nil)
+        let worker = Process()
+        worker.executableURL = URL(fileURLWithPath: try productExecutablePath("realm-storage-worker", environmentVariable: "REALM_STORAGE_WORKER"))
+        worker.arguments = ["pin", dir.file("p.realm")]
+        worker.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        worker.standardInput = FileHandle.nullDevice
+        try worker.run()
+        defer {
+            // SIGKILL: the child may inherit a signal mask that blocks SIGTERM from the test's thread.
+            kill(worker.processIdentifier, SIGKILL)
+            worker.waitUntilExit()
+        }
+        // Wait (up to 30 s) for the worker to say it holds its snapshot.
+        var pinned = false
+        for _ in 0..<300 where !pinned {
+            pinned = String(decoding: FileManager.default.contents(atPath: out) ?? Data(), as: UTF8.self).hasPrefix("pinned")
+            if !pinned { usleep(100_000) }
+        }
+        try #require(pinned)
+        #expect(try cli(dir, "import", "p.realm", "two.json").status == 0)
+        let info = try cli(dir, "info", "p.realm")
+        #expect(info.stdout.contains("versions held   2"), "\(info.stdout)")
+        let r = try cli(dir, "compact", "p.realm")
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("open in another process"), "\(r.stderr)")
+        #expect(try cli(dir, "verify", "p.realm").status == 0)
+    }
+}
