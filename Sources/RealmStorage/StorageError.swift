@@ -44,6 +44,10 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case transactionEnded
     /// This thread already has a write transaction open on the database.
     case writeInProgress(path: String)
+    /// Two snapshots compared with each other belong to different databases.
+    case differentDatabases(path: String, otherPath: String)
+    /// The snapshot was closed; its version may no longer be read.
+    case snapshotClosed(path: String, version: UInt64)
 
     public var description: String {
         switch self {
@@ -70,6 +74,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .indexOutOfRange(let i, let n): return "index \(i) out of range for a list of \(n)"
         case .transactionEnded: return "the transaction has already ended"
         case .writeInProgress(let p): return "\(p): this thread already has a write transaction open"
+        case .differentDatabases(let p, let o): return "\(p): cannot compare with a snapshot of another database (\(o))"
+        case .snapshotClosed(let p, let v): return "\(p): the snapshot of version \(v) was closed"
         }
     }
 }

@@ -18,6 +18,7 @@ struct Options {
     var only: Set<String>?
     var repeats = 5
     var directory: String?
+    var changes = false
 
     var singleCommits: Int { quick ? 1_000 : 10_000 }
 
@@ -39,6 +40,8 @@ struct Options {
           --dir PATH         directory for the database files (default
                              ./.build/bench-tmp, else $TMPDIR); a fresh
                              subdirectory is made and removed afterwards
+          --changes          instead: time Snapshot.changes(in:since:) on a table of
+                             --objects objects (engine only)
           --help             this text
         """
 
@@ -78,6 +81,9 @@ struct Options {
             case "--quick":
                 try noValue()
                 options.quick = true
+            case "--changes":
+                try noValue()
+                options.changes = true
             case "--objects":
                 options.objects = try positive()
             case "--repeat":
@@ -437,6 +443,17 @@ struct BenchMain {
             exit(1)
         }
         defer { try? files.removeItem(atPath: runDirectory) }
+
+        if options.changes {
+            do {
+                try ChangesBench.run(options: options, directory: runDirectory)
+            } catch {
+                Output.line("realm-bench: \(error)", toStandardError: true)
+                try? files.removeItem(atPath: runDirectory)
+                exit(1)
+            }
+            return
+        }
 
         let clock = ContinuousClock()
         let start = clock.now

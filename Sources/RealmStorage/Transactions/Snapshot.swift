@@ -24,6 +24,8 @@ public class Snapshot: NodeSource {
     var meta: Meta
     var catalogue: Catalogue
     private var readerSlot: Int?
+    /// Set by `close()`: the version's pages may be reused from then on.
+    private(set) var isClosed = false
     /// Every page of this version lies below this limit.
     var pageLimit: UInt64
 
@@ -49,6 +51,7 @@ public class Snapshot: NodeSource {
 
     /// Releases the snapshot's hold on its version. Further use is a programmer error.
     public func close() {
+        isClosed = true
         if let slot = readerSlot {
             database.coordinator.releaseReaderSlot(slot)
             database.snapshotClosed()
