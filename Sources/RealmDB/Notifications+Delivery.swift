@@ -26,6 +26,13 @@ final class NotifierSet {
 
     private func contains(_ id: Int) -> Bool { notifiers.contains { $0.id == id } }
 
+    /// Tells Realm observers that a newer version exists (autorefresh is off).
+    func notifyRefreshRequired(realm: Realm) {
+        for (id, n) in notifiers where contains(id) {
+            (n as? RealmNotifier)?.block(.refreshRequired, realm)
+        }
+    }
+
     /// Delivers the changes from `old` to `new`. An observer invalidated by an earlier observer's block during
     /// this delivery is not called; one added during it starts from `new` and is not called either.
     func deliver(realm: Realm, from old: Snapshot, to new: Snapshot, skipping tokens: [NotificationToken] = []) {

@@ -43,6 +43,7 @@ extension Realm {
     /// Calls `block` after every change this Realm sees. Keep the token; releasing it stops delivery.
     public func observe(_ block: @escaping (Notification, Realm) -> Void) -> NotificationToken {
         verifyCanObserve()
+        rlm.watchIfNeeded()
         return rlm.notifiers.add(RealmNotifier(block: block))
     }
 }
@@ -77,6 +78,7 @@ extension Results {
     public func observe(_ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         let realm = rlmRealm
         realm.verifyCanObserve()
+        realm.rlm.watchIfNeeded()
         let n = ResultsNotifier(results: self, block: block)
         let token = realm.rlm.notifiers.add(n)
         block(.initial(self))
@@ -117,6 +119,7 @@ extension Object {
     public func observe<T: Object>(_ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
         guard let realm = _realm, let obj = self as? T else { preconditionFailure("only managed objects can be observed") }
         realm.verifyCanObserve()
+        realm.rlm.watchIfNeeded()
         return realm.rlm.notifiers.add(ObjectNotifier(object: obj, block: block))
     }
 }
