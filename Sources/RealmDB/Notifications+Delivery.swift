@@ -83,9 +83,28 @@ final class ChangeCache {
     /// Keys of objects of `className` present in both versions whose stored values differ (backlinks excluded).
     func modifiedKeys(_ className: String) -> Set<ObjectKey> {
         if let m = modified[className] { return m }
-        let m = Set(changes(className).modified.keys)
+        let m = ChangeCache.scanEveryObject ? scanModifiedKeys(className) : Set(changes(className).modified.keys)
         modified[className] = m
         return m
+    }
+
+    /// Find modified objects by comparing every object's values (the first implementation), for the
+    /// before/after measurement in docs/DECISIONS.md (`NotificationBenchTests`); never set otherwise.
+    nonisolated(unsafe) static var scanEveryObject = false
+
+    private func scanModifiedKeys(_ className: String) -> Set<ObjectKey> {
+        var out = Set<ObjectKey>()
+        guard let o = old.classSchema(className), let n = new.classSchema(className),
+              let ot = try? old.table(className), let nt = try? new.table(className), let keys = try? new.keys(nt) else { return out }
+        let names = o.properties.filter { $0.type != .linkingObjects && n.property(named: $0.name) != nil }.map(\.name)
+        let pairs = names.compactMap { name in (try? old.property(ot, name)).flatMap { a in (try? new.property(nt, name)).map { (a, $0) } } }
+        for k in keys where (try? old.exists(ot, k)) == true {
+            for (a, b) in pairs {
+                let differ = a.isList ? (try? old.list(k, a)) != (try? new.list(k, b)) : (try? old.value(k, a)) != (try? new.value(k, b))
+                if differ { out.insert(k); break }
+            }
+        }
+        return out
     }
 
     /// Whether any of `classes` may have changed.
