@@ -15,7 +15,20 @@ struct CollectionDiff {
     /// Two lists in ascending key order (a class's objects, filtered): nothing can move, one merge pass.
     init(sortedOld old: [ObjectKey], sortedNew new: [ObjectKey], modified: Set<ObjectKey>) {
         if old == new {
-            if !modified.isEmpty { modifications = old.indices.filter { modified.contains(old[$0]) } }
+            if modified.count < old.count / 16 {
+                // A few changed objects among many: find each by binary search.
+                for k in modified {
+                    var lo = 0, hi = old.count
+                    while lo < hi {
+                        let mid = (lo + hi) / 2
+                        if old[mid] < k { lo = mid + 1 } else { hi = mid }
+                    }
+                    if lo < old.count && old[lo] == k { modifications.append(lo) }
+                }
+                modifications.sort()
+            } else {
+                modifications = old.indices.filter { modified.contains(old[$0]) }
+            }
             return
         }
         var i = 0, j = 0

@@ -53,8 +53,6 @@ final class ChangeCache {
     let new: Snapshot
     private var tables: [String: TableChanges] = [:]
     private var modified: [String: Set<ObjectKey>] = [:]
-    private var deepMemo: [String: [ObjectKey: Bool]] = [:]
-    private var classReach: [String: Bool] = [:]
     /// How many links deep a change still makes an object in a collection modified (as Realm Core).
     static let maxLinkDepth = 4
 
@@ -110,51 +108,43 @@ final class ChangeCache {
     /// Whether any of `classes` may have changed.
     func anyChanged(_ classes: Set<String>) -> Bool { !changedClasses.isDisjoint(with: classes) }
 
-    /// Whether an object of `className` in both versions changed itself or through the objects it links to
+    /// Objects of `className` in both versions that changed themselves or through the objects they link to
     /// (to-one and to-many links, up to `maxLinkDepth` links away; backlinks do not count).
-    func isModified(_ className: String, _ key: ObjectKey) -> Bool {
-        isModified(className, key, depth: 0)
-    }
+    ///
+    /// Found from the changed side: starting at every directly modified object, incoming links (the stored
+    /// backlinks of the newer version) are followed back `maxLinkDepth` steps, so the cost follows the size of
+    /// the change and its fan-in, not the size of the observed collection.
+    func deepModifiedKeys(_ className: String) -> Set<ObjectKey> { deepModified[className] ?? [] }
 
-    private func isModified(_ className: String, _ key: ObjectKey, depth: Int) -> Bool {
-        if modifiedKeys(className).contains(key) { return true }
-        guard depth < ChangeCache.maxLinkDepth, linksReachChanges(className, depth: depth) else { return false }
-        if let m = deepMemo[className]?[key] { return m }
-        deepMemo[className, default: [:]][key] = false  // a cycle back here adds nothing
-        var result = false
-        if let schema = new.classSchema(className), let t = try? new.table(className) {
-            search: for p in schema.properties where p.type == .link {
-                guard let target = p.objectClassName, linksReachChanges(target, depth: depth + 1) || !modifiedKeys(target).isEmpty,
-                      let h = try? new.property(t, p.name) else { continue }
-                let linked: [RealmStorage.Value] = p.isList ? ((try? new.list(key, h)) ?? []) : [(try? new.value(key, h)) ?? .null]
-                for v in linked {
-                    if case .link(let lk) = v, isModified(target, lk, depth: depth + 1) {
-                        result = true
-                        break search
-                    }
+    private lazy var deepModified: [String: Set<ObjectKey>] = {
+        var result: [String: Set<ObjectKey>] = [:]
+        var frontier: [(String, ObjectKey)] = []
+        for c in changedClasses {
+            let m = modifiedKeys(c)
+            guard !m.isEmpty else { continue }
+            result[c] = m
+            frontier += m.map { (c, $0) }
+        }
+        // Only classes that some link points at can pass a change on.
+        let targets = Set(new.schema.flatMap { $0.properties.filter { $0.type == .link }.compactMap(\.objectClassName) })
+        var depth = 0
+        while !frontier.isEmpty && depth < ChangeCache.maxLinkDepth {
+            depth += 1
+            var next: [(String, ObjectKey)] = []
+            for (c, k) in frontier where targets.contains(c) {
+                guard let t = try? new.table(c), let incoming = try? new.allBacklinks(k, in: t) else { continue }
+                for (origin, _, keys) in incoming {
+                    for o in keys where result[origin, default: []].insert(o).inserted { next.append((origin, o)) }
                 }
             }
+            frontier = next
         }
-        deepMemo[className, default: [:]][key] = result
+        // Objects that exist only in the newer version are insertions, not modifications.
+        for (c, keys) in result where !changes(c).inserted.isEmpty {
+            result[c] = keys.subtracting(changes(c).inserted)
+        }
         return result
-    }
-
-    /// Whether some class with modified objects can be reached from `className` through links within the
-    /// remaining depth (so that following this class's links can find a change at all).
-    private func linksReachChanges(_ className: String, depth: Int) -> Bool {
-        let memoKey = "\(depth):\(className)"
-        if let r = classReach[memoKey] { return r }
-        classReach[memoKey] = false
-        var r = false
-        if depth < ChangeCache.maxLinkDepth, let schema = new.classSchema(className) {
-            for p in schema.properties where p.type == .link {
-                guard let target = p.objectClassName else { continue }
-                if !modifiedKeys(target).isEmpty || linksReachChanges(target, depth: depth + 1) { r = true; break }
-            }
-        }
-        classReach[memoKey] = r
-        return r
-    }
+    }()
 }
 
 /// The classes whose changes may change what a collection of `className` shows: the class, every class
@@ -201,15 +191,7 @@ final class ResultsNotifier<Element: Object>: Notifier {
     func deliver(realm: Realm, changes: ChangeCache, notify: Bool) {
         guard changes.anyChanged(affecting(changes.new)) else { return }
         let newKeys = results.keys
-        let className = results.className
-        var modified = Set<ObjectKey>()
-        if !changes.changedClasses.isEmpty {
-            let direct = changes.modifiedKeys(className)
-            let old = Set(oldKeys)
-            for k in newKeys where old.contains(k) && (direct.contains(k) || changes.isModified(className, k)) {
-                modified.insert(k)
-            }
-        }
+        let modified = changes.deepModifiedKeys(results.className)
         let sortedByKey: Bool
         if case .table = results.source, results.operations.allSatisfy({ if case .filter = $0 { return true } else { return false } }) {
             sortedByKey = true

@@ -64,9 +64,12 @@ public struct Realm {
 
     public var isInWriteTransaction: Bool { rlm.transaction != nil }
 
-    /// Whether the Realm advances to the newest version on its own: before each notification delivery
-    /// (see `observe`) and on each `refresh()`. Without a run loop, reads advance only at `refresh()`,
-    /// `beginWrite()` and commits.
+    /// Whether the Realm advances to the newest version on its own. A Realm bound to a queue
+    /// (`init(configuration:queue:)`) or opened on the main thread does so, once it has an observer, soon after
+    /// any thread or process commits (a refresh scheduled on its queue, or the main queue, which must be
+    /// running); with autorefresh off its Realm observers get `.refreshRequired` instead. A Realm of any other
+    /// thread has no queue to run that on: it advances only at `refresh()`, `beginWrite()` and its own commits,
+    /// and delivers notifications then.
     public var autorefresh: Bool {
         get { rlm.autorefresh }
         nonmutating set { rlm.autorefresh = newValue }
