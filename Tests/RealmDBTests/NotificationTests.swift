@@ -398,6 +398,66 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
     }
 }
 
+extension NotificationTests {
+    /// Random changes to dogs, owners and lists; an object is reported modified exactly when it changed itself
+    /// or something at most four links away changed (computed here by brute force over the links).
+    @Test(arguments: [7, 8, 9]) func randomChangesThroughLinksAreExact(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let realm = try memoryRealm([Dog.self, Person.self], "links\(seed)")
+        try realm.write {
+            for i in 0..<6 { try realm.create(Person.self, value: ["id": i]) }
+            for i in 0..<16 { try realm.create(Dog.self, value: ["name": "d\(i)", "age": i]) }
+        }
+        let people = realm.objects(Person.self), dogs = realm.objects(Dog.self)
+        let peopleLog = ChangeLog<Results<Person>>(), dogLog = ChangeLog<Results<Dog>>()
+        let t1 = people.observe { peopleLog.record($0) }
+        let t2 = dogs.observe { dogLog.record($0) }
+        defer { t1.invalidate(); t2.invalidate() }
+        var nextDog = 16
+        var throughLinks = 0
+        for _ in 0..<50 {
+            let ages = Dictionary(uniqueKeysWithValues: dogs.map { ($0.name, $0.age) })
+            let owners = Dictionary(uniqueKeysWithValues: dogs.map { ($0.name, $0.owner?.id) })
+            let lists = people.map { p in p.dogs.map(\.name) }
+            let oldDogs = dogs.map(\.name)
+            peopleLog.entries.removeAll()
+            dogLog.entries.removeAll()
+            try realm.write {
+                for _ in 0..<(1 + rng.below(3)) {
+                    let d = dogs[rng.below(dogs.count)], p = people[rng.below(people.count)]
+                    switch rng.below(6) {
+                    case 0: d.age = rng.below(4)
+                    case 1: d.owner = rng.below(3) == 0 ? nil : p
+                    case 2: p.dogs.append(d)
+                    case 3 where !p.dogs.isEmpty: p.dogs.remove(at: rng.below(p.dogs.count))
+                    case 4: p.dogs.append(try realm.create(Dog.self, value: ["name": "d\(nextDog)"])); nextDog += 1
+                    default: break
+                    }
+                }
+            }
+            func dogChanged(_ d: Dog) -> Bool { ages[d.name].map { $0 != d.age || owners[d.name]! != d.owner?.id } ?? false }
+            func personChanged(_ i: Int) -> Bool { lists[i] != people[i].dogs.map(\.name) }
+            func dogModified(_ d: Dog, _ depth: Int) -> Bool {
+                if dogChanged(d) { return true }
+                guard depth < 4, let o = d.owner else { return false }
+                return personModified(o.id, depth + 1)
+            }
+            func personModified(_ i: Int, _ depth: Int) -> Bool {
+                if personChanged(i) { return true }
+                guard depth < 4 else { return false }
+                return people[i].dogs.contains { dogModified($0, depth + 1) }
+            }
+            let expectedPeople = people.indices.filter { personModified($0, 0) }
+            let expectedDogs = oldDogs.indices.filter { dogModified(dogs[$0], 0) }
+            #expect((peopleLog.last?.modifications ?? []) == expectedPeople)
+            #expect((dogLog.last?.modifications ?? []) == expectedDogs)
+            #expect(peopleLog.updates.count <= 1 && dogLog.updates.count <= 1)
+            throughLinks += expectedDogs.filter { !dogChanged(dogs[$0]) }.count
+        }
+        #expect(throughLinks > 10, "the sequence should exercise changes through links")
+    }
+}
+
 extension Realm {
     fileprivate func beginWriteOrFail() {
         do { try beginWrite() } catch { Issue.record("beginWrite failed: \(error)") }
