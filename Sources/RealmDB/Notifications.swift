@@ -74,7 +74,9 @@ public enum ObjectChange<T: Object> {
 
 extension Results {
     /// Delivers `.initial` at once, then `.update` with exact indices after every change that touches the
-    /// results (objects entering, leaving or changing, including objects they link to).
+    /// results (objects entering, leaving or changing, including objects they link to, up to four links away).
+    /// The results are re-evaluated only when their class, or a class reachable from it through links or
+    /// linking objects, changed: a `filter` closure that reads anything else is not re-run for it.
     public func observe(_ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         let realm = rlmRealm
         realm.verifyCanObserve()
