@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(name: "realm-storage-worker", dependencies: ["RealmStorage"]),
         // Helpers shared by the test targets: temporary directories, a seeded PRNG.
         .target(name: "TestSupport", dependencies: ["RealmTools"], path: "Tests/TestSupport"),
-        .testTarget(name: "RealmDBTests", dependencies: ["RealmDB", "TestSupport"]),
+        .testTarget(name: "RealmDBTests", dependencies: ["RealmDB", "TestSupport", "realm-storage-worker"]),
         .testTarget(name: "RealmToolsTests", dependencies: ["RealmTools", "TestSupport", "realm-browser", "realm-storage-worker"]),
         .testTarget(
             name: "RealmStorageTests",

@@ -143,6 +143,13 @@ protocol RealmField {
     static func unmanagedValue(_ field: UnsafeRawPointer) -> Any?
     /// The typed value of property `index` of a managed object, for key-value access.
     static func managedValue(_ object: Object, _ index: Int) -> Any?
+    /// A stored value of this property as the typed Swift value (nil for lists and linking objects), for
+    /// the old values of object notifications.
+    static func typedValue(_ stored: RealmStorage.Value, _ realm: Realm) -> Any?
+}
+
+extension RealmField {
+    static func typedValue(_ stored: RealmStorage.Value, _ realm: Realm) -> Any? { nil }
 }
 
 extension Persisted: RealmField {
@@ -183,6 +190,11 @@ extension Persisted: RealmField {
     static func unmanagedValue(_ field: UnsafeRawPointer) -> Any? { current(field) }
 
     static func managedValue(_ object: Object, _ index: Int) -> Any? { Value._rlmGet(object, index) }
+
+    static func typedValue(_ stored: RealmStorage.Value, _ realm: Realm) -> Any? {
+        if Value.self is _AnyList.Type || Value.self is _AnyLinkingObjects.Type { return nil }
+        return Value._rlmFromStored(stored, realm)
+    }
 }
 
 // MARK: - Managed access, overridable per kind of property

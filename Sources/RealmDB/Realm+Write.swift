@@ -63,6 +63,7 @@ extension Realm {
         let old = rlm.snapshot
         rlm.snapshot = try? rlm.database.snapshot()
         rlm.changed()
+        ChangeWatcher.shared.poke()
         if let old, let now = rlm.snapshot {
             rlm.notifiers.deliver(realm: self, from: old, to: now, skipping: tokens)
             old.close()

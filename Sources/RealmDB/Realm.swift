@@ -31,6 +31,21 @@ public struct Realm {
         dict[cacheKey] = WeakRealmCore(rlm)
     }
 
+    /// A Realm confined to a serial dispatch queue instead of a thread: usable from any block running on
+    /// `queue`, and its observers are called on `queue` after every commit by another thread or process, with
+    /// no `refresh()` needed. Call it on `queue`. On the same queue and configuration it returns the same Realm
+    /// while that is in use.
+    public init(configuration: Configuration, queue: DispatchQueue) throws {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let identity = QueueIdentity.of(queue)
+        if let core = identity.realms[configuration.cacheKey]?.core, !core.isClosed {
+            rlm = core
+            return
+        }
+        rlm = try RealmCore(configuration: configuration, queue: queue, identity: identity)
+        identity.realms[configuration.cacheKey] = WeakRealmCore(rlm)
+    }
+
     init(core: RealmCore) { rlm = core }
 
     public var configuration: Configuration { rlm.configuration }
@@ -49,9 +64,12 @@ public struct Realm {
 
     public var isInWriteTransaction: Bool { rlm.transaction != nil }
 
-    /// Whether the Realm advances to the newest version on its own: before each notification delivery
-    /// (see `observe`) and on each `refresh()`. Without a run loop, reads advance only at `refresh()`,
-    /// `beginWrite()` and commits.
+    /// Whether the Realm advances to the newest version on its own. A Realm bound to a queue
+    /// (`init(configuration:queue:)`) or opened on the main thread does so, once it has an observer, soon after
+    /// any thread or process commits (a refresh scheduled on its queue, or the main queue, which must be
+    /// running); with autorefresh off its Realm observers get `.refreshRequired` instead. A Realm of any other
+    /// thread has no queue to run that on: it advances only at `refresh()`, `beginWrite()` and its own commits,
+    /// and delivers notifications then.
     public var autorefresh: Bool {
         get { rlm.autorefresh }
         nonmutating set { rlm.autorefresh = newValue }
@@ -88,6 +106,25 @@ final class WeakRealmCore: NSObject {
     init(_ core: RealmCore) { self.core = core }
 }
 
+/// Identifies a dispatch queue that Realms are bound to, stored on the queue with `setSpecific`: code runs
+/// on the queue exactly when `DispatchQueue.getSpecific(key:)` returns this object.
+final class QueueIdentity: @unchecked Sendable {
+    // Safe: `realms` is only touched by code running on the queue it identifies (a serial queue).
+    static let key = DispatchSpecificKey<QueueIdentity>()
+    var realms: [String: WeakRealmCore] = [:]
+
+    /// The identity of `queue`, created on first use. Called on `queue`, so no two callers race.
+    static func of(_ queue: DispatchQueue) -> QueueIdentity {
+        if let id = queue.getSpecific(key: key) { return id }
+        let id = QueueIdentity()
+        queue.setSpecific(key: key, value: id)
+        return id
+    }
+
+    /// Whether the calling code runs on the identified queue.
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: QueueIdentity.key) === self }
+}
+
 /// The state of one Realm instance.
 final class RealmCore {
     let configuration: Realm.Configuration
@@ -97,6 +134,13 @@ final class RealmCore {
     var autorefresh = true
     var isClosed = false
     private let thread: pthread_t
+    /// The serial queue this Realm is confined to instead of a thread (`Realm(configuration:queue:)`).
+    let queue: DispatchQueue?
+    private let queueIdentity: QueueIdentity?
+    /// Opened on the main thread without a queue: the watcher delivers on the main queue.
+    let isMainThreadRealm: Bool
+    /// Registered with the change watcher.
+    var isWatched = false
     /// Bumped whenever what this Realm reads may have changed: results re-evaluate when it moves.
     private(set) var changeCount: UInt64 = 0
     var typedInfos: [ObjectIdentifier: ClassInfo] = [:]
@@ -108,9 +152,12 @@ final class RealmCore {
     var activeUpdatePolicy: Realm.UpdatePolicy = .error
     let notifiers = NotifierSet()
 
-    init(configuration: Realm.Configuration) throws {
+    init(configuration: Realm.Configuration, queue: DispatchQueue? = nil, identity: QueueIdentity? = nil) throws {
         self.configuration = configuration
         thread = pthread_self()
+        self.queue = queue
+        queueIdentity = identity
+        isMainThreadRealm = queue == nil && Thread.isMainThread
         if let key = configuration.encryptionKey {
             guard key.count == 64 else {
                 throw RealmError.invalidConfiguration("an encryption key must be 64 bytes, got \(key.count)")
@@ -153,13 +200,16 @@ final class RealmCore {
     }
 
     func verifyThread(_ what: String) {
-        if pthread_equal(thread, pthread_self()) == 0 {
+        if !isOnOwnThread {
             fatalError(RealmError.wrongThread(what: what).description)
         }
     }
 
-    /// Whether this Realm is used on the thread it belongs to.
-    var isOnOwnThread: Bool { pthread_equal(thread, pthread_self()) != 0 }
+    /// Whether this Realm is used on the thread (or queue) it belongs to.
+    var isOnOwnThread: Bool {
+        if let queueIdentity { return queueIdentity.isCurrent }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
 
     func changed() { changeCount &+= 1 }
 

@@ -32,6 +32,8 @@ public enum RealmError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidConfiguration(String)
     /// An operation is not allowed on a read-only Realm.
     case readOnly(path: String)
+    /// A notification block was added inside a write transaction (add it before `beginWrite`).
+    case observeInWriteTransaction
 
     public var description: String {
         switch self {
@@ -55,6 +57,8 @@ public enum RealmError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noPrimaryKey(let c, let op): return "class '\(c)' has no primary key, so \(op) is not possible"
         case .invalidConfiguration(let r): return "invalid configuration: \(r)"
         case .readOnly(let p): return "\(p): the Realm is read-only"
+        case .observeInWriteTransaction:
+            return "cannot add a notification block inside a write transaction; add it before beginWrite()"
         }
     }
 }

@@ -10,6 +10,7 @@ import RealmStorage
 ///     realm-storage-worker writer PATH ID COUNT
 ///     realm-storage-worker reader PATH SECONDS [UNTIL]
 ///     realm-storage-worker pin PATH
+///     realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
 @main
 struct WorkerMain {
     static func main() {
@@ -28,6 +29,9 @@ struct WorkerMain {
                 try SharedCounter.runReader(path: args[1], seconds: seconds, until: until)
             case ("pin", 2):
                 try SharedCounter.runPin(path: args[1])
+            case ("append-objects", 5):
+                guard let count = Int(args[4]), count >= 0 else { usage() }
+                try AppendObjects.run(path: args[1], className: args[2], property: args[3], count: count)
             default:
                 usage()
             }
@@ -43,6 +47,7 @@ struct WorkerMain {
                    realm-storage-worker writer PATH ID COUNT
                    realm-storage-worker reader PATH SECONDS [UNTIL]
                    realm-storage-worker pin PATH
+                   realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
             """)
         exit(64)
     }

@@ -1,0 +1,119 @@
+import Foundation
+import RealmStorage
+
+/// Watches databases for newer committed versions and schedules `refresh()` of the Realms that want automatic
+/// delivery: Realms bound to a dispatch queue (`Realm(configuration:queue:)`) and Realms of the main thread
+/// (delivered with `DispatchQueue.main.async`), once they have an observer.
+///
+/// One timer for the process polls `Database.latestVersion()` of every watched database (two meta slots,
+/// microseconds) every `interval`, which is how commits of other processes are seen; a commit through a
+/// Realm of this process pokes the watcher so other threads hear of it at once. Realms of plain threads have no
+/// queue to run a refresh on and still advance only at `refresh()`, `beginWrite()` and commits.
+final class ChangeWatcher: @unchecked Sendable {
+    // Safe: `entries` and `timer` are only touched under `lock`; each entry's `core` is only dereferenced on
+    // the entry's own queue (the queue its Realm is confined to).
+    static let shared = ChangeWatcher()
+    static let interval: DispatchTimeInterval = .milliseconds(10)
+
+    final class Entry: @unchecked Sendable {
+        // Safe: `core` is used on `queue` only (elsewhere it is only loaded to see whether it is gone, which weak
+        // references allow from any thread); `seenVersion` and `pending` are only touched under the watcher's lock.
+        weak var core: RealmCore?
+        weak var database: Database?
+        let queue: DispatchQueue
+        var seenVersion: UInt64
+        var pending = false
+
+        init(core: RealmCore, queue: DispatchQueue, version: UInt64) {
+            self.core = core
+            database = core.database
+            self.queue = queue
+            seenVersion = version
+        }
+    }
+
+    private let lock = NSLock()
+    private var entries: [Entry] = []
+    private var timer: DispatchSourceTimer?
+    private let timerQueue = DispatchQueue(label: "io.realm-browser.change-watcher")
+
+    /// Watches `core` (called on its queue when it gains its first observer).
+    func watch(_ core: RealmCore, queue: DispatchQueue) {
+        let entry = Entry(core: core, queue: queue, version: core.snapshot?.version ?? 0)
+        lock.withLock {
+            entries.append(entry)
+            if timer == nil {
+                let t = DispatchSource.makeTimerSource(queue: timerQueue)
+                t.schedule(deadline: .now() + ChangeWatcher.interval, repeating: ChangeWatcher.interval, leeway: .milliseconds(2))
+                t.setEventHandler { [weak self] in self?.poll() }
+                t.resume()
+                timer = t
+            }
+        }
+    }
+
+    /// Checks at once (after a commit in this process).
+    func poke() {
+        let watching = lock.withLock { !entries.isEmpty }
+        if watching { timerQueue.async { [weak self] in self?.poll() } }
+    }
+
+    /// Schedules a refresh on the queue of every watched Realm whose database has a version it has not seen.
+    private func poll() {
+        lock.withLock {
+            entries.removeAll { $0.core == nil || $0.database == nil }
+            if entries.isEmpty {
+                timer?.cancel()
+                timer = nil
+                return
+            }
+            var latest: [ObjectIdentifier: UInt64] = [:]
+            for e in entries where !e.pending {
+                guard let db = e.database else { continue }
+                let id = ObjectIdentifier(db)
+                let v: UInt64
+                if let known = latest[id] {
+                    v = known
+                } else {
+                    guard let read = try? db.latestVersion() else { continue }
+                    latest[id] = read
+                    v = read
+                }
+                guard v != e.seenVersion else { continue }
+                e.seenVersion = v
+                e.pending = true
+                e.queue.async { [weak self] in
+                    self?.lock.withLock { e.pending = false }
+                    e.core?.refreshFromWatcher()
+                }
+            }
+        }
+    }
+}
+
+extension RealmCore {
+    /// The queue on which the watcher runs this Realm's refreshes: its own queue, or the main queue for a Realm
+    /// of the main thread; nil for Realms of other threads (they refresh explicitly).
+    var deliveryQueue: DispatchQueue? {
+        if let queue { return queue }
+        return isMainThreadRealm ? DispatchQueue.main : nil
+    }
+
+    /// Starts automatic delivery when this Realm can have it (called when an observer is added).
+    func watchIfNeeded() {
+        guard !isWatched, let q = deliveryQueue else { return }
+        isWatched = true
+        ChangeWatcher.shared.watch(self, queue: q)
+    }
+
+    /// Run on this Realm's queue when a newer version exists: with autorefresh, advances and delivers; without,
+    /// tells Realm observers `.refreshRequired`. Inside a write transaction nothing happens (its commit delivers).
+    func refreshFromWatcher() {
+        guard !isClosed, transaction == nil, !notifiers.isEmpty else { return }
+        if autorefresh {
+            _ = refresh()
+        } else if let s = snapshot, let latest = try? database.latestVersion(), latest != s.version {
+            notifiers.notifyRefreshRequired(realm: Realm(core: self))
+        }
+    }
+}
