@@ -52,7 +52,7 @@ struct SchemaSync {
         }
         for f in file.properties where model.property(named: f.name) == nil {
             out.append(SchemaDifference(kind: .propertyRemoved, className: c, property: f.name,
-                                        detail: "property '\(c).\(f.name)' has been removed"))
+                                        detail: "property '\(c).\(f.name)' (\(f.typeDescription)) has been removed"))
         }
         return out
     }
