@@ -98,16 +98,29 @@ struct SchemaSync {
         try realm.beginWrite()
         do {
             let tx = core.transaction!
-            try RealmError.wrap {
-                if !missing.isEmpty { try tx.createClasses(missing.map(\.schema)) }
-            }
             if bump && !fileIsEmpty {
-                try Migration.run(core: core, models: models, diffs: diffs, oldVersion: fileVersion)
+                do {
+                    let oldSchemas = tx.schema
+                    // New classes without their linkingObjects, which may name links the migration adds.
+                    try RealmError.wrap {
+                        if !missing.isEmpty {
+                            try tx.createClasses(missing.map { m in
+                                ClassSchema(name: m.className, properties: m.schema.properties.filter { $0.type != .linkingObjects })
+                            })
+                        }
+                    }
+                    try Migration.run(core: core, models: models, oldSchemas: oldSchemas, diffs: diffs, oldVersion: fileVersion)
+                    try RealmError.wrap { try tx.setSchemaVersion(config.schemaVersion) }
+                } catch let e as RealmError {
+                    throw RealmError.migrationFailed(path: config.displayPath, fromVersion: fileVersion, toVersion: config.schemaVersion,
+                                                     underlying: e)
+                }
             } else {
-                try applyIndexChanges(diffs, tx)
-            }
-            if bump || fileIsEmpty {
-                try RealmError.wrap { try tx.setSchemaVersion(config.schemaVersion) }
+                try RealmError.wrap {
+                    if !missing.isEmpty { try tx.createClasses(missing.map(\.schema)) }
+                    try SchemaSync.applyIndexChanges(diffs, tx)
+                    if bump || fileIsEmpty { try tx.setSchemaVersion(config.schemaVersion) }
+                }
             }
             core.schemaChanged()
             try realm.commitWrite()
@@ -118,7 +131,7 @@ struct SchemaSync {
         }
     }
 
-    func applyIndexChanges(_ diffs: [SchemaDifference], _ tx: WriteTransaction) throws {
+    static func applyIndexChanges(_ diffs: [SchemaDifference], _ tx: WriteTransaction) throws {
         try RealmError.wrap {
             for d in diffs {
                 switch d.kind {

@@ -224,3 +224,16 @@ final class TooLongV1: Object {
     @Persisted var aPropertyNameThatIsFarTooLongForTheStorageEngineToAcceptAtAllReally = 0
     override class func className() -> String { "Kept" }
 }
+
+/// The key changes type: int (the object key) → string.
+final class KeyTypeV0: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    override class func className() -> String { "KeyType" }
+}
+
+final class KeyTypeV1: Object {
+    @Persisted(primaryKey: true) var id = ""
+    @Persisted var name = ""
+    override class func className() -> String { "KeyType" }
+}
