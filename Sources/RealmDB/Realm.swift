@@ -114,6 +114,9 @@ final class RealmCore {
             }
             throw RealmError.invalidConfiguration("encrypted Realms are not supported yet (no encryption key can be used)")
         }
+        if configuration.deleteRealmIfMigrationNeeded && configuration.migrationBlock != nil {
+            throw RealmError.invalidConfiguration("a migrationBlock cannot be used with deleteRealmIfMigrationNeeded (the file is deleted instead of migrated)")
+        }
         if configuration.fileURL != nil && configuration.inMemoryIdentifier != nil {
             throw RealmError.invalidConfiguration("both fileURL and inMemoryIdentifier are set")
         }

@@ -78,11 +78,12 @@ struct SchemaSync {
             throw RealmError.schemaVersionDecreased(path: config.displayPath, fileVersion: fileVersion, configured: config.schemaVersion)
         }
         let bump = config.schemaVersion > fileVersion
+        if needsMigration && config.deleteRealmIfMigrationNeeded && !config.readOnly {
+            // As in realm-swift: whenever a migration would be needed, with or without a higher version.
+            try deleteAndRecreate(models)
+            return
+        }
         if needsMigration && !bump {
-            if config.deleteRealmIfMigrationNeeded && !config.readOnly {
-                try deleteAndRecreate(models)
-                return
-            }
             throw RealmError.schemaMismatch(path: config.displayPath, differences: diffs.filter(\.needsMigration).map(\.description))
         }
         guard !missing.isEmpty || !diffs.isEmpty || bump else { return }

@@ -237,3 +237,48 @@ final class KeyTypeV1: Object {
     @Persisted var name = ""
     override class func className() -> String { "KeyType" }
 }
+
+// MARK: A list of links becomes a to-one link; the target's LinkingObjects follows it
+
+final class ShapeDogV0: Object {
+    @Persisted var name = ""
+    @Persisted(originProperty: "dogs") var owners: LinkingObjects<ShapeOwnerV0>
+    override class func className() -> String { "ShapeDog" }
+}
+
+final class ShapeOwnerV0: Object {
+    @Persisted var name = ""
+    @Persisted(indexed: true) var nickname = ""
+    @Persisted var dogs: List<ShapeDogV0>
+    override class func className() -> String { "ShapeOwner" }
+}
+
+final class ShapeDogV1: Object {
+    @Persisted var name = ""
+    @Persisted(originProperty: "dogs") var owners: LinkingObjects<ShapeOwnerV1>
+    override class func className() -> String { "ShapeDog" }
+}
+
+/// `dogs` is now one dog; `nickname` (indexed) is gone.
+final class ShapeOwnerV1: Object {
+    @Persisted var name = ""
+    @Persisted var dogs: ShapeDogV1?
+    override class func className() -> String { "ShapeOwner" }
+}
+
+// MARK: Many objects
+
+final class BulkV0: Object {
+    @Persisted var n = 0
+    @Persisted var s = ""
+    @Persisted(indexed: true) var tag = ""
+    override class func className() -> String { "Bulk" }
+}
+
+final class BulkV1: Object {
+    @Persisted var n = ""
+    @Persisted var s: String?
+    @Persisted(indexed: true) var tag = ""
+    @Persisted var extra = 0.0
+    override class func className() -> String { "Bulk" }
+}

@@ -288,3 +288,93 @@ import TestSupport
         try expectSound(migrationConfig(dir, [KeptV0.self], 0), version: 0)
     }
 }
+
+@Suite struct MigrationMoreTests {
+    @Test func aListOfLinksBecomesALinkAndItsBacklinksFollow() throws {
+        let dir = TempDir()
+        try withRealm(migrationConfig(dir, [ShapeOwnerV0.self], 0)) { r in
+            try r.write {
+                let a = ShapeDogV0(value: ["name": "A"])
+                try r.add(ShapeOwnerV0(value: ["name": "Ann", "nickname": "an", "dogs": [a, ShapeDogV0(value: ["name": "B"])]]))
+                try r.add(ShapeOwnerV0(value: ["name": "Bob", "dogs": [a]]))
+            }
+        }
+        let config = migrationConfig(dir, [ShapeOwnerV1.self], 1) { m, _ in
+            m.enumerateObjects(ofType: "ShapeOwner") { old, new in
+                new!["dogs"] = (old!["dogs"] as! [DynamicObject]).last
+            }
+        }
+        try withRealm(config) { r in
+            let owners = r.objects(ShapeOwnerV1.self).sorted(byKeyPath: "name")
+            #expect(owners.map { $0.dogs?.name } == ["B", "A"])
+            let a = try #require(r.objects(ShapeDogV1.self).first { $0.name == "A" })
+            #expect(a.owners.map(\.name) == ["Bob"])
+            #expect(r.schema["ShapeOwner"]?["nickname"] == nil)
+            #expect(r.schema["ShapeOwner"]?["dogs"]?.typeName == "ShapeDog?")
+        }
+        try expectSound(config, version: 1)
+    }
+
+    /// The seeds' warning: a property removed in v2 and added again in v3 keeps its v1 values for a user who
+    /// jumps from v1 to v3, unless the block resets it under `if oldSchemaVersion < 3`.
+    @Test func aPropertyRemovedAndAddedAgainKeepsItsValuesWhenVersionsAreSkipped() throws {
+        for (stepByStep, reset) in [(false, false), (false, true), (true, false)] {
+            let dir = TempDir()
+            try withRealm(migrationConfig(dir, [SeedPersonV2.self], 1)) { r in
+                try r.write { try r.add(SeedPersonV2(value: ["fullName": "Tim", "email": "tim@v1", "age": 1])) }
+            }
+            if stepByStep { try withRealm(migrationConfig(dir, [SeedPersonV1.self], 2)) { _ in } }
+            let config = migrationConfig(dir, [SeedPersonV2.self], 3) { m, v in
+                if reset && v < 3 { m.enumerateObjects(ofType: "SeedPerson") { _, new in new!["email"] = "" } }
+            }
+            try withRealm(config) { r in
+                #expect(r.objects(SeedPersonV2.self).first?.email == (stepByStep || reset ? "" : "tim@v1"))
+            }
+            try expectSound(config, version: 3)
+        }
+    }
+
+    @Test func deleteRealmIfMigrationNeededDeletesInsteadOfMigrating() throws {
+        let dir = TempDir()
+        try withRealm(migrationConfig(dir, [KeyedV0.self], 0)) { r in
+            try r.write { for _ in 0..<2 { try r.add(KeyedV0(value: ["code": "same"])) } }
+        }
+        // Even with a higher version: realm-swift deletes whenever a migration would be needed.
+        var config = migrationConfig(dir, [KeyedV1.self], 1)
+        config.deleteRealmIfMigrationNeeded = true
+        try withRealm(config) { r in #expect(r.objects(KeyedV1.self).isEmpty) }
+        try expectSound(config, version: 1)
+        // A version bump without schema changes needs no migration: the data stays.
+        try withRealm(config) { r in try r.write { try r.add(KeyedV1(value: ["code": "kept"])) } }
+        var bumped = migrationConfig(dir, [KeyedV1.self], 2)
+        bumped.deleteRealmIfMigrationNeeded = true
+        try withRealm(bumped) { r in #expect(r.objects(KeyedV1.self).map(\.code) == ["kept"]) }
+        try expectSound(bumped, version: 2)
+        // And a migration block cannot be combined with it.
+        var both = migrationConfig(dir, [KeyedV1.self], 3) { _, _ in }
+        both.deleteRealmIfMigrationNeeded = true
+        #expect(throws: RealmError.self) { _ = try Realm(configuration: both) }
+    }
+
+    @Test func manyObjectsMigrateInOneTransaction() throws {
+        let dir = TempDir()
+        try withRealm(migrationConfig(dir, [BulkV0.self], 0)) { r in
+            try r.write { for i in 0..<3000 { try r.add(BulkV0(value: ["n": i, "s": "s\(i)", "tag": "t\(i % 7)"])) } }
+        }
+        let config = migrationConfig(dir, [BulkV1.self], 1) { m, _ in
+            m.enumerateObjects(ofType: "Bulk") { old, new in
+                new!["n"] = String(old!["n"] as! Int)
+                if (old!["n"] as! Int) % 2 == 0 { new!["s"] = nil }
+                new!["extra"] = Double(old!["n"] as! Int) / 2
+            }
+        }
+        try withRealm(config) { r in
+            let all = r.objects(BulkV1.self)
+            #expect(all.count == 3000)
+            #expect(all.filter { $0.s == nil }.count == 1500)
+            #expect(all.filter { $0.n == "2999" }.first?.extra == 1499.5)
+            #expect(all.filter { $0.tag == "t3" }.count == 429)
+        }
+        try expectSound(config, version: 1)
+    }
+}
