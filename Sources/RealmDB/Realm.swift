@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import RealmStorage
 #if canImport(Glibc)
 import Glibc
@@ -122,7 +123,29 @@ final class RealmCore {
         }
         database = try RealmCore.openDatabase(configuration)
         snapshot = try RealmError.wrap { try database.snapshot() }
+        try RealmCore.register(self)
         try SchemaSync(core: self).run()
+    }
+
+    /// Schema versions of the Realms open in this process, by file (or in-memory identifier): one file is
+    /// never open with two schema versions at once, since a migration would change it under the other.
+    private static let openVersions = Mutex<[String: [ObjectIdentifier: UInt64]]>([:])
+
+    private var fileKey: String {
+        configuration.inMemoryIdentifier.map { "mem:" + $0 } ?? "file:" + (configuration.resolvedPath ?? "")
+    }
+
+    private static func register(_ core: RealmCore) throws {
+        let key = core.fileKey, id = ObjectIdentifier(core), version = core.configuration.schemaVersion
+        let other = openVersions.withLock { open -> UInt64? in
+            if let v = open[key]?.values.first(where: { $0 != version }) { return v }
+            open[key, default: [:]][id] = version
+            return nil
+        }
+        if let other {
+            throw RealmError.invalidConfiguration("\(core.configuration.displayPath) is already open in this process with schemaVersion \(other); "
+                + "close every Realm of it (on every thread) before opening it with schemaVersion \(version)")
+        }
     }
 
     static func openDatabase(_ c: Realm.Configuration) throws -> Database {
@@ -138,6 +161,11 @@ final class RealmCore {
     deinit {
         transaction?.rollback()
         snapshot?.close()
+        let key = fileKey, id = ObjectIdentifier(self)
+        RealmCore.openVersions.withLock { open in
+            open[key]?[id] = nil
+            if open[key]?.isEmpty == true { open[key] = nil }
+        }
     }
 
     var reader: Snapshot {

@@ -251,3 +251,92 @@ func seedMigration(_ migration: Migration, _ oldSchemaVersion: UInt64) {
         try expectSound(changed, version: 0)
     }
 }
+
+/// Migrations while the file is in use in this process.
+@Suite struct MigrationConcurrencyTests {
+    @Test func openingWithAnotherVersionWhileTheFileIsOpenIsAClearError() throws {
+        let dir = TempDir()
+        let r0 = try Realm(configuration: migrationConfig(dir, [SeedPersonV0.self], 0))
+        try r0.write { try r0.add(SeedPersonV0(value: ["firstName": "A", "lastName": "B", "age": 1])) }
+        do {
+            _ = try Realm(configuration: migrationConfig(dir, [SeedPersonV1.self], 1))
+            Issue.record("expected an error: the file is open with schema version 0")
+        } catch let e as RealmError {
+            #expect(e.description.contains("schemaVersion 0") && e.description.contains("test.realm"), "\(e)")
+        }
+        #expect(r0.objects(SeedPersonV0.self).first?.firstName == "A")
+        // The same version from another thread is fine.
+        let config = migrationConfig(dir, [SeedPersonV0.self], 0)
+        let done = DispatchSemaphore(value: 0)
+        let counted = Counter()
+        Thread {
+            if (try? Realm(configuration: config).objects(SeedPersonV0.self).count) == 1 { counted.add() }
+            done.signal()
+        }.start()
+        done.wait()
+        #expect(counted.value == 1)
+    }
+
+    @Test func twoThreadsOpeningTheNewVersionTogetherMigrateOnce() throws {
+        let dir = TempDir()
+        try withRealm(migrationConfig(dir, [SeedPersonV0.self], 0)) { r in
+            try r.write { try r.add(SeedPersonV0(value: ["firstName": "A", "lastName": "B", "age": 1])) }
+        }
+        let calls = Counter()
+        let inMigration = DispatchSemaphore(value: 0)
+        let config = migrationConfig(dir, [SeedPersonV1.self], 1) { m, v in
+            calls.add()
+            inMigration.signal()
+            Thread.sleep(forTimeInterval: 0.3)
+            seedFirstStep(m, v)
+        }
+        let results = ResultBox()
+        let group = DispatchGroup()
+        group.enter()
+        Thread {
+            results.set(0, Result { try Realm(configuration: config).objects(SeedPersonV1.self).first?.fullName })
+            group.leave()
+        }.start()
+        inMigration.wait()
+        group.enter()
+        Thread {
+            // Opens while the first thread migrates: it must wait and then find nothing left to do.
+            results.set(1, Result { try Realm(configuration: config).objects(SeedPersonV1.self).first?.fullName })
+            group.leave()
+        }.start()
+        group.wait()
+        #expect(calls.value == 1)
+        for i in 0..<2 {
+            switch results.get(i) {
+            case .success(let name): #expect(name == "A B")
+            case .failure(let e): Issue.record("thread \(i): \(e)")
+            case nil: Issue.record("thread \(i) gave no result")
+            }
+        }
+        try expectSound(config, version: 1)
+    }
+}
+
+func seedFirstStep(_ m: Migration, _ v: UInt64) {
+    if v < 1 {
+        m.enumerateObjects(ofType: "SeedPerson") { old, new in
+            new!["fullName"] = "\(old!["firstName"] as! String) \(old!["lastName"] as! String)"
+        }
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    // Safe: every access holds the lock.
+    private let lock = NSLock()
+    private var n = 0
+    func add() { lock.withLock { n += 1 } }
+    var value: Int { lock.withLock { n } }
+}
+
+final class ResultBox: @unchecked Sendable {
+    // Safe: every access holds the lock.
+    private let lock = NSLock()
+    private var results: [Int: Result<String?, any Error>] = [:]
+    func set(_ i: Int, _ r: Result<String?, any Error>) { lock.withLock { results[i] = r } }
+    func get(_ i: Int) -> Result<String?, any Error>? { lock.withLock { results[i] } }
+}
