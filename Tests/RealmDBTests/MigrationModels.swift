@@ -282,3 +282,10 @@ final class BulkV1: Object {
     @Persisted var extra = 0.0
     override class func className() -> String { "Bulk" }
 }
+
+/// `city` (indexed) changes type and stays indexed.
+final class IdxV2: Object {
+    @Persisted var name = ""
+    @Persisted(indexed: true) var city = 0
+    override class func className() -> String { "Idx" }
+}

@@ -154,6 +154,23 @@ import TestSupport
         try expectSound(migrationConfig(dir, [IdxV0.self], 0), version: 0)
     }
 
+    @Test func anIndexedPropertyChangesType() throws {
+        let dir = TempDir()
+        try withRealm(migrationConfig(dir, [IdxV0.self], 0)) { r in
+            try r.write { for i in 0..<40 { try r.add(IdxV0(value: ["name": "n\(i)", "city": "c\(i % 4)"])) } }
+        }
+        let config = migrationConfig(dir, [IdxV2.self], 1) { m, _ in
+            m.enumerateObjects(ofType: "Idx") { old, new in new!["city"] = Int((old!["city"] as! String).dropFirst())! }
+        }
+        try withRealm(config) { r in
+            #expect(r.schema["Idx"]?["city"]?.typeName == "int")
+            #expect(r.schema["Idx"]?["city"]?.isIndexed == true)
+            let info = try #require(try r.rlm.info(for: IdxV2.self))
+            #expect(try r.rlm.reader.find(info.properties[info.index(of: "city")!].handle, equalTo: .int(3)).count == 10)
+        }
+        try expectSound(config, version: 1)
+    }
+
     @Test func aNewClassNeedsNoVersionBump() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [KeptV0.self], 0)) { r in try r.write { try r.add(KeptV0(value: ["x": 1])) } }
