@@ -13,6 +13,7 @@ extension Migration {
         for c in oldSchemas {
             m.oldInfos[c.name] = try RealmError.wrap { try m.oldInfo(c, tx) }
         }
+        defer { core.migrationOldInfos = [:] }
         if let block = core.configuration.migrationBlock {
             block(m, oldVersion)
         }

@@ -17,7 +17,9 @@ public final class Migration {
     public let oldSchema: Schema
     /// The schema of the models.
     public let newSchema: Schema
-    var oldInfos: [String: ClassInfo] = [:]
+    var oldInfos: [String: ClassInfo] = [:] {
+        didSet { realm.rlm.migrationOldInfos = oldInfos }
+    }
     /// (class, name in the file) to drop after the block.
     var pendingRemovals: [(String, String)] = []
     /// Class → old property name → its name in the file now (a temporary name, or the new name after a rename).

@@ -102,6 +102,8 @@ final class RealmCore {
     private(set) var changeCount: UInt64 = 0
     var typedInfos: [ObjectIdentifier: ClassInfo] = [:]
     var dynamicInfos: [String: ClassInfo] = [:]
+    /// During a migration: the classes as they were (`oldObject`), whose links lead to old objects too.
+    var migrationOldInfos: [String: ClassInfo] = [:]
     /// Set during `add(_:update:)` so that linked objects are added with the same policy.
     var activeUpdatePolicy: Realm.UpdatePolicy = .error
     let notifiers = NotifierSet()
@@ -248,6 +250,13 @@ final class RealmCore {
         let info = try RealmError.wrap { try ClassInfo(reader: reader, schema: s, model: nil) }
         dynamicInfos[name] = info
         return info
+    }
+
+    /// The class info of the target of a link read from an object of class `from`: the old class during a
+    /// migration when `from` is an old class, else the file's.
+    func linkTargetInfo(from: ClassInfo, _ target: String) throws -> ClassInfo {
+        if let old = migrationOldInfos[from.name], old === from, let t = migrationOldInfos[target] { return t }
+        return try dynamicInfo(target)
     }
 
     /// Forgets resolved classes after the schema changed.

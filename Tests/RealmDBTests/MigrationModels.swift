@@ -289,3 +289,17 @@ final class IdxV2: Object {
     @Persisted(indexed: true) var city = 0
     override class func className() -> String { "Idx" }
 }
+
+/// Links to `Change`, whose `code` changes type: the old object's link must lead to the old `code`.
+final class LinkerV0: Object {
+    @Persisted var target: ChangeV0?
+    @Persisted var targets: List<ChangeV0>
+    override class func className() -> String { "Linker" }
+}
+
+final class LinkerV1: Object {
+    @Persisted var target: ChangeV1?
+    @Persisted var targets: List<ChangeV1>
+    @Persisted var codes = ""
+    override class func className() -> String { "Linker" }
+}

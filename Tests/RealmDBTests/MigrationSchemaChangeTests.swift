@@ -133,6 +133,28 @@ import TestSupport
         try expectSound(config, version: 1)
     }
 
+    @Test func oldObjectsLinkToOldObjects() throws {
+        let dir = TempDir()
+        try withRealm(migrationConfig(dir, [LinkerV0.self], 0)) { r in
+            try r.write {
+                let a = ChangeV0(value: ["code": 7]), b = ChangeV0(value: ["code": 8])
+                try r.add(LinkerV0(value: ["target": a, "targets": [a, b]]))
+            }
+        }
+        let config = migrationConfig(dir, [LinkerV1.self], 1) { m, _ in
+            m.enumerateObjects(ofType: "Change") { old, new in new!["code"] = "#\(old!["code"] as! Int)" }
+            m.enumerateObjects(ofType: "Linker") { old, new in
+                let one = (old!["target"] as? DynamicObject)?["code"]
+                let all = (old!["targets"] as! [DynamicObject]).map { $0["code"] }
+                new!["codes"] = "\(one as? Int ?? -1) \(all.map { $0 as? Int ?? -1 })"
+                // The new object's links lead to new objects.
+                #expect((new!["target"] as? DynamicObject)?["code"] as? String == "#7")
+            }
+        }
+        try withRealm(config) { r in #expect(r.objects(LinkerV1.self).first?.codes == "7 [7, 8]") }
+        try expectSound(config, version: 1)
+    }
+
     @Test func indexChangesNeedNoVersionBump() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [IdxV0.self], 0)) { r in
