@@ -269,6 +269,30 @@ import TestSupport
         try expectSound(config, version: 1)
     }
 
+    @Test func deleteDataOfALinkedClassClearsTheLinks() throws {
+        let dir = TempDir()
+        try withRealm(migrationConfig(dir, [MigOwnerV0.self], 0)) { r in
+            try r.write {
+                let a = MigDogV0(value: ["name": "A"])
+                try r.add(MigOwnerV0(value: ["name": "Ann", "dogs": [a, MigDogV0(value: ["name": "B"])], "best": a]))
+            }
+        }
+        let config = migrationConfig(dir, [MigOwnerV1.self], 1) { m, _ in
+            #expect(m.deleteData(forType: "MigDog"))
+            m.enumerateObjects(ofType: "MigOwner") { _, new in
+                #expect((new!["dogs"] as! [DynamicObject]).isEmpty)
+                #expect(new!["best"] == nil)
+            }
+            m.create("MigDog", value: ["name": "C"])
+        }
+        try withRealm(config) { r in
+            let ann = try #require(r.objects(MigOwnerV1.self).first)
+            #expect(ann.dogs.isEmpty && ann.best == nil)
+            #expect(r.objects(MigDogV1.self).map(\.name) == ["C"])
+        }
+        try expectSound(config, version: 1)
+    }
+
     @Test func aClassGoneFromTheModelsStaysWithoutDeleteData() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [KeptV0.self, GoneV0.self], 0)) { r in
