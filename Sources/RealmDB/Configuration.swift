@@ -26,7 +26,8 @@ extension Realm {
         /// The version of the model classes; raise it when they change, and migrate in `migrationBlock`.
         public var schemaVersion: UInt64
         public var migrationBlock: MigrationBlock?
-        /// When the models differ from the file and no migration is possible, delete the file and start over.
+        /// When the models differ from the file so that a migration would be needed (with or without a higher
+        /// schemaVersion), delete every object and class and start over instead; not with a migrationBlock.
         public var deleteRealmIfMigrationNeeded: Bool
         /// Called with the file size and the bytes in use when the file is first opened; true compacts it.
         public var shouldCompactOnLaunch: ((_ totalBytes: Int, _ usedBytes: Int) -> Bool)?

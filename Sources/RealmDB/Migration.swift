@@ -5,109 +5,48 @@ import RealmStorage
 public typealias MigrationObject = DynamicObject
 
 /// Passed to the migration block when the schema version is raised. Everything happens in one write
-/// transaction with the schema change: if the block fails, nothing is changed.
+/// transaction with the schema change: if any step fails, the file is left as it was (see DECISIONS 15).
 ///
-/// Before the block runs, properties the models add exist (with default values, or the old values when only
-/// optionality changed); properties the models remove or change still hold their old values for `oldObject`
-/// and are dropped after the block.
+/// Before the block runs, properties the models add exist (with the type's default value, not the model's
+/// initial value, as in Realm; the old values when only optionality changed); properties the models remove
+/// or change still hold their old values for `oldObject` and are dropped after the block. Primary keys the
+/// models change are set after the block, when the values must be unique.
 public final class Migration {
     let realm: Realm
     /// The schema of the file before the migration.
     public let oldSchema: Schema
     /// The schema of the models.
     public let newSchema: Schema
-    private var oldInfos: [String: ClassInfo] = [:]
+    var oldInfos: [String: ClassInfo] = [:] {
+        didSet { realm.rlm.migrationOldInfos = oldInfos }
+    }
     /// (class, name in the file) to drop after the block.
-    private var pendingRemovals: [(String, String)] = []
-    private let models: [ModelMapping]
+    var pendingRemovals: [(String, String)] = []
+    /// Class → old property name → its name in the file now (a temporary name, or the new name after a rename).
+    var fileNames: [String: [String: String]] = [:]
+    /// Objects created by `create`, which have no old form and are not enumerated.
+    var created: [String: Set<ObjectKey>] = [:]
+    let models: [ModelMapping]
+    let oldClassSchemas: [ClassSchema]
 
-    private init(realm: Realm, oldSchema: Schema, newSchema: Schema, models: [ModelMapping]) {
+    init(realm: Realm, oldSchemas: [ClassSchema], models: [ModelMapping]) {
         self.realm = realm
-        self.oldSchema = oldSchema
-        self.newSchema = newSchema
+        oldClassSchemas = oldSchemas
+        oldSchema = Schema(objectSchema: oldSchemas.map(ObjectSchema.init))
+        newSchema = Schema(objectSchema: models.map { ObjectSchema($0.schema) })
         self.models = models
     }
 
-    static func run(core: RealmCore, models: [ModelMapping], diffs: [SchemaDifference], oldVersion: UInt64) throws {
-        let realm = Realm(core: core)
-        let tx = core.transaction!
-        let oldClassSchemas = tx.schema
-        let m = Migration(realm: realm, oldSchema: Schema(objectSchema: oldClassSchemas.map(ObjectSchema.init)),
-                          newSchema: Schema(objectSchema: models.map { ObjectSchema($0.schema) }), models: models)
-        var fileNames: [String: [String: String]] = [:]  // class -> old name -> name in the file now
-        try RealmError.wrap {
-            // Changed properties keep their old column under a temporary name, for oldObject.
-            for d in diffs where d.kind == .propertyChanged || d.kind == .primaryKeyChanged {
-                let temp = "__migrating_\(d.property!)"
-                if d.kind == .primaryKeyChanged {
-                    throw RealmError.invalidModel(className: d.className,
-                        reason: "changing the primary key of an existing class ('\(d.property!)') is not supported by migrations yet")
-                }
-                try tx.renameProperty(d.className, from: d.property!, to: temp)
-                fileNames[d.className, default: [:]][d.property!] = temp
-                m.pendingRemovals.append((d.className, temp))
-            }
-            for d in diffs where d.kind == .propertyRemoved { m.pendingRemovals.append((d.className, d.property!)) }
-            let added = diffs.filter { $0.kind == .propertyAdded || $0.kind == .propertyChanged }
-            for pass in 0..<2 {
-                for d in added {
-                    guard let model = models.first(where: { $0.className == d.className }),
-                          let p = model.schema.property(named: d.property!),
-                          (p.type == .linkingObjects) == (pass == 1) else { continue }
-                    try tx.addProperty(d.className, p)
-                }
-            }
-            // Only optionality changed: carry the values over (nulls become the type's default).
-            for d in diffs where d.kind == .propertyChanged {
-                guard let model = models.first(where: { $0.className == d.className }),
-                      let p = model.schema.property(named: d.property!),
-                      let old = oldClassSchemas.first(where: { $0.name == d.className })?.property(named: d.property!),
-                      old.type == p.type, old.isList == p.isList, old.objectClassName == p.objectClassName,
-                      p.type != .linkingObjects else { continue }
-                let t = try tx.table(d.className)
-                let from = try tx.property(t, "__migrating_\(d.property!)")
-                let to = try tx.property(t, p.name)
-                for k in try tx.keys(t) {
-                    if p.isList {
-                        try tx.setList(k, to, try tx.list(k, from).filter { !$0.isNull || p.isOptional })
-                    } else {
-                        let v = try tx.value(k, from)
-                        try tx.set(k, to, v.isNull && !p.isOptional ? p.type.defaultValue : v)
-                    }
-                }
-            }
-            try SchemaSync(core: core).applyIndexChanges(diffs, tx)
-        }
-        core.schemaChanged()
-        for c in oldClassSchemas {
-            let names = c.properties.map { fileNames[c.name]?[$0.name] ?? $0.name }
-            m.oldInfos[c.name] = try RealmError.wrap { try ClassInfo(reader: tx, schema: c, model: nil, fileNames: names) }
-        }
-        if let block = core.configuration.migrationBlock {
-            block(m, oldVersion)
-        }
-        try RealmError.wrap {
-            let current = tx.schema
-            let ordered = m.pendingRemovals.sorted { a, b in
-                let ta = current.first { $0.name == a.0 }?.property(named: a.1)?.type == .linkingObjects
-                let tb = current.first { $0.name == b.0 }?.property(named: b.1)?.type == .linkingObjects
-                return ta && !tb
-            }
-            for (c, name) in ordered where tx.classSchema(c)?.property(named: name) != nil {
-                try tx.removeProperty(c, name)
-            }
-        }
-        core.schemaChanged()
-    }
-
     /// Calls `block` for every object of a class that existed before the migration, with its old values and
-    /// its new (writable) form.
+    /// its new (writable) form; `newObject` is nil for a class the models no longer have. Objects created
+    /// during the migration are not enumerated; objects deleted by the block are skipped.
     public func enumerateObjects(ofType typeName: String, _ block: (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) -> Void) {
         guard let oldInfo = oldInfos[typeName] else { return }
         let tx = realm.rlm.transaction!
         guard let keys = try? tx.keys(oldInfo.table) else { return }
-        let newInfo = try? realm.rlm.dynamicInfo(typeName)
-        for k in keys where (try? tx.exists(oldInfo.table, k)) == true {
+        let newInfo = models.contains { $0.className == typeName } ? try? realm.rlm.dynamicInfo(typeName) : nil
+        let skip = created[typeName] ?? []
+        for k in keys where !skip.contains(k) && (try? tx.exists(oldInfo.table, k)) == true {
             let old = realm.dynamicObject(oldInfo, k)
             let new = newInfo.map { realm.dynamicObject($0, k) }
             block(old, new)
@@ -118,7 +57,9 @@ public final class Migration {
     @discardableResult
     public func create(_ typeName: String, value: Any = [String: Any]()) -> MigrationObject {
         do {
-            return try realm.dynamicCreate(typeName, value: value)
+            let o = try realm.dynamicCreate(typeName, value: value)
+            created[typeName, default: []].insert(o._key)
+            return o
         } catch {
             fatalError("migration: cannot create \(typeName): \(error)")
         }
@@ -129,7 +70,8 @@ public final class Migration {
         do { try realm.delete(object) } catch { fatalError("migration: cannot delete: \(error)") }
     }
 
-    /// Deletes every object of a class, and the class itself when the models no longer have it.
+    /// Deletes every object of a class, and the class itself when the models no longer have it. False when
+    /// the file has no such class.
     @discardableResult
     public func deleteData(forType typeName: String) -> Bool {
         let tx = realm.rlm.transaction!
@@ -160,34 +102,26 @@ public final class Migration {
     }
 
     /// Renames a property, keeping its values (and index, links and backlinks): the file's `oldName` becomes
-    /// the models' `newName`.
+    /// the models' `newName`. When the models give the new name another optionality, the values are copied
+    /// to it (nulls becoming the type's default); the models' index setting is applied after the block.
+    /// Call it outside `enumerateObjects`.
     public func renameProperty(onType typeName: String, from oldName: String, to newName: String) {
-        let tx = realm.rlm.transaction!
         do {
-            try RealmError.wrap {
-                guard let c = tx.classSchema(typeName) else { throw RealmError.noSuchClass(typeName) }
-                guard let old = c.property(named: oldName) else { throw RealmError.noSuchProperty(className: typeName, property: oldName) }
-                if let added = c.property(named: newName) {
-                    guard added.type == old.type, added.isList == old.isList, added.objectClassName == old.objectClassName else {
-                        throw RealmError.invalidValue(className: typeName, property: newName,
-                            reason: "cannot rename '\(oldName)' (\(old.typeDescription)) to '\(newName)' (\(added.typeDescription)): the types differ")
-                    }
-                    try tx.removeProperty(typeName, newName)
-                }
-                try tx.renameProperty(typeName, from: oldName, to: newName)
-                if let model = models.first(where: { $0.className == typeName }), let p = model.schema.property(named: newName),
-                   p.isIndexed != old.isIndexed, !p.isPrimaryKey {
-                    try tx.setIndexed(typeName, newName, p.isIndexed)
-                }
-            }
-            pendingRemovals.removeAll { $0.0 == typeName && $0.1 == oldName }
-            realm.rlm.schemaChanged()
-            if let info = oldInfos[typeName] {
-                let names = info.schema.properties.map { $0.name == oldName ? newName : $0.name }
-                oldInfos[typeName] = try? ClassInfo(reader: tx, schema: info.schema, model: nil, fileNames: names)
-            }
+            try RealmError.wrap { try rename(typeName, from: oldName, to: newName) }
         } catch {
-            fatalError("migration: cannot rename \(typeName).\(oldName): \(error)")
+            fatalError("migration: cannot rename \(typeName).\(oldName) to \(newName): \(error)")
         }
+    }
+}
+
+/// The schema version of the Realm file at `fileURL`, read without opening it as a Realm (no models, no
+/// migration). A file that does not exist is an error.
+public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
+    if encryptionKey != nil {
+        throw RealmError.invalidConfiguration("encrypted Realms are not supported yet (no encryption key can be used)")
+    }
+    return try RealmError.wrap {
+        let db = try Database.open(path: fileURL.path, options: DatabaseOptions(readOnly: true))
+        return try db.read { $0.schemaVersion }
     }
 }

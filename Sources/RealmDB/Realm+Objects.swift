@@ -82,7 +82,7 @@ extension Realm {
             if s.type == .linkingObjects || s.isList {
                 let values = try reader.list(object._key, p.handle)
                 if s.type == .link || s.type == .linkingObjects {
-                    let target = try rlm.dynamicInfo(s.objectClassName!)
+                    let target = try rlm.linkTargetInfo(from: info, s.objectClassName!)
                     return values.compactMap { v -> DynamicObject? in
                         if case .link(let k) = v { return dynamicObject(target, k) }
                         return nil
@@ -91,7 +91,7 @@ extension Realm {
                 return values.map { AnyConversion.swiftValue($0, type: s.type) }
             }
             let v = try reader.value(object._key, p.handle)
-            if case .link(let k) = v { return dynamicObject(try rlm.dynamicInfo(s.objectClassName!), k) }
+            if case .link(let k) = v { return dynamicObject(try rlm.linkTargetInfo(from: info, s.objectClassName!), k) }
             if s.type == .mixed { return AnyRealmValue(stored: v) }
             return AnyConversion.swiftValue(v, type: s.type)
         }

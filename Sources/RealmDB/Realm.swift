@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import RealmStorage
 #if canImport(Glibc)
 import Glibc
@@ -148,6 +149,8 @@ final class RealmCore {
     /// The model classes of this Realm by class name: the configuration's (or those in use at open) and any
     /// used since. Nested values given by name (`create` with dictionaries) are created as these.
     var models: [String: ModelMapping] = [:]
+    /// During a migration: the classes as they were (`oldObject`), whose links lead to old objects too.
+    var migrationOldInfos: [String: ClassInfo] = [:]
     /// Set during `add(_:update:)` so that linked objects are added with the same policy.
     var activeUpdatePolicy: Realm.UpdatePolicy = .error
     let notifiers = NotifierSet()
@@ -164,12 +167,37 @@ final class RealmCore {
             }
             throw RealmError.invalidConfiguration("encrypted Realms are not supported yet (no encryption key can be used)")
         }
+        if configuration.deleteRealmIfMigrationNeeded && configuration.migrationBlock != nil {
+            throw RealmError.invalidConfiguration("a migrationBlock cannot be used with deleteRealmIfMigrationNeeded (the file is deleted instead of migrated)")
+        }
         if configuration.fileURL != nil && configuration.inMemoryIdentifier != nil {
             throw RealmError.invalidConfiguration("both fileURL and inMemoryIdentifier are set")
         }
         database = try RealmCore.openDatabase(configuration)
         snapshot = try RealmError.wrap { try database.snapshot() }
+        try RealmCore.register(self)
         try SchemaSync(core: self).run()
+    }
+
+    /// Schema versions of the Realms open in this process, by file (or in-memory identifier): one file is
+    /// never open with two schema versions at once, since a migration would change it under the other.
+    private static let openVersions = Mutex<[String: [ObjectIdentifier: UInt64]]>([:])
+
+    private var fileKey: String {
+        configuration.inMemoryIdentifier.map { "mem:" + $0 } ?? "file:" + (configuration.resolvedPath ?? "")
+    }
+
+    private static func register(_ core: RealmCore) throws {
+        let key = core.fileKey, id = ObjectIdentifier(core), version = core.configuration.schemaVersion
+        let other = openVersions.withLock { open -> UInt64? in
+            if let v = open[key]?.values.first(where: { $0 != version }) { return v }
+            open[key, default: [:]][id] = version
+            return nil
+        }
+        if let other {
+            throw RealmError.invalidConfiguration("\(core.configuration.displayPath) is already open in this process with schemaVersion \(other); "
+                + "close every Realm of it (on every thread) before opening it with schemaVersion \(version)")
+        }
     }
 
     static func openDatabase(_ c: Realm.Configuration) throws -> Database {
@@ -185,6 +213,11 @@ final class RealmCore {
     deinit {
         transaction?.rollback()
         snapshot?.close()
+        let key = fileKey, id = ObjectIdentifier(self)
+        RealmCore.openVersions.withLock { open in
+            open[key]?[id] = nil
+            if open[key]?.isEmpty == true { open[key] = nil }
+        }
     }
 
     var reader: Snapshot {
@@ -273,6 +306,13 @@ final class RealmCore {
         let info = try RealmError.wrap { try ClassInfo(reader: reader, schema: s, model: nil) }
         dynamicInfos[name] = info
         return info
+    }
+
+    /// The class info of the target of a link read from an object of class `from`: the old class during a
+    /// migration when `from` is an old class, else the file's.
+    func linkTargetInfo(from: ClassInfo, _ target: String) throws -> ClassInfo {
+        if let old = migrationOldInfos[from.name], old === from, let t = migrationOldInfos[target] { return t }
+        return try dynamicInfo(target)
     }
 
     /// Forgets resolved classes after the schema changed.

@@ -8,6 +8,9 @@ public enum RealmError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidModel(className: String, reason: String)
     /// The file's schema differs from the models and the schema version was not raised.
     case schemaMismatch(path: String, differences: [String])
+    /// A migration could not be completed (the engine refused a change, the block left duplicate primary
+    /// keys, ...); the file is unchanged, still at `fromVersion`.
+    indirect case migrationFailed(path: String, fromVersion: UInt64, toVersion: UInt64, underlying: RealmError)
     /// The configured schema version is lower than the file's.
     case schemaVersionDecreased(path: String, fileVersion: UInt64, configured: UInt64)
     /// A write was attempted outside a write transaction.
@@ -42,6 +45,8 @@ public enum RealmError: Error, Equatable, Sendable, CustomStringConvertible {
         case .schemaMismatch(let p, let d):
             return "\(p): the schema of the file differs from the model classes and schemaVersion was not raised:\n"
                 + d.map { "- \($0)" }.joined(separator: "\n")
+        case .migrationFailed(let p, let f, let t, let u):
+            return "\(p): the migration from schema version \(f) to \(t) failed and the file was left unchanged: \(u)"
         case .schemaVersionDecreased(let p, let f, let c):
             return "\(p): the file's schema version is \(f), higher than the configured schemaVersion \(c)"
         case .notInWriteTransaction(let op):

@@ -52,9 +52,57 @@ struct SchemaSync {
         }
         for f in file.properties where model.property(named: f.name) == nil {
             out.append(SchemaDifference(kind: .propertyRemoved, className: c, property: f.name,
-                                        detail: "property '\(c).\(f.name)' has been removed"))
+                                        detail: "property '\(c).\(f.name)' (\(f.typeDescription)) has been removed"))
         }
         return out
+    }
+
+    /// What opening needs to do, found from one version of the file.
+    struct Plan {
+        enum Action { case nothing, additive, migrate, deleteAndRecreate }
+        var action: Action = .nothing
+        var fileVersion: UInt64 = 0
+        var fileIsEmpty = true
+        var missing: [ModelMapping] = []
+        var diffs: [SchemaDifference] = []
+    }
+
+    /// Compares the models with the file as `reader` sees it; throws for a lower schema version, for changes
+    /// that need a migration without a higher version, and for anything a read-only Realm would have to write.
+    func plan(_ reader: Snapshot, _ models: [ModelMapping]) throws -> Plan {
+        let config = core.configuration
+        var plan = Plan(fileVersion: reader.schemaVersion, fileIsEmpty: reader.schema.isEmpty)
+        for m in models {
+            if let f = reader.classSchema(m.className) {
+                plan.diffs += SchemaSync.differences(model: m.schema, file: f)
+            } else {
+                plan.missing.append(m)
+            }
+        }
+        let needsMigration = plan.diffs.contains(where: \.needsMigration)
+        if !plan.fileIsEmpty && config.schemaVersion < plan.fileVersion {
+            throw RealmError.schemaVersionDecreased(path: config.displayPath, fileVersion: plan.fileVersion, configured: config.schemaVersion)
+        }
+        let bump = config.schemaVersion > plan.fileVersion
+        if config.readOnly {
+            if needsMigration || (bump && !plan.fileIsEmpty) {
+                throw RealmError.schemaMismatch(path: config.displayPath,
+                                                differences: ["the file needs a migration, which a read-only Realm cannot do"]
+                                                    + plan.diffs.filter(\.needsMigration).map(\.description))
+            }
+            return plan  // missing classes read as empty; index differences do not matter for reading
+        }
+        if needsMigration && config.deleteRealmIfMigrationNeeded {
+            // As in realm-swift: whenever a migration would be needed, with or without a higher version.
+            plan.action = .deleteAndRecreate
+        } else if needsMigration && !bump {
+            throw RealmError.schemaMismatch(path: config.displayPath, differences: plan.diffs.filter(\.needsMigration).map(\.description))
+        } else if bump && !plan.fileIsEmpty {
+            plan.action = .migrate
+        } else if bump || !plan.missing.isEmpty || !plan.diffs.isEmpty {
+            plan.action = .additive
+        }
+        return plan
     }
 
     func run() throws {
@@ -62,64 +110,53 @@ struct SchemaSync {
         let types = config.objectTypes ?? ModelMapping.allMapped.map(\.type)
         let models = try ModelMapping.closure(of: types)
         for m in models { core.models[m.className] = m }
-        let reader = core.reader
-        let fileVersion = reader.schemaVersion
-        let fileIsEmpty = reader.schema.isEmpty
-        var missing: [ModelMapping] = []
-        var diffs: [SchemaDifference] = []
-        for m in models {
-            if let f = reader.classSchema(m.className) {
-                diffs += SchemaSync.differences(model: m.schema, file: f)
-            } else {
-                missing.append(m)
-            }
-        }
-        let needsMigration = diffs.contains(where: \.needsMigration)
-        if !fileIsEmpty && config.schemaVersion < fileVersion {
-            throw RealmError.schemaVersionDecreased(path: config.displayPath, fileVersion: fileVersion, configured: config.schemaVersion)
-        }
-        let bump = config.schemaVersion > fileVersion
-        if needsMigration && !bump {
-            if config.deleteRealmIfMigrationNeeded && !config.readOnly {
-                try deleteAndRecreate(models)
-                return
-            }
-            throw RealmError.schemaMismatch(path: config.displayPath, differences: diffs.filter(\.needsMigration).map(\.description))
-        }
-        guard !missing.isEmpty || !diffs.isEmpty || bump else { return }
-        if config.readOnly {
-            if needsMigration || bump {
-                throw RealmError.schemaMismatch(path: config.displayPath,
-                                                differences: ["the file needs a migration, which a read-only Realm cannot do"]
-                                                    + diffs.filter(\.needsMigration).map(\.description))
-            }
-            return  // missing classes read as empty; index differences do not matter for reading
-        }
+        guard try plan(core.reader, models).action != .nothing else { return }
         let realm = Realm(core: core)
         try realm.beginWrite()
         do {
             let tx = core.transaction!
-            try RealmError.wrap {
-                if !missing.isEmpty { try tx.createClasses(missing.map(\.schema)) }
-            }
-            if bump && !fileIsEmpty {
-                try Migration.run(core: core, models: models, diffs: diffs, oldVersion: fileVersion)
-            } else {
-                try applyIndexChanges(diffs, tx)
-            }
-            if bump || fileIsEmpty {
-                try RealmError.wrap { try tx.setSchemaVersion(config.schemaVersion) }
+            // Planned again on the newest version: another thread or process may have migrated meanwhile.
+            let plan = try self.plan(tx, models)
+            switch plan.action {
+            case .nothing:
+                realm.cancelWrite()
+                return
+            case .deleteAndRecreate:
+                try deleteAndRecreate(models, tx)
+            case .migrate:
+                do {
+                    let oldSchemas = tx.schema
+                    // New classes without their linkingObjects, which may name links the migration adds.
+                    try RealmError.wrap {
+                        if !plan.missing.isEmpty {
+                            try tx.createClasses(plan.missing.map { m in
+                                ClassSchema(name: m.className, properties: m.schema.properties.filter { $0.type != .linkingObjects })
+                            })
+                        }
+                    }
+                    try Migration.run(core: core, models: models, oldSchemas: oldSchemas, diffs: plan.diffs, oldVersion: plan.fileVersion)
+                    try RealmError.wrap { try tx.setSchemaVersion(config.schemaVersion) }
+                } catch let e as RealmError {
+                    throw RealmError.migrationFailed(path: config.displayPath, fromVersion: plan.fileVersion,
+                                                     toVersion: config.schemaVersion, underlying: e)
+                }
+            case .additive:
+                try RealmError.wrap {
+                    if !plan.missing.isEmpty { try tx.createClasses(plan.missing.map(\.schema)) }
+                    try SchemaSync.applyIndexChanges(plan.diffs, tx)
+                    try tx.setSchemaVersion(config.schemaVersion)
+                }
             }
             core.schemaChanged()
             try realm.commitWrite()
         } catch {
-            realm.cancelWrite()
+            if core.transaction != nil { realm.cancelWrite() }
             core.schemaChanged()
             throw error
         }
     }
 
-    func applyIndexChanges(_ diffs: [SchemaDifference], _ tx: WriteTransaction) throws {
+    static func applyIndexChanges(_ diffs: [SchemaDifference], _ tx: WriteTransaction) throws {
         try RealmError.wrap {
             for d in diffs {
                 switch d.kind {
@@ -131,30 +168,19 @@ struct SchemaSync {
         }
     }
 
-    /// `deleteRealmIfMigrationNeeded`: every class is dropped and the models' classes created afresh, in one
-    /// write transaction (other readers keep their snapshots; the space is reused or compacted later).
-    private func deleteAndRecreate(_ models: [ModelMapping]) throws {
-        let realm = Realm(core: core)
-        try realm.beginWrite()
-        do {
-            let tx = core.transaction!
-            try RealmError.wrap {
-                for c in tx.schema {
-                    for p in c.properties where p.type == .linkingObjects { try tx.removeProperty(c.name, p.name) }
-                }
-                for c in tx.schema {
-                    for p in c.properties where p.type == .link { try tx.removeProperty(c.name, p.name) }
-                }
-                for c in tx.schema { try tx.removeClass(c.name) }
-                try tx.createClasses(models.map(\.schema))
-                try tx.setSchemaVersion(core.configuration.schemaVersion)
+    /// `deleteRealmIfMigrationNeeded`: every class is dropped and the models' classes created afresh, in the
+    /// open write transaction (other readers keep their snapshots; the space is reused or compacted later).
+    private func deleteAndRecreate(_ models: [ModelMapping], _ tx: WriteTransaction) throws {
+        try RealmError.wrap {
+            for c in tx.schema {
+                for p in c.properties where p.type == .linkingObjects { try tx.removeProperty(c.name, p.name) }
             }
-            core.schemaChanged()
-            try realm.commitWrite()
-        } catch {
-            realm.cancelWrite()
-            core.schemaChanged()
-            throw error
+            for c in tx.schema {
+                for p in c.properties where p.type == .link { try tx.removeProperty(c.name, p.name) }
+            }
+            for c in tx.schema { try tx.removeClass(c.name) }
+            try tx.createClasses(models.map(\.schema))
+            try tx.setSchemaVersion(core.configuration.schemaVersion)
         }
     }
 }
