@@ -1,3 +1,4 @@
+import RealmQuery
 import RealmStorage
 
 /// Every error the object API reports. Each case says what failed and where; none carries user values.
@@ -32,6 +33,8 @@ public enum RealmError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidConfiguration(String)
     /// An operation is not allowed on a read-only Realm.
     case readOnly(path: String)
+    /// A query does not parse or does not fit the class; the error has the message, column and caret line.
+    case query(QueryError)
 
     public var description: String {
         switch self {
@@ -55,6 +58,7 @@ public enum RealmError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noPrimaryKey(let c, let op): return "class '\(c)' has no primary key, so \(op) is not possible"
         case .invalidConfiguration(let r): return "invalid configuration: \(r)"
         case .readOnly(let p): return "\(p): the Realm is read-only"
+        case .query(let e): return e.description
         }
     }
 }
