@@ -368,7 +368,11 @@ extension Realm {
     /// The typed class info of `className` when a model class of that name is in use, else the dynamic one.
     func targetInfo(_ className: String) throws -> ClassInfo {
         if let typed = rlm.typedInfos.values.first(where: { $0.name == className }) { return typed }
-        if let m = ModelMapping.allMapped.first(where: { $0.className == className }), let i = try rlm.info(for: m.type) {
+        // Only the configuration's model classes when it names them: another class of the same name may
+        // have been mapped in this process (for another Realm), and which one comes first is not defined.
+        let allowed = rlm.configuration.objectTypes.map { Set($0.map { ObjectIdentifier($0) }) }
+        if let m = ModelMapping.allMapped.first(where: { $0.className == className && allowed?.contains(ObjectIdentifier($0.type)) != false }),
+           let i = try rlm.info(for: m.type) {
             return i
         }
         return try rlm.dynamicInfo(className)
