@@ -170,6 +170,8 @@ final class GenericNode: Node {
         }
     }
 
+    override func indexed() throws -> [ObjectKey]? { try backwards() }
+
     override func matches(_ key: ObjectKey) throws -> Bool {
         try values(c.lhs, subquery, key, &left)
         try values(c.rhs, rhsSubquery, key, &right)
