@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "RealmStorage", targets: ["RealmStorage"]),
+        .library(name: "RealmQuery", targets: ["RealmQuery"]),
         .library(name: "RealmDB", targets: ["RealmDB"]),
         .executable(name: "realm-browser", targets: ["realm-browser"]),
         .executable(name: "realm-bench", targets: ["realm-bench"]),
@@ -23,20 +24,23 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         // The object API: Realm, Object, @Persisted, Results, List, LinkingObjects, notifications, migrations.
-        .target(name: "RealmDB", dependencies: ["RealmStorage"]),
+        // The query language: lexer → parser → AST → binder → planner/evaluator, with diagnostics.
+        .target(name: "RealmQuery", dependencies: ["RealmStorage"]),
+        .target(name: "RealmDB", dependencies: ["RealmStorage", "RealmQuery"]),
         // What the command line does, without the command line: schema and data files, import, export, the
         // demo database, reports.
         .target(name: "RealmTools", dependencies: ["RealmStorage"]),
         // SQLite's C API, used only by the benchmark program for side-by-side runs.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(name: "realm-browser", dependencies: [
-            "RealmStorage", "RealmTools", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "RealmStorage", "RealmQuery", "RealmTools", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "CSQLite"]),
+        .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "RealmQuery", "CSQLite"]),
         // A child process for the crash and multi-process tests.
         .executableTarget(name: "realm-storage-worker", dependencies: ["RealmStorage"]),
         // Helpers shared by the test targets: temporary directories, a seeded PRNG.
         .target(name: "TestSupport", dependencies: ["RealmTools"], path: "Tests/TestSupport"),
+        .testTarget(name: "RealmQueryTests", dependencies: ["RealmQuery", "TestSupport"]),
         .testTarget(name: "RealmDBTests", dependencies: ["RealmDB", "TestSupport", "realm-storage-worker"]),
         .testTarget(name: "RealmToolsTests", dependencies: ["RealmTools", "TestSupport", "realm-browser", "realm-storage-worker"]),
         .testTarget(

@@ -41,6 +41,18 @@ public final class LinkingObjects<Element: Object> {
         return r.filter(isIncluded)
     }
 
+    /// The linking objects matching a query; see `Results.filter(_:_:)`.
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        guard let r = results else { preconditionFailure("queries on unmanaged LinkingObjects are not supported") }
+        return r.filterOrFail(predicateFormat, args)
+    }
+
+    /// `filter(_:_:)` that throws `RealmError.query` instead of stopping.
+    public func filter(query: String, arguments: [Any] = []) throws -> Results<Element> {
+        guard let r = results else { preconditionFailure("queries on unmanaged LinkingObjects are not supported") }
+        return try r.filter(query: query, arguments: arguments)
+    }
+
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         guard let r = results else { preconditionFailure("queries on unmanaged LinkingObjects are not supported") }
         return r.sorted(byKeyPath: keyPath, ascending: ascending)

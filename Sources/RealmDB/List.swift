@@ -173,6 +173,10 @@ extension List where Element: Object {
     }
 
     public func filter(_ isIncluded: @escaping (Element) -> Bool) -> Results<Element> { results.filter(isIncluded) }
+    /// The list's objects matching a query (list order kept); see `Results.filter(_:_:)`.
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> { results.filterOrFail(predicateFormat, args) }
+    /// `filter(_:_:)` that throws `RealmError.query` instead of stopping.
+    public func filter(query: String, arguments: [Any] = []) throws -> Results<Element> { try results.filter(query: query, arguments: arguments) }
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         results.sorted(byKeyPath: keyPath, ascending: ascending)
     }

@@ -1,3 +1,4 @@
+import RealmQuery
 import RealmStorage
 
 /// Every error the object API reports. Each case says what failed and where; none carries user values.
@@ -37,6 +38,8 @@ public enum RealmError: Error, Equatable, Sendable, CustomStringConvertible {
     case readOnly(path: String)
     /// A notification block was added inside a write transaction (add it before `beginWrite`).
     case observeInWriteTransaction
+    /// A query does not parse or does not fit the class; the error has the message, column and caret line.
+    case query(QueryError)
 
     public var description: String {
         switch self {
@@ -64,6 +67,7 @@ public enum RealmError: Error, Equatable, Sendable, CustomStringConvertible {
         case .readOnly(let p): return "\(p): the Realm is read-only"
         case .observeInWriteTransaction:
             return "cannot add a notification block inside a write transaction; add it before beginWrite()"
+        case .query(let e): return e.description
         }
     }
 }

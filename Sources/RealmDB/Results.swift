@@ -1,4 +1,5 @@
 import Foundation
+import RealmQuery
 import RealmStorage
 
 protocol _AnyResults {
@@ -32,6 +33,8 @@ public struct Results<Element: Object> {
         case filter((Element) -> Bool)
         case sort([SortDescriptor])
         case distinct([String])
+        /// A query in the query language, with its arguments (RealmQuery); includes its SORT/DISTINCT/LIMIT.
+        case query(Query, [QueryArgument])
     }
 
     public let realm: Realm?
@@ -99,10 +102,20 @@ public struct Results<Element: Object> {
     }
 
     private func evaluate(_ realm: Realm) throws -> [ObjectKey] {
-        var keys = try baseKeys(realm)
+        var operations = self.operations[...]
+        var keys: [ObjectKey]
+        // A query first on a whole class is planned over the table (indexes, column scans), not over its keys.
+        if case .table = source, case .query(let q, let args)? = operations.first {
+            keys = try evaluateQuery(q, args, realm, nil)
+            operations = operations.dropFirst()
+        } else {
+            keys = try baseKeys(realm)
+        }
         let name = className
         for op in operations {
             switch op {
+            case .query(let q, let args):
+                keys = try evaluateQuery(q, args, realm, keys)
             case .filter(let isIncluded):
                 keys = keys.filter { isIncluded(object(realm, name, $0)) }
             case .sort(let descriptors):

@@ -129,7 +129,8 @@ struct Workload {
 enum Workloads {
     static let keys = [
         "insert", "single-commits", "count-range", "sum-range", "indexed-eq",
-        "non-indexed-eq", "pk-lookup", "iterate-all", "update-all", "delete-all",
+        "non-indexed-eq", "pk-lookup", "iterate-all", "insert-dogs", "q-count-range", "q-contains", "q-indexed-eq",
+        "q-link", "q-sort", "update-all", "delete-all",
     ]
 
     /// "Count Range" and "count range" both name `count-range`.
@@ -153,6 +154,9 @@ enum Workloads {
         let names = (0..<indexedLookups).map { _ in "name-\(rng.next(below: PeopleGenerator.nameCount))" }
         let ids = (0..<primaryKeyLookups).map { _ in rng.next(below: n) }
         let reads = options.repeats
+        // Dogs for the query through a link: one per four people, owners spread over the ids.
+        let dogOwners = (0..<max(1, n / 4)).map { ($0 &* 7919) % n }
+        let ownerNames = Array(names.prefix(1_000))
         let singlesTitle = options.singleCommits % 1_000 == 0
             ? "\(options.singleCommits / 1_000)k single commits" : "\(options.singleCommits) single commits"
 
@@ -175,6 +179,18 @@ enum Workloads {
                      run: { try $0.lookupAges(ids: ids) }, check: nil),
             Workload(key: "iterate-all", title: "iterate all", repeats: reads,
                      run: { try $0.iterateAll() }, check: nil),
+            Workload(key: "insert-dogs", title: "insert \(dogOwners.count) dogs", repeats: 1,
+                     run: { try $0.insertDogs(owners: dogOwners) }, check: nil),
+            Workload(key: "q-count-range", title: "query age BETWEEN", repeats: reads,
+                     run: { try $0.queryAgeRange(ageRange) }, check: nil),
+            Workload(key: "q-contains", title: "query CONTAINS[c]", repeats: reads,
+                     run: { try $0.queryCityContains("ON") }, check: nil),
+            Workload(key: "q-indexed-eq", title: "query indexed ==", repeats: reads,
+                     run: { try $0.queryNames(names) }, check: nil),
+            Workload(key: "q-link", title: "query owner.name ==", repeats: reads,
+                     run: { try $0.queryDogsByOwnerName(ownerNames) }, check: nil),
+            Workload(key: "q-sort", title: "query SORT(name)", repeats: reads,
+                     run: { try $0.querySortByName() }, check: nil),
             Workload(key: "update-all", title: "update all", repeats: 1,
                      run: { try $0.incrementAllAges() },
                      check: ("sum(age)", { try $0.sumAge(in: everyAge) })),
@@ -182,7 +198,11 @@ enum Workloads {
                      run: { try $0.deleteAll() },
                      check: ("count", { try $0.countAge(in: everyAge) })),
         ]
-        return all.filter { $0.key == "insert" || options.only?.contains($0.key) ?? true }
+        return all.filter { w in
+            // The link query needs the dogs.
+            w.key == "insert" || options.only?.contains(w.key) ?? true
+                || (w.key == "insert-dogs" && options.only?.contains("q-link") == true)
+        }
     }
 }
 

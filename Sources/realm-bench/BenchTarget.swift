@@ -23,6 +23,21 @@ protocol BenchTarget: AnyObject {
     /// when opening.
     func setUp(directory: String) throws
 
+    /// Query workloads (RealmQuery on the engine, the equivalent SQL on SQLite). `insertDogs` creates a
+    /// `Dog` class (name, owner → Person; SQLite: an index on `owner`, as backlinks index it here) with dog
+    /// `i` owned by person `owners[i]`.
+    func insertDogs(owners: [Int]) throws -> Int
+    /// The ids of people with age in the range, collected (`age BETWEEN {lo, hi}`): their number.
+    func queryAgeRange(_ range: ClosedRange<Int>) throws -> Int
+    /// `city CONTAINS[c] needle` (ASCII needle; SQLite `LIKE '%needle%'`): the number of ids.
+    func queryCityContains(_ needle: String) throws -> Int
+    /// `name == $0` for each name, the query prepared once: total ids.
+    func queryNames(_ names: [String]) throws -> Int
+    /// `owner.name == $0` on Dog for each name: total dogs.
+    func queryDogsByOwnerName(_ names: [String]) throws -> Int
+    /// Every person sorted by name (ties by id): a checksum of the ids in order.
+    func querySortByName() throws -> Int
+
     /// Workload `insert N`: creates the `Person` schema (id primary key, name
     /// indexed, city not indexed, age, score, active) and inserts `people` in
     /// ONE transaction, the index maintained while inserting.

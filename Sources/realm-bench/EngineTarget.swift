@@ -1,6 +1,10 @@
 // The engine side of the comparison, through RealmStorage's own API: snapshots for reads, one write
 // transaction per write workload, durable commits (one fdatasync each).
 
+#if canImport(Glibc)
+import Glibc
+#endif
+import RealmQuery
 import RealmStorage
 
 final class EngineTarget: BenchTarget {
@@ -145,8 +149,59 @@ final class EngineTarget: BenchTarget {
     }
 
     func tearDown() { db = nil }
-}
 
-#if canImport(Glibc)
-import Glibc
-#endif
+    // MARK: Queries (RealmQuery)
+
+    func insertDogs(owners: [Int]) throws -> Int {
+        try database.write { tx in
+            try tx.createClass(ClassSchema(name: "Dog", properties: [
+                PropertySchema(name: "name", type: .string), .link("owner", to: "Person"),
+            ]))
+            let people = try tx.table("Person")
+            let t = try tx.table("Dog")
+            let columns = try ["name", "owner"].map { try tx.property(t, $0) }
+            for (i, o) in owners.enumerated() {
+                guard let owner = try tx.object(people, primaryKey: .int(Int64(o))) else { continue }
+                try tx.createObject(t, columns: columns, values: [.string("dog-\(i)"), .link(owner)])
+            }
+        }
+        return owners.count
+    }
+
+    private func run(_ text: String, on cls: String, _ args: [QueryArgument] = []) throws -> [ObjectKey] {
+        try database.read { s in try Query.evaluate(text, on: cls, in: s, arguments: args) }
+    }
+
+    func queryAgeRange(_ range: ClosedRange<Int>) throws -> Int {
+        try run("age BETWEEN {$0, $1}", on: "Person", [.value(.int(Int64(range.lowerBound))), .value(.int(Int64(range.upperBound)))]).count
+    }
+
+    func queryCityContains(_ needle: String) throws -> Int {
+        try run("city CONTAINS[c] $0", on: "Person", [.value(.string(needle))]).count
+    }
+
+    func queryNames(_ names: [String]) throws -> Int {
+        let q = try Query.parse("name == $0")
+        return try database.read { s in
+            var total = 0
+            for n in names { total += try q.bind(to: "Person", in: s, arguments: [.value(.string(n))]).evaluate(in: s).count }
+            return total
+        }
+    }
+
+    func queryDogsByOwnerName(_ names: [String]) throws -> Int {
+        let q = try Query.parse("owner.name == $0")
+        return try database.read { s in
+            var total = 0
+            for n in names { total += try q.bind(to: "Dog", in: s, arguments: [.value(.string(n))]).evaluate(in: s).count }
+            return total
+        }
+    }
+
+    func querySortByName() throws -> Int {
+        var h: UInt64 = 0
+        // A required int primary key is the object key: id + 2^62 (DECISIONS 13).
+        for k in try run("TRUEPREDICATE SORT(name ASC)", on: "Person") { h = h &* 31 &+ (k.rawValue &- (1 << 62)) }
+        return Int(bitPattern: UInt(h))
+    }
+}

@@ -130,6 +130,71 @@ final class SQLiteTarget: BenchTarget {
         }
     }
 
+    // MARK: Queries (the SQL equivalent of each RealmQuery workload)
+
+    func insertDogs(owners: [Int]) throws -> Int {
+        try exec("BEGIN")
+        try exec("CREATE TABLE dog (id INTEGER PRIMARY KEY, name TEXT NOT NULL, owner INTEGER REFERENCES person(id))")
+        try exec("CREATE INDEX dog_owner ON dog(owner)")
+        let stmt = try statement("INSERT INTO dog (id, name, owner) VALUES (?1, ?2, ?3)")
+        for (i, o) in owners.enumerated() {
+            try bind(stmt, 1, i)
+            try bind(stmt, 2, "dog-\(i)")
+            try bind(stmt, 3, o)
+            try stepDone(stmt, "INSERT dog")
+        }
+        try exec("COMMIT")
+        return owners.count
+    }
+
+    private func countRows(_ stmt: OpaquePointer, _ context: String) throws -> Int {
+        var ids: [Int] = []
+        while try stepRow(stmt, context) { ids.append(Int(sqlite3_column_int64(stmt, 0))) }
+        sqlite3_reset(stmt)
+        return ids.count
+    }
+
+    func queryAgeRange(_ range: ClosedRange<Int>) throws -> Int {
+        try readTransaction {
+            let stmt = try statement("SELECT id FROM person WHERE age BETWEEN ?1 AND ?2")
+            try bind(stmt, 1, range.lowerBound)
+            try bind(stmt, 2, range.upperBound)
+            return try countRows(stmt, "query age range")
+        }
+    }
+
+    func queryCityContains(_ needle: String) throws -> Int {
+        try readTransaction {
+            let stmt = try statement("SELECT id FROM person WHERE city LIKE '%' || ?1 || '%'")
+            try bind(stmt, 1, needle)
+            return try countRows(stmt, "query city contains")
+        }
+    }
+
+    func queryNames(_ names: [String]) throws -> Int { try lookupNames(names) }
+
+    func queryDogsByOwnerName(_ names: [String]) throws -> Int {
+        try readTransaction {
+            let stmt = try statement("SELECT dog.id FROM dog JOIN person ON person.id = dog.owner WHERE person.name = ?1")
+            var total = 0
+            for n in names {
+                try bind(stmt, 1, n)
+                total += try countRows(stmt, "query dogs by owner name")
+            }
+            return total
+        }
+    }
+
+    func querySortByName() throws -> Int {
+        try readTransaction {
+            let stmt = try statement("SELECT id FROM person ORDER BY name, id")
+            var h: UInt64 = 0
+            while try stepRow(stmt, "query sort") { h = h &* 31 &+ UInt64(bitPattern: sqlite3_column_int64(stmt, 0)) }
+            sqlite3_reset(stmt)
+            return Int(bitPattern: UInt(h))
+        }
+    }
+
     func countCity(_ city: String) throws -> Int {
         try readTransaction {
             let stmt = try statement("SELECT count(*) FROM person WHERE city = ?1")

@@ -1,0 +1,473 @@
+import RealmStorage
+
+extension Query {
+    /// Resolves the query against `className` in `schema`: every key path, type and argument is checked here,
+    /// so a bound query only fails at run time on storage errors.
+    public func bind(to className: String, in schema: QuerySchema, arguments: [QueryArgument] = []) throws(QueryError) -> BoundQuery {
+        var b = Binder(query: self, schema: schema, arguments: arguments)
+        guard schema.classSchema(className) != nil else {
+            throw QueryError(.unknownClass, "no class named '\(className)'", query: text, range: SourceRange(0, 0))
+        }
+        let p = try b.bind(predicate, on: className, variables: [:])
+        var ordering: [BoundOrdering] = []
+        for o in self.ordering {
+            switch o {
+            case .sort(let keys):
+                var bound: [(BoundPath, Bool)] = []
+                for k in keys { bound.append((try b.orderingPath(k.keyPath, on: className, clause: "SORT"), k.ascending)) }
+                ordering.append(.sort(bound))
+            case .distinct(let paths):
+                var bound: [BoundPath] = []
+                for k in paths { bound.append(try b.orderingPath(k, on: className, clause: "DISTINCT")) }
+                ordering.append(.distinct(bound))
+            case .limit(let n, _): ordering.append(.limit(n))
+            }
+        }
+        return BoundQuery(className: className, query: self, predicate: p, ordering: ordering)
+    }
+}
+
+struct Binder {
+    let query: Query
+    let schema: QuerySchema
+    let arguments: [QueryArgument]
+
+    func fail(_ kind: QueryError.Kind, _ message: String, _ range: SourceRange) -> QueryError {
+        QueryError(kind, message, query: query.text, range: range)
+    }
+
+    func classSchema(_ name: String, _ range: SourceRange) throws(QueryError) -> ClassSchema {
+        guard let c = schema.classSchema(name) else { throw fail(.unknownClass, "no class named '\(name)'", range) }
+        return c
+    }
+
+    // MARK: Predicates
+
+    mutating func bind(_ p: Predicate, on cls: String, variables: [String: String]) throws(QueryError) -> BoundPredicate {
+        switch p {
+        case .constant(let b, _): return .constant(b)
+        case .and(let ps):
+            var out: [BoundPredicate] = []
+            for x in ps { out.append(try bind(x, on: cls, variables: variables)) }
+            return .and(out)
+        case .or(let ps):
+            var out: [BoundPredicate] = []
+            for x in ps { out.append(try bind(x, on: cls, variables: variables)) }
+            return .or(out)
+        case .not(let x, _): return .not(try bind(x, on: cls, variables: variables))
+        case .comparison(let c): return try bind(c, on: cls, variables: variables)
+        }
+    }
+
+    mutating func operand(_ e: Expression, on cls: String, variables: [String: String]) throws(QueryError) -> BoundOperand {
+        switch e {
+        case .keyPath(let k): return .path(try path(k, on: cls, variables: variables))
+        case .literal(let l, let r): return .constant([l.value], isList: false, r)
+        case .argument(let n, let r):
+            guard n < arguments.count else {
+                throw fail(.invalidArgument, "no value for argument $\(n): \(arguments.count == 1 ? "1 argument was" : "\(arguments.count) arguments were") given", r)
+            }
+            switch arguments[n] {
+            case .value(let v): return .constant([v], isList: false, r)
+            case .list(let vs): return .constant(vs, isList: true, r)
+            }
+        case .list(let items, let r):
+            var values: [Value] = []
+            for item in items {
+                guard case .constant(let vs, let isList, let ir) = try operand(item, on: cls, variables: variables) else {
+                    throw fail(.invalidQuery, "a list in braces holds values, not key paths", item.range)
+                }
+                if isList { throw fail(.invalidArgument, "an argument holding several values cannot be an element of a list", ir) }
+                values.append(contentsOf: vs)
+            }
+            return .constant(values, isList: true, r)
+        case .subqueryCount(let s, let r):
+            let collection = try path(s.collection, on: cls, variables: variables)
+            guard collection.kind.isMulti, collection.kind.type == .link, let element = collection.kind.objectClass else {
+                throw fail(.invalidQuery, "the first argument of SUBQUERY must be a list of objects", s.collection.range)
+            }
+            if variables[s.variable] != nil {
+                throw fail(.invalidQuery, "variable $\(s.variable) is already in use", r)
+            }
+            var inner = variables
+            inner[s.variable] = element
+            let p = try bind(s.predicate, on: element, variables: inner)
+            return .subqueryCount(collection: collection, elementClass: element, predicate: p, r)
+        }
+    }
+
+    mutating func bind(_ c: Comparison, on cls: String, variables: [String: String]) throws(QueryError) -> BoundPredicate {
+        var lhs = try operand(c.lhs, on: cls, variables: variables)
+        var rhs = try operand(c.rhs, on: cls, variables: variables)
+        var op = c.op
+        var quantifier = c.quantifier
+
+        // A value on the left and a key path on the right: `5.5 IN items.price`, `NULL != name`.
+        if case .constant(_, let isList, let r) = lhs, !isList, case .path = rhs {
+            if op == .in {
+                op = .equal
+            } else if let f = op.flipped {
+                op = f
+            } else {
+                throw fail(.invalidQuery, "the left side of \(op.rawValue) must be a key path", r)
+            }
+            if quantifier != nil { throw fail(.invalidQuery, "\(quantifier!.rawValue) needs a key path on its left", r) }
+            swap(&lhs, &rhs)
+        }
+        if case .constant(_, true, let r) = lhs {
+            throw fail(.invalidQuery, "a list of values cannot be on the left of '\(op.rawValue)'", r)
+        }
+
+        let lhsKind = kind(of: lhs)
+        if let q = quantifier, !lhsKind.isMulti {
+            throw fail(.invalidQuery, "\(q.rawValue) needs a key path through a list, and '\(c.lhs)' is not one", c.lhs.range)
+        }
+        if quantifier == nil { quantifier = .any }
+
+        // IN: the right side is a list of values, or a key path through a list.
+        if op == .in {
+            switch rhs {
+            case .constant(let vs, let isList, let r):
+                if !isList && vs.count == 1 {
+                    // `x IN $0` with a single value is equality.
+                    _ = r
+                }
+            case .path(let p):
+                guard p.kind.isMulti else {
+                    throw fail(.invalidQuery, "the right side of IN must be a list of values or a key path through a list", p.range)
+                }
+            case .subqueryCount(_, _, _, let r):
+                throw fail(.invalidQuery, "the right side of IN must be a list of values or a key path through a list", r)
+            }
+        } else if op == .between {
+            guard case .constant(let vs, _, let r) = rhs, vs.count == 2 else {
+                throw fail(.invalidQuery, "BETWEEN needs two values, {low, high}", rhs.range)
+            }
+            _ = r
+        } else if case .constant(let vs, true, let r) = rhs {
+            // An argument given as an array outside IN.
+            if vs.count != 1 { throw fail(.invalidArgument, "a list of values needs IN, not '\(op.rawValue)'", r) }
+        }
+
+        try typeCheck(lhs: lhs, lhsKind: lhsKind, op: op, options: c.options, rhs: rhs, comparison: c)
+        return .comparison(BoundComparison(quantifier: quantifier!, lhs: lhs, op: op, options: c.options, rhs: rhs))
+    }
+
+    func kind(of o: BoundOperand) -> ValueKind {
+        switch o {
+        case .constant(let vs, let isList, _):
+            return ValueKind(type: vs.first?.type, objectClass: nil, isMulti: isList, nullable: vs.contains(.null))
+        case .path(let p): return p.kind
+        case .subqueryCount: return ValueKind(type: .int, objectClass: nil, isMulti: false, nullable: false)
+        }
+    }
+
+    // MARK: Types
+
+    static func typeName(_ t: PropertyType?) -> String {
+        guard let t else { return "null" }
+        switch t {
+        case .int, .float, .double, .decimal128: return "a number"
+        case .string: return "a string"
+        case .bool: return "a bool"
+        case .data: return "binary data"
+        case .date: return "a date"
+        case .objectId: return "an object id"
+        case .uuid: return "a uuid"
+        case .link, .linkingObjects, .backlink: return "an object"
+        case .mixed: return "a mixed value"
+        }
+    }
+
+    static func isNumeric(_ t: PropertyType) -> Bool { t == .int || t == .float || t == .double || t == .decimal128 }
+
+    /// Whether values of types `a` and `b` can be compared at all.
+    static func compatible(_ a: PropertyType, _ b: PropertyType) -> Bool {
+        if a == .mixed || b == .mixed { return true }
+        if isNumeric(a) && isNumeric(b) { return true }
+        if (a == .string && b == .data) || (a == .data && b == .string) { return true }
+        return a == b
+    }
+
+    func typeCheck(lhs: BoundOperand, lhsKind: ValueKind, op: Comparison.Operator, options: Comparison.Options,
+                   rhs: BoundOperand, comparison c: Comparison) throws(QueryError) {
+        let lhsText = "'\(c.lhs)'"
+        guard let lt = lhsKind.type else { return }  // mixed or null on the left
+        // Operators that need an order or text.
+        if op.isStringOperator || !options.isEmpty {
+            guard lt == .string || lt == .data || lt == .mixed else {
+                throw fail(.typeMismatch, "\(op.rawValue)\(options.isEmpty ? "" : " with [c]/[d]") applies to strings and binary data, and \(lhsText) is \(Binder.typeName(lt))", c.range)
+            }
+        }
+        if [.less, .lessOrEqual, .greater, .greaterOrEqual, .between].contains(op), lt == .bool || lt == .link || lt == .data {
+            throw fail(.typeMismatch, "'\(op.rawValue)' cannot order \(Binder.typeName(lt)); only == and != apply to \(lhsText)", c.range)
+        }
+        switch rhs {
+        case .constant(let vs, _, let r):
+            for v in vs {
+                guard let vt = v.type else { continue }  // null compares with anything
+                if lt == .link {
+                    if vt == .link { continue }
+                    throw fail(.typeMismatch, "\(lhsText) is a link and cannot be compared with \(Binder.typeName(vt)); compare one of its properties (\(c.lhs).name) or with nil", r)
+                }
+                if op.isStringOperator && !(vt == .string || vt == .data) {
+                    throw fail(.typeMismatch, "\(op.rawValue) needs a string, not \(Binder.typeName(vt))", r)
+                }
+                if !Binder.compatible(lt, vt) {
+                    throw fail(.typeMismatch, "type mismatch: \(lhsText) is \(Binder.typeName(lt)) and cannot be compared with \(Binder.typeName(vt))", r)
+                }
+            }
+        case .path(let p):
+            guard let rt = p.kind.type else { return }
+            if !Binder.compatible(lt, rt) || (lt == .link && p.kind.objectClass != lhsKind.objectClass) {
+                throw fail(.typeMismatch, "type mismatch: \(lhsText) is \(Binder.typeName(lt)) and '\(c.rhs)' is \(Binder.typeName(rt))", p.range)
+            }
+        case .subqueryCount(_, _, _, let r):
+            if !Binder.isNumeric(lt) { throw fail(.typeMismatch, "type mismatch: \(lhsText) is \(Binder.typeName(lt)) and a SUBQUERY count is a number", r) }
+        }
+    }
+
+    // MARK: Key paths
+
+    func path(_ k: KeyPath, on rootClass: String, variables: [String: String]) throws(QueryError) -> BoundPath {
+        var cls = rootClass
+        if let v = k.variable {
+            guard let c = variables[v] else {
+                throw fail(.invalidQuery, "unknown variable $\(v)", k.components.first?.range ?? k.range)
+            }
+            cls = c
+        } else if !variables.isEmpty {
+            let first = k.components.first?.range ?? k.range
+            throw fail(.invalidQuery, "inside SUBQUERY a key path starts with its variable ($\(variables.keys.sorted().joined(separator: ", $")))", first)
+        }
+        var steps: [BoundStep] = []
+        var multi = false
+        var nullable = false
+        var aggType: PropertyType?
+        var aggregateKind: Aggregate?
+        let comps = k.components
+        if comps.isEmpty {
+            // `$x` alone: the element object.
+            return BoundPath(variable: k.variable, steps: [.selfKey], kind: ValueKind(type: .link, objectClass: cls, isMulti: false, nullable: false), range: k.range)
+        }
+        var i = 0
+        func done(_ kind: ValueKind) -> BoundPath {
+            BoundPath(variable: k.variable, steps: steps, kind: kind, range: k.range)
+        }
+        while i < comps.count {
+            let c = comps[i]
+            let isLast = i == comps.count - 1
+            let schema = try classSchema(cls, c.range)
+            if c.name == "@links" {
+                guard i + 1 < comps.count else {
+                    throw fail(.invalidQuery, "@links must be followed by .@count or .Class.property", c.range)
+                }
+                let next = comps[i + 1]
+                if next.name == "@count" || next.name == "@size" {
+                    guard i + 2 == comps.count else { throw fail(.invalidQuery, "nothing can follow @links.@count", comps[i + 2].range) }
+                    steps.append(.allLinksCount(cls: cls))
+                    return done(ValueKind(type: .int, objectClass: nil, isMulti: multi, nullable: false))
+                }
+                guard i + 2 < comps.count else {
+                    throw fail(.invalidQuery, "@links.\(next.name) must name a link property: @links.\(next.name).property", next.range)
+                }
+                let originName = next.name
+                let propComp = comps[i + 2]
+                guard let origin = schema.classSchemaLookup(schema: self.schema, originName) else {
+                    throw fail(.unknownClass, "no class named '\(originName)'", next.range)
+                }
+                guard let op = origin.property(named: propComp.name) else {
+                    throw fail(.unknownProperty, unknownMessage(propComp.name, origin), propComp.range)
+                }
+                guard op.type == .link, op.objectClassName == cls else {
+                    throw fail(.invalidQuery, "'\(originName).\(propComp.name)' is not a link to '\(cls)'", propComp.range)
+                }
+                i += 3
+                try many(.links(cls: cls, origin: originName, originProperty: propComp.name), target: originName)
+                if let p = steps.last, case .many(_, .some, _) = p { return finishAggregate() }
+                continue
+            }
+            if c.name.hasPrefix("@") {
+                throw fail(.invalidQuery, "'\(c.name)' must follow a list (for example items.\(c.name)), or is not a known aggregate", c.range)
+            }
+            guard let p = schema.property(named: c.name) else {
+                throw fail(.unknownProperty, unknownMessage(c.name, schema), c.range)
+            }
+            i += 1
+            if p.type == .linkingObjects {
+                try many(.linkingObjects(cls: cls, prop: p.name, origin: p.objectClassName ?? ""), target: p.objectClassName ?? "")
+                if let s = steps.last, case .many(_, .some, _) = s { return finishAggregate() }
+                continue
+            }
+            if p.type == .link && p.isList {
+                try many(.list(cls: cls, prop: p.name, target: p.objectClassName ?? ""), target: p.objectClassName ?? "")
+                if let s = steps.last, case .many(_, .some, _) = s { return finishAggregate() }
+                continue
+            }
+            if p.type == .link {
+                if isLast {
+                    steps.append(.value(cls: cls, prop: p.name))
+                    return done(ValueKind(type: .link, objectClass: p.objectClassName, isMulti: multi, nullable: true))
+                }
+                steps.append(.toOne(cls: cls, prop: p.name, target: p.objectClassName ?? ""))
+                nullable = true
+                cls = p.objectClassName ?? ""
+                continue
+            }
+            if p.isList {
+                var agg: Aggregate?
+                if i < comps.count {
+                    agg = try aggregate(comps[i])
+                    guard let a = agg else {
+                        throw fail(.invalidQuery, "'\(p.name)' is a list of values; only an aggregate such as @count can follow it", comps[i].range)
+                    }
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '\(comps[i].name)' here", comps[i + 1].range) }
+                    try checkAggregate(a, p.type, comps[i])
+                }
+                steps.append(.primitiveList(cls: cls, prop: p.name, aggregate: agg))
+                if let a = agg {
+                    return done(ValueKind(type: aggregateType(a, p.type), objectClass: nil, isMulti: multi, nullable: a != .count && a != .sum))
+                }
+                return done(ValueKind(type: p.type, objectClass: nil, isMulti: true, nullable: p.isOptional))
+            }
+            // A value.
+            if i < comps.count {
+                let next = comps[i]
+                if (next.name == "@count" || next.name == "@size"), p.type == .string || p.type == .data {
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '\(next.name)'", comps[i + 1].range) }
+                    steps.append(.length(cls: cls, prop: p.name))
+                    return done(ValueKind(type: .int, objectClass: nil, isMulti: multi, nullable: p.isOptional || nullable))
+                }
+                if next.name.hasPrefix("@") {
+                    throw fail(.invalidQuery, "'\(next.name)' needs a list, and '\(p.name)' is \(Binder.typeName(p.type))", next.range)
+                }
+                throw fail(.invalidQuery, "'\(p.name)' is \(Binder.typeName(p.type)), not a link: '\(next.name)' cannot follow it", next.range)
+            }
+            steps.append(.value(cls: cls, prop: p.name))
+            return done(ValueKind(type: p.type, objectClass: nil, isMulti: multi, nullable: p.isOptional || nullable || p.type == .mixed))
+        }
+        // Ended on a collection of objects: its elements.
+        steps.append(.selfKey)
+        return done(ValueKind(type: .link, objectClass: cls, isMulti: multi, nullable: false))
+
+        // Local helpers (nested functions capture the loop state).
+        func many(_ source: ManySource, target: String) throws(QueryError) {
+            if i < comps.count, let a = try aggregate(comps[i]) {
+                let aggComp = comps[i]
+                var aggProp: String?
+                if a != .count {
+                    guard i + 1 < comps.count else {
+                        throw fail(.invalidQuery, "\(a.rawValue) of a list of objects needs a property: \(aggComp.name).property", aggComp.range)
+                    }
+                    let pc = comps[i + 1]
+                    let ts = try classSchema(target, pc.range)
+                    guard let tp = ts.property(named: pc.name) else { throw fail(.unknownProperty, unknownMessage(pc.name, ts), pc.range) }
+                    guard !tp.isList, tp.type != .link, tp.type != .linkingObjects else {
+                        throw fail(.invalidQuery, "\(a.rawValue) needs a property holding values, and '\(pc.name)' is not one", pc.range)
+                    }
+                    try checkAggregate(a, tp.type, aggComp)
+                    aggProp = tp.name
+                    aggType = aggregateType(a, tp.type)
+                    i += 2
+                } else {
+                    aggType = .int
+                    i += 1
+                }
+                if i < comps.count { throw fail(.invalidQuery, "nothing can follow an aggregate", comps[i].range) }
+                steps.append(.many(source, aggregate: a, aggregateProperty: aggProp))
+                aggregateKind = a
+                return
+            }
+            steps.append(.many(source, aggregate: nil, aggregateProperty: nil))
+            multi = true
+            cls = target
+        }
+        func finishAggregate() -> BoundPath {
+            done(ValueKind(type: aggType, objectClass: nil, isMulti: multi,
+                           nullable: aggregateKind != .count && aggregateKind != .sum))
+        }
+    }
+
+    func aggregate(_ c: KeyPath.Component) throws(QueryError) -> Aggregate? {
+        switch c.name {
+        case "@count", "@size": return .count
+        case "@min": return .min
+        case "@max": return .max
+        case "@sum": return .sum
+        case "@avg": return .avg
+        default:
+            if c.name.hasPrefix("@") { throw fail(.invalidQuery, "unknown aggregate '\(c.name)'; expected @count, @size, @min, @max, @sum or @avg", c.range) }
+            return nil
+        }
+    }
+
+    func checkAggregate(_ a: Aggregate, _ t: PropertyType, _ c: KeyPath.Component) throws(QueryError) {
+        switch a {
+        case .count: return
+        case .min, .max:
+            if Binder.isNumeric(t) || t == .date || t == .mixed { return }
+        case .sum, .avg:
+            if Binder.isNumeric(t) || t == .mixed { return }
+        }
+        throw fail(.typeMismatch, "\(a.rawValue) cannot apply to \(Binder.typeName(t))", c.range)
+    }
+
+    func aggregateType(_ a: Aggregate, _ t: PropertyType) -> PropertyType? {
+        switch a {
+        case .count: return .int
+        case .min, .max: return t == .mixed ? nil : t
+        case .sum: return t == .mixed ? nil : (t == .float ? .double : t)
+        case .avg: return t == .decimal128 ? .decimal128 : (t == .mixed ? nil : .double)
+        }
+    }
+
+    func unknownMessage(_ name: String, _ c: ClassSchema) -> String {
+        var m = "unknown property '\(name)' on class '\(c.name)'"
+        if let s = Binder.suggestion(name, c.properties.map(\.name)) { m += "; did you mean '\(s)'?" }
+        return m
+    }
+
+    /// The closest name by edit distance (case-insensitive), if close enough to be a likely typo.
+    static func suggestion(_ name: String, _ candidates: [String]) -> String? {
+        let n = Array(name.lowercased().unicodeScalars)
+        var best: (String, Int)?
+        for c in candidates {
+            let d = editDistance(n, Array(c.lowercased().unicodeScalars))
+            if d <= max(2, n.count / 3), best == nil || d < best!.1 { best = (c, d) }
+        }
+        return best?.0
+    }
+
+    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var prev = Array(0...b.count)
+        var cur = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            cur[0] = i
+            for j in 1...b.count {
+                cur[j] = Swift.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&prev, &cur)
+        }
+        return prev[b.count]
+    }
+
+    /// A key path for SORT or DISTINCT: to-one links only, ending at a value.
+    func orderingPath(_ k: KeyPath, on cls: String, clause: String) throws(QueryError) -> BoundPath {
+        let p = try path(k, on: cls, variables: [:])
+        for s in p.steps {
+            switch s {
+            case .toOne, .value: continue
+            default:
+                throw fail(.invalidQuery, "\(clause) key path '\(k)' must lead through to-one links to a value", k.range)
+            }
+        }
+        return p
+    }
+}
+
+
+extension ClassSchema {
+    func classSchemaLookup(schema: QuerySchema, _ name: String) -> ClassSchema? { schema.classSchema(name) }
+}

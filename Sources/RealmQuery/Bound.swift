@@ -1,0 +1,121 @@
+import RealmStorage
+
+/// Where the binder looks classes up: a snapshot, or the object layer's model schema.
+public protocol QuerySchema {
+    func classSchema(_ name: String) -> ClassSchema?
+}
+
+extension Snapshot: QuerySchema {}
+
+/// A value a caller binds to `$0`, `$1`, ...: one value, or several for `IN $0`.
+public enum QueryArgument: Hashable, Sendable {
+    case value(Value)
+    case list([Value])
+}
+
+enum Aggregate: String, Sendable {
+    case count = "@count", min = "@min", max = "@max", sum = "@sum", avg = "@avg"
+}
+
+/// One step of a key path, resolved against the schema (names only; handles come at execution).
+enum BoundStep: Sendable {
+    /// A to-one link followed to the target object (null stops the walk).
+    case toOne(cls: String, prop: String, target: String)
+    /// A collection of objects (list of links, linking objects or `@links.Class.property`), optionally
+    /// aggregated; without an aggregate each element continues the walk.
+    case many(ManySource, aggregate: Aggregate?, aggregateProperty: String?)
+    /// The value of a property (a link gives `.link(key)` or `.null`).
+    case value(cls: String, prop: String)
+    /// The elements of a list of values, optionally aggregated.
+    case primitiveList(cls: String, prop: String, aggregate: Aggregate?)
+    /// `@count`/`@size` of a string or data value: its length in bytes.
+    case length(cls: String, prop: String)
+    /// `@links.@count`: the number of incoming links from every class and property.
+    case allLinksCount(cls: String)
+    /// The object reached so far, as `.link(key)` (a path ending at a list of objects, `$x` alone).
+    case selfKey
+}
+
+enum ManySource: Sendable {
+    case list(cls: String, prop: String, target: String)
+    case linkingObjects(cls: String, prop: String, origin: String)
+    case links(cls: String, origin: String, originProperty: String)
+
+    var targetClass: String {
+        switch self {
+        case .list(_, _, let t): return t
+        case .linkingObjects(_, _, let o): return o
+        case .links(_, let o, _): return o
+        }
+    }
+}
+
+/// What a key path yields, for type checks.
+struct ValueKind: Sendable {
+    /// nil: any type (mixed).
+    var type: PropertyType?
+    /// The class of the objects for links.
+    var objectClass: String?
+    /// Several values per object (ANY by default).
+    var isMulti: Bool
+    /// Whether null can occur.
+    var nullable: Bool
+}
+
+struct BoundPath: Sendable {
+    /// The variable the path starts from, nil for the queried object.
+    var variable: String?
+    var steps: [BoundStep]
+    var kind: ValueKind
+    var range: SourceRange
+    /// The whole path is a single non-list property of the object itself (a column scan applies).
+    var directProperty: String? {
+        guard variable == nil, steps.count == 1, case .value(_, let p) = steps[0] else { return nil }
+        return p
+    }
+}
+
+/// A side of a comparison.
+indirect enum BoundOperand: Sendable {
+    case constant([Value], isList: Bool, SourceRange)
+    case path(BoundPath)
+    case subqueryCount(collection: BoundPath, elementClass: String, predicate: BoundPredicate, SourceRange)
+
+    var range: SourceRange {
+        switch self {
+        case .constant(_, _, let r): return r
+        case .path(let p): return p.range
+        case .subqueryCount(_, _, _, let r): return r
+        }
+    }
+}
+
+struct BoundComparison: Sendable {
+    var quantifier: Comparison.Quantifier
+    var lhs: BoundOperand
+    var op: Comparison.Operator
+    var options: Comparison.Options
+    var rhs: BoundOperand
+}
+
+indirect enum BoundPredicate: Sendable {
+    case constant(Bool)
+    case and([BoundPredicate])
+    case or([BoundPredicate])
+    case not(BoundPredicate)
+    case comparison(BoundComparison)
+}
+
+/// A query resolved against a class: ready to plan and run.
+public struct BoundQuery: Sendable {
+    public let className: String
+    public let query: Query
+    let predicate: BoundPredicate
+    let ordering: [BoundOrdering]
+}
+
+enum BoundOrdering: Sendable {
+    case sort([(path: BoundPath, ascending: Bool)])
+    case distinct([BoundPath])
+    case limit(Int)
+}

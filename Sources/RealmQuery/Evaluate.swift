@@ -1,0 +1,88 @@
+import RealmStorage
+
+extension BoundQuery {
+    /// The keys of the matching objects of the class, in key order, then sorted, made distinct and limited by
+    /// the query's ordering clauses in the order written. A class missing from the snapshot has no objects.
+    public func evaluate(in snapshot: Snapshot) throws -> [ObjectKey] {
+        guard snapshot.classSchema(className) != nil else { return [] }
+        let ex = Executor(snapshot)
+        let root = try compile(predicate, on: className, ex)
+        var keys: [ObjectKey]
+        if let k = try root.indexed() {
+            keys = k
+        } else {
+            keys = []
+            var rows: [Int32] = []
+            try snapshot.scan(ex.table(className)) { leaf in
+                rows.removeAll(keepingCapacity: true)
+                for i in 0..<leaf.count { rows.append(Int32(i)) }
+                try root.filter(leaf, &rows)
+                for r in rows { keys.append(leaf.key(Int(r))) }
+                return true
+            }
+        }
+        return try applyOrdering(keys, ex, keysAreSorted: true)
+    }
+
+    /// The objects among `keys` (a list's elements, in list order, duplicates kept) that match, then the
+    /// ordering clauses.
+    public func evaluate(in snapshot: Snapshot, keys: [ObjectKey]) throws -> [ObjectKey] {
+        guard snapshot.classSchema(className) != nil else { return [] }
+        let ex = Executor(snapshot)
+        let root = try compile(predicate, on: className, ex)
+        var verdicts: [ObjectKey: Bool] = [:]
+        var out: [ObjectKey] = []
+        for k in keys {
+            if let v = verdicts[k] {
+                if v { out.append(k) }
+                continue
+            }
+            let v = try root.matches(k)
+            verdicts[k] = v
+            if v { out.append(k) }
+        }
+        return try applyOrdering(out, ex, keysAreSorted: false)
+    }
+
+    /// Whether one object matches the predicate (the ordering clauses do not apply).
+    public func matches(_ key: ObjectKey, in snapshot: Snapshot) throws -> Bool {
+        try compile(predicate, on: className, Executor(snapshot)).matches(key)
+    }
+
+    func applyOrdering(_ keys: [ObjectKey], _ ex: Executor, keysAreSorted: Bool) throws -> [ObjectKey] {
+        var keys = keys
+        var sorted = keysAreSorted
+        for o in ordering {
+            switch o {
+            case .sort(let descriptors):
+                keys = try Sorter(ex, className).sort(keys, descriptors, keysAreSorted: sorted)
+                sorted = false
+            case .distinct(let paths):
+                keys = try Sorter(ex, className).distinct(keys, paths)
+            case .limit(let n):
+                if keys.count > n { keys.removeLast(keys.count - n) }
+            }
+        }
+        return keys
+    }
+}
+
+/// Builds the executable nodes of a bound predicate.
+func compile(_ p: BoundPredicate, on cls: String, _ ex: Executor) throws -> Node {
+    switch p {
+    case .constant(let b): return ConstantNode(b)
+    case .and(let ps): return AndNode(try ps.map { try compile($0, on: cls, ex) })
+    case .or(let ps): return OrNode(try ps.map { try compile($0, on: cls, ex) })
+    case .not(let x): return NotNode(try compile(x, on: cls, ex))
+    case .comparison(let c):
+        if case .path(let path) = c.lhs, let prop = path.directProperty, c.quantifier == .any,
+           case .constant(let values, let isList, _) = c.rhs {
+            return try ColumnNode(ex, cls: cls, prop: prop, op: c.op, options: c.options, constants: values, isList: isList)
+        }
+        func sub(_ o: BoundOperand) throws -> (BoundPath, Node)? {
+            guard case .subqueryCount(let collection, let element, let predicate, _) = o else { return nil }
+            return (collection, try compile(predicate, on: element, ex))
+        }
+        return GenericNode(ex, c, lhsSubquery: try sub(c.lhs), rhsSubquery: try sub(c.rhs))
+    }
+}

@@ -1,0 +1,150 @@
+import RealmStorage
+
+/// Resolves names to handles once per evaluation and gathers key-path values of single objects.
+final class Executor {
+    let snapshot: Snapshot
+    private var tables: [String: TableHandle] = [:]
+    private var handles: [String: PropertyHandle] = [:]
+    private var schemas: [String: ClassSchema] = [:]
+
+    init(_ snapshot: Snapshot) { self.snapshot = snapshot }
+
+    func table(_ name: String) throws -> TableHandle {
+        if let t = tables[name] { return t }
+        let t = try snapshot.table(name)
+        tables[name] = t
+        return t
+    }
+
+    func handle(_ cls: String, _ prop: String) throws -> PropertyHandle {
+        let k = cls + "\u{0}" + prop
+        if let h = handles[k] { return h }
+        let h = try snapshot.property(table(cls), prop)
+        handles[k] = h
+        return h
+    }
+
+    func schema(_ cls: String, _ prop: String) -> PropertySchema? {
+        if schemas[cls] == nil { schemas[cls] = snapshot.classSchema(cls) }
+        return schemas[cls]?.property(named: prop)
+    }
+
+    // MARK: Gathering values
+
+    /// Appends the values `path` yields for the object `key` (one for a scalar path, any number through lists).
+    func gather(_ path: BoundPath, _ key: ObjectKey, into out: inout [Value]) throws {
+        try gather(path.steps, 0, key, &out)
+    }
+
+    private func gather(_ steps: [BoundStep], _ i: Int, _ key: ObjectKey, _ out: inout [Value]) throws {
+        switch steps[i] {
+        case .toOne(let cls, let prop, _):
+            if case .link(let k) = try snapshot.value(key, handle(cls, prop)) {
+                try gather(steps, i + 1, k, &out)
+            } else if !steps[(i + 1)...].contains(where: { if case .many(_, nil, _) = $0 { return true }; if case .primitiveList(_, _, nil) = $0 { return true }; return false }) {
+                // Through a null link a path gives null (unless a list follows: then no values at all).
+                out.append(.null)
+            }
+        case .many(let source, let aggregate, let aggregateProperty):
+            let keys = try collection(source, key)
+            if let aggregate {
+                if aggregate == .count {
+                    out.append(.int(Int64(keys.count)))
+                } else {
+                    let h = try handle(source.targetClass, aggregateProperty!)
+                    var values: [Value] = []
+                    values.reserveCapacity(keys.count)
+                    for k in keys { values.append(try snapshot.value(k, h)) }
+                    out.append(Executor.aggregate(aggregate, values))
+                }
+            } else {
+                for k in keys { try gather(steps, i + 1, k, &out) }
+            }
+        case .value(let cls, let prop):
+            out.append(try snapshot.value(key, handle(cls, prop)))
+        case .primitiveList(let cls, let prop, let aggregate):
+            let values = try snapshot.list(key, handle(cls, prop))
+            if let aggregate { out.append(Executor.aggregate(aggregate, values)) } else { out.append(contentsOf: values) }
+        case .length(let cls, let prop):
+            switch try snapshot.value(key, handle(cls, prop)) {
+            case .string(let s): out.append(.int(Int64(s.utf8.count)))
+            case .data(let d): out.append(.int(Int64(d.count)))
+            default: out.append(.null)
+            }
+        case .allLinksCount(let cls):
+            let all = try snapshot.allBacklinks(key, in: table(cls))
+            out.append(.int(Int64(all.reduce(0) { $0 + $1.keys.count })))
+        case .selfKey:
+            out.append(.link(key))
+        }
+    }
+
+    func collection(_ source: ManySource, _ key: ObjectKey) throws -> [ObjectKey] {
+        switch source {
+        case .list(let cls, let prop, _), .linkingObjects(let cls, let prop, _):
+            return try snapshot.list(key, handle(cls, prop)).compactMap { if case .link(let k) = $0 { return k } else { return nil } }
+        case .links(let cls, let origin, let originProperty):
+            return try snapshot.backlinks(key, in: table(cls), from: origin, property: originProperty)
+        }
+    }
+
+    /// `@count` of values, `@min`, `@max`, `@sum`, `@avg` (nulls and non-numbers skipped; empty: sum 0, the others null).
+    static func aggregate(_ a: Aggregate, _ values: [Value]) -> Value {
+        if a == .count { return .int(Int64(values.count)) }
+        let vs = values.filter { v in
+            switch v {
+            case .int, .float, .double, .decimal128: return true
+            case .date: return a == .min || a == .max
+            default: return false
+            }
+        }
+        switch a {
+        case .count: return .int(Int64(vs.count))
+        case .min, .max:
+            var best: Value?
+            for v in vs where !Semantics.isNaN(v) {
+                guard let b = best else { best = v; continue }
+                if let o = Semantics.order(v, b), a == .min ? o < 0 : o > 0 { best = v }
+            }
+            return best ?? .null
+        case .sum:
+            if vs.isEmpty { return .int(0) }
+            if vs.allSatisfy({ if case .int = $0 { return true } else { return false } }) {
+                return .int(vs.reduce(Int64(0)) { if case .int(let i) = $1 { return $0 &+ i } else { return $0 } })
+            }
+            if vs.contains(where: { if case .decimal128 = $0 { return true } else { return false } }) {
+                return .decimal128(Decimal128(vs.reduce(0.0) { $0 + doubleValue($1) }))
+            }
+            return .double(vs.reduce(0.0) { $0 + doubleValue($1) })
+        case .avg:
+            if vs.isEmpty { return .null }
+            let mean = vs.reduce(0.0) { $0 + doubleValue($1) } / Double(vs.count)
+            if vs.contains(where: { if case .decimal128 = $0 { return true } else { return false } }) { return .decimal128(Decimal128(mean)) }
+            return .double(mean)
+        }
+    }
+
+    static func doubleValue(_ v: Value) -> Double {
+        switch v {
+        case .int(let i): return Double(i)
+        case .float(let f): return Double(f)
+        case .double(let d): return d
+        case .decimal128(let d): return d.doubleValue
+        default: return 0
+        }
+    }
+}
+
+/// `l op rhs` with IN and BETWEEN: the one definition every node uses for a single left value.
+@inline(__always)
+func matchValue(_ l: Value, _ op: Comparison.Operator, _ options: Comparison.Options, _ rhs: [Value], rhsIsList: Bool) -> Bool {
+    switch op {
+    case .between:
+        return rhs.count == 2 && Semantics.test(l, .greaterOrEqual, options, rhs[0]) && Semantics.test(l, .lessOrEqual, options, rhs[1])
+    case .in:
+        return rhs.contains { Semantics.equal(l, $0, options) }
+    default:
+        // A list on the right of another operator (a key path through a list): ANY of its values.
+        return rhs.contains { Semantics.test(l, op, options, $0) }
+    }
+}

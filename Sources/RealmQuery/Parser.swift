@@ -1,0 +1,414 @@
+import Foundation
+import RealmStorage
+
+extension Query {
+    /// Parses query text. Bad text is a `QueryError` with the position of the offending token.
+    public static func parse(_ text: String) throws(QueryError) -> Query {
+        var lexer = Lexer(text)
+        var parser = Parser(text: text, tokens: try lexer.tokens())
+        return try parser.query()
+    }
+
+    /// Parses query text; `nil` text or a parse failure throws.
+    public init(_ text: String) throws(QueryError) { self = try Query.parse(text) }
+}
+
+/// A recursive-descent parser. Precedence, loosest first: OR, AND, NOT, comparison.
+struct Parser {
+    let text: String
+    let tokens: [Token]
+    var index = 0
+    var depth = 0
+    static let maxDepth = 200
+
+    static let reserved: Set<String> = [
+        "and", "or", "not", "any", "some", "all", "none", "between", "in", "beginswith", "endswith", "contains",
+        "like", "truepredicate", "falsepredicate", "true", "false", "nil", "null", "subquery", "sort", "distinct",
+        "limit", "inf", "infinity", "nan",
+    ]
+
+    init(text: String, tokens: [Token]) {
+        self.text = text
+        self.tokens = tokens
+    }
+
+    var current: Token { tokens[min(index, tokens.count - 1)] }
+    mutating func advance() { if index < tokens.count - 1 { index += 1 } }
+
+    func error(_ message: String, _ range: SourceRange) -> QueryError {
+        QueryError(.syntax, message, query: text, range: range)
+    }
+
+    /// The token as the user wrote it, for messages.
+    func spelling(_ t: Token) -> String {
+        if t.kind == .end { return "the end of the query" }
+        let b = Array(text.utf8)
+        let s = String(decoding: b[t.range.start..<min(t.range.end, b.count)], as: UTF8.self)
+        return "'\(s.count > 30 ? String(s.prefix(30)) + "…" : s)'"
+    }
+
+    func isKeyword(_ t: Token, _ word: String) -> Bool {
+        if case .identifier(let s) = t.kind { return s.count == word.count && s.lowercased() == word }
+        return false
+    }
+
+    func isSymbol(_ t: Token, _ s: String) -> Bool { t.kind == .symbol(s) }
+
+    mutating func expectSymbol(_ s: String, _ what: String) throws(QueryError) {
+        guard isSymbol(current, s) else { throw error("expected '\(s)' \(what), found \(spelling(current))", current.range) }
+        advance()
+    }
+
+    // MARK: Query
+
+    mutating func query() throws(QueryError) -> Query {
+        if current.kind == .end { throw error("empty query: expected a condition such as TRUEPREDICATE", current.range) }
+        let p = try orPredicate()
+        var ordering: [OrderingClause] = []
+        while current.kind != .end {
+            if isKeyword(current, "sort") { ordering.append(try sortClause()) }
+            else if isKeyword(current, "distinct") { ordering.append(try distinctClause()) }
+            else if isKeyword(current, "limit") { ordering.append(try limitClause()) }
+            else if isSymbol(current, ")") {
+                throw error("unbalanced parenthesis: ')' without a matching '('", current.range)
+            } else {
+                throw error("unexpected \(spelling(current)) after a complete condition; expected AND, OR, SORT, DISTINCT or LIMIT", current.range)
+            }
+        }
+        return Query(predicate: p, ordering: ordering, text: text)
+    }
+
+    mutating func sortClause() throws(QueryError) -> OrderingClause {
+        advance()
+        try expectSymbol("(", "after SORT")
+        var keys: [SortKey] = []
+        repeat {
+            if !keys.isEmpty { advance() }
+            let k = try keyPath(allowVariable: false)
+            var ascending = true
+            if isKeyword(current, "asc") || isKeyword(current, "ascending") { advance() }
+            else if isKeyword(current, "desc") || isKeyword(current, "descending") { ascending = false; advance() }
+            else { throw error("expected ASC or DESC after a sort key path, found \(spelling(current))", current.range) }
+            keys.append(SortKey(keyPath: k, ascending: ascending))
+        } while isSymbol(current, ",")
+        try expectSymbol(")", "to close SORT(")
+        return .sort(keys)
+    }
+
+    mutating func distinctClause() throws(QueryError) -> OrderingClause {
+        advance()
+        try expectSymbol("(", "after DISTINCT")
+        var paths: [KeyPath] = []
+        repeat {
+            if !paths.isEmpty { advance() }
+            paths.append(try keyPath(allowVariable: false))
+        } while isSymbol(current, ",")
+        try expectSymbol(")", "to close DISTINCT(")
+        return .distinct(paths)
+    }
+
+    mutating func limitClause() throws(QueryError) -> OrderingClause {
+        advance()
+        try expectSymbol("(", "after LIMIT")
+        let start = current.range
+        var negative = false
+        if isSymbol(current, "-") { negative = true; advance() }
+        guard case .number(let digits) = current.kind else {
+            throw error("LIMIT needs a non-negative integer, found \(spelling(current))", current.range)
+        }
+        let r = start.union(current.range)
+        guard !negative, let n = Int(digits), n >= 0 else {
+            throw error("LIMIT needs a non-negative integer", r)
+        }
+        advance()
+        try expectSymbol(")", "to close LIMIT(")
+        return .limit(n, r)
+    }
+
+    // MARK: Predicates
+
+    mutating func enter() throws(QueryError) {
+        depth += 1
+        if depth > Parser.maxDepth { throw error("query nested too deeply (more than \(Parser.maxDepth) levels)", current.range) }
+    }
+
+    mutating func orPredicate() throws(QueryError) -> Predicate {
+        try enter()
+        defer { depth -= 1 }
+        var items = [try andPredicate()]
+        while isKeyword(current, "or") || isSymbol(current, "||") {
+            let op = current
+            advance()
+            if current.kind == .end { throw error("expected a condition after \(spelling(op))", current.range) }
+            items.append(try andPredicate())
+        }
+        return items.count == 1 ? items[0] : .or(items)
+    }
+
+    mutating func andPredicate() throws(QueryError) -> Predicate {
+        var items = [try notPredicate()]
+        while isKeyword(current, "and") || isSymbol(current, "&&") {
+            let op = current
+            advance()
+            if current.kind == .end { throw error("expected a condition after \(spelling(op))", current.range) }
+            items.append(try notPredicate())
+        }
+        return items.count == 1 ? items[0] : .and(items)
+    }
+
+    mutating func notPredicate() throws(QueryError) -> Predicate {
+        if isKeyword(current, "not") || isSymbol(current, "!") {
+            let r = current.range
+            advance()
+            try enter()
+            defer { depth -= 1 }
+            if current.kind == .end { throw error("expected a condition after NOT", current.range) }
+            return .not(try notPredicate(), r)
+        }
+        return try atom()
+    }
+
+    mutating func atom() throws(QueryError) -> Predicate {
+        if isSymbol(current, "(") {
+            let open = current.range
+            advance()
+            let p = try orPredicate()
+            guard isSymbol(current, ")") else {
+                if current.kind == .end { throw error("unbalanced parenthesis: '(' is never closed", open) }
+                throw error("expected ')' to close the '(' at column \(column(open)), found \(spelling(current))", current.range)
+            }
+            advance()
+            return p
+        }
+        if isKeyword(current, "truepredicate") { defer { advance() }; return .constant(true, current.range) }
+        if isKeyword(current, "falsepredicate") { defer { advance() }; return .constant(false, current.range) }
+        if isSymbol(current, ")") { throw error("unbalanced parenthesis: ')' without a matching '('", current.range) }
+        return .comparison(try comparison())
+    }
+
+    func column(_ r: SourceRange) -> Int { QueryError(.syntax, "", query: text, range: r).column }
+
+    mutating func comparison() throws(QueryError) -> Comparison {
+        var quantifier: Comparison.Quantifier?
+        if isKeyword(current, "any") || isKeyword(current, "some") { quantifier = .any; advance() }
+        else if isKeyword(current, "all") { quantifier = .all; advance() }
+        else if isKeyword(current, "none") { quantifier = Comparison.Quantifier.none; advance() }
+        if current.kind == .end {
+            throw error(quantifier.map { "expected a key path after \($0.rawValue)" } ?? "expected a condition", current.range)
+        }
+        let lhs = try expression(after: nil)
+        let opToken = current
+        let op: Comparison.Operator
+        switch current.kind {
+        case .symbol("=="), .symbol("="): op = .equal
+        case .symbol("!="), .symbol("<>"): op = .notEqual
+        case .symbol("<"): op = .less
+        case .symbol("<="), .symbol("=<"): op = .lessOrEqual
+        case .symbol(">"): op = .greater
+        case .symbol(">="), .symbol("=>"): op = .greaterOrEqual
+        case .identifier(let w):
+            switch w.lowercased() {
+            case "beginswith": op = .beginsWith
+            case "endswith": op = .endsWith
+            case "contains": op = .contains
+            case "like": op = .like
+            case "in": op = .in
+            case "between": op = .between
+            default: throw error("expected an operator after '\(lhs)', found \(spelling(current))", current.range)
+            }
+        case .end: throw error("expected an operator after '\(lhs)'", current.range)
+        default: throw error("expected an operator after '\(lhs)', found \(spelling(current))", current.range)
+        }
+        advance()
+        var options: Comparison.Options = []
+        var opRange = opToken.range
+        if isSymbol(current, "["), tokens[min(index + 1, tokens.count - 1)].kind != .end {
+            let open = current.range
+            advance()
+            guard case .identifier(let m) = current.kind else {
+                throw error("expected a modifier c, d or cd inside '[ ]'", current.range)
+            }
+            for ch in m.lowercased() {
+                switch ch {
+                case "c": options.insert(.caseInsensitive)
+                case "d": options.insert(.diacriticInsensitive)
+                default: throw error("unknown modifier '[\(m)]'; expected [c], [d] or [cd]", open.union(current.range))
+                }
+            }
+            advance()
+            guard isSymbol(current, "]") else { throw error("expected ']' after the modifier", current.range) }
+            opRange = opRange.union(current.range)
+            advance()
+            if !(op.isStringOperator || op == .equal || op == .notEqual || op == .in) {
+                throw QueryError(.invalidQuery, "modifier [\(m)] cannot follow '\(op.rawValue)'", query: text, range: opRange)
+            }
+        }
+        let rhs = try expression(after: opToken)
+        if op == .between {
+            guard case .list(let items, _) = rhs, items.count == 2 else {
+                throw error("BETWEEN needs a list of two values, {low, high}", rhs.range)
+            }
+        }
+        return Comparison(quantifier: quantifier, lhs: lhs, op: op, options: options, rhs: rhs, range: opRange)
+    }
+
+    // MARK: Expressions
+
+    mutating func expression(after op: Token?) throws(QueryError) -> Expression {
+        let t = current
+        func noValue() -> QueryError {
+            if let op {
+                if t.kind == .end { return error("expected a value after \(spelling(op)), found the end of the query", t.range) }
+                return error("expected a value after \(spelling(op))", t.range)
+            }
+            if isSymbol(t, ")") { return error("unbalanced parenthesis: ')' without a matching '('", t.range) }
+            return error("expected a key path or a value, found \(spelling(t))", t.range)
+        }
+        switch t.kind {
+        case .string(let s): advance(); return .literal(.string(s), t.range)
+        case .binary(let b): advance(); return .literal(.binary(b), t.range)
+        case .date(let d): advance(); return .literal(.date(d), t.range)
+        case .objectId(let o): advance(); return .literal(.objectId(o), t.range)
+        case .uuid(let u): advance(); return .literal(.uuid(u), t.range)
+        case .argument(let n): advance(); return .argument(n, t.range)
+        case .number: return try number(negative: false, start: t.range)
+        case .symbol("-"), .symbol("+"):
+            advance()
+            return try number(negative: t.kind == .symbol("-"), start: t.range)
+        case .symbol("{"):
+            advance()
+            var items: [Expression] = []
+            if isSymbol(current, "}") {
+                let r = t.range.union(current.range)
+                advance()
+                return .list([], r)
+            }
+            repeat {
+                if !items.isEmpty { advance() }
+                let v = try expression(after: items.isEmpty ? t : tokens[index - 1])
+                if case .list = v { throw error("lists cannot be nested", v.range) }
+                items.append(v)
+            } while isSymbol(current, ",")
+            guard isSymbol(current, "}") else {
+                if current.kind == .end { throw error("unbalanced braces: '{' is never closed", t.range) }
+                throw error("expected ',' or '}' in a list, found \(spelling(current))", current.range)
+            }
+            let r = t.range.union(current.range)
+            advance()
+            return .list(items, r)
+        case .identifier(let w):
+            switch w.lowercased() {
+            case "true": advance(); return .literal(.bool(true), t.range)
+            case "false": advance(); return .literal(.bool(false), t.range)
+            case "nil", "null": advance(); return .literal(.null, t.range)
+            case "inf", "infinity": advance(); return .literal(.double(.infinity), t.range)
+            case "nan": advance(); return .literal(.double(.nan), t.range)
+            case "subquery": return try subquery()
+            default:
+                if Parser.reserved.contains(w.lowercased()) { throw noValue() }
+                return .keyPath(try keyPath(allowVariable: true))
+            }
+        case .atIdentifier, .variable: return .keyPath(try keyPath(allowVariable: true))
+        default: throw noValue()
+        }
+    }
+
+    /// A number after an optional sign; `start` is the sign's (or the number's) range.
+    mutating func number(negative: Bool, start: SourceRange) throws(QueryError) -> Expression {
+        let t = current
+        let r = start.union(t.range)
+        if case .identifier(let w) = t.kind, ["inf", "infinity"].contains(w.lowercased()) {
+            advance()
+            return .literal(.double(negative ? -.infinity : .infinity), r)
+        }
+        if case .identifier(let w) = t.kind, w.lowercased() == "nan" {
+            advance()
+            return .literal(.double(.nan), r)
+        }
+        guard case .number(let digits) = t.kind else { throw error("expected a number after the sign", t.range) }
+        advance()
+        let lower = digits.lowercased()
+        if lower.hasPrefix("0x") {
+            let hex = lower.dropFirst(2)
+            guard !hex.isEmpty, let u = UInt64(hex, radix: 16) else { throw error("invalid hexadecimal number '\(digits)'", r) }
+            // Hex digits give the bit pattern: 0xFFFFFFFFFFFFFFFF is -1.
+            let v = Int64(bitPattern: u)
+            return .literal(.int(negative ? 0 &- v : v), r)
+        }
+        let isFloat = lower.contains(".") || lower.contains("e")
+        if !isFloat {
+            guard digits.utf8.allSatisfy(Lexer.isDigit) else { throw error("invalid number '\(digits)'", r) }
+            if let v = Int64((negative ? "-" : "") + digits) { return .literal(.int(v), r) }
+            throw QueryError(.syntax, "integer '\(negative ? "-" : "")\(digits)' is out of range", query: text, range: r)
+        }
+        guard let d = Double(digits), digits.utf8.allSatisfy({ Lexer.isDigit($0) || $0 == 46 || $0 == 101 || $0 == 69 || $0 == 43 || $0 == 45 }) else {
+            throw error("invalid number '\(digits)'", r)
+        }
+        return .literal(.double(negative ? -d : d), r)
+    }
+
+    mutating func subquery() throws(QueryError) -> Expression {
+        let start = current.range
+        advance()
+        try expectSymbol("(", "after SUBQUERY")
+        let collection = try keyPath(allowVariable: true)
+        try expectSymbol(",", "after the SUBQUERY collection")
+        guard case .variable(let v) = current.kind else {
+            throw error("expected a variable such as $x as the second SUBQUERY argument, found \(spelling(current))", current.range)
+        }
+        advance()
+        try expectSymbol(",", "after the SUBQUERY variable")
+        try enter()
+        let p = try orPredicate()
+        depth -= 1
+        guard isSymbol(current, ")") else {
+            if current.kind == .end { throw error("unbalanced parenthesis: SUBQUERY( is never closed", start) }
+            throw error("expected ')' to close SUBQUERY(, found \(spelling(current))", current.range)
+        }
+        advance()
+        guard isSymbol(current, "."), case .atIdentifier(let agg) = tokens[min(index + 1, tokens.count - 1)].kind,
+              agg.lowercased() == "count" || agg.lowercased() == "size" else {
+            throw QueryError(.invalidQuery, "SUBQUERY(...) must be followed by .@count", query: text, range: current.range)
+        }
+        advance()
+        let end = current.range
+        advance()
+        return .subqueryCount(Subquery(collection: collection, variable: v, predicate: p), start.union(end))
+    }
+
+    mutating func keyPath(allowVariable: Bool) throws(QueryError) -> KeyPath {
+        var variable: String?
+        var components: [KeyPath.Component] = []
+        let t = current
+        switch t.kind {
+        case .variable(let v) where allowVariable:
+            variable = v
+            advance()
+            if !isSymbol(current, ".") { return KeyPath(variable: v, components: []) }
+            advance()
+        case .identifier(let w) where !Parser.reserved.contains(w.lowercased()):
+            components.append(.init(w, t.range))
+            advance()
+            if !isSymbol(current, ".") { return KeyPath(components: components) }
+            advance()
+        case .atIdentifier(let a):
+            components.append(.init("@" + a, t.range))
+            advance()
+            if !isSymbol(current, ".") { return KeyPath(components: components) }
+            advance()
+        default:
+            throw error("expected a key path, found \(spelling(t))", t.range)
+        }
+        while true {
+            switch current.kind {
+            case .identifier(let w): components.append(.init(w, current.range))
+            case .atIdentifier(let a): components.append(.init("@" + a, current.range))
+            default: throw error("expected a property name after '.', found \(spelling(current))", current.range)
+            }
+            advance()
+            if !isSymbol(current, ".") { break }
+            advance()
+        }
+        return KeyPath(variable: variable, components: components)
+    }
+}

@@ -1,0 +1,173 @@
+import RealmStorage
+
+/// SORT and DISTINCT over key paths through to-one links.
+///
+/// Sort order, the same as `RealmDB`'s `sorted(byKeyPath:)`: null first, then numbers by value (across int,
+/// float, double, decimal; NaN before every other number), strings by Unicode code point (UTF-8 bytes), data
+/// bytewise, dates, object ids and uuids in their natural order; values of different kinds (in a mixed
+/// property) by kind: bool, number, string, data, date, object id, uuid, link. Descending reverses all of this.
+/// The sort is stable: equal values keep the order they had.
+struct Sorter {
+    let ex: Executor
+    let cls: String
+
+    init(_ ex: Executor, _ cls: String) {
+        self.ex = ex
+        self.cls = cls
+    }
+
+    /// A column of sort values for the keys, strings kept as bytes in one buffer.
+    enum Column {
+        case strings(bytes: [UInt8], offsets: [Int], nulls: [Bool])
+        case values([Value])
+    }
+
+    func column(_ path: BoundPath, _ keys: [ObjectKey], keysAreSorted: Bool) throws -> Column {
+        if keysAreSorted, let prop = path.directProperty, let s = ex.schema(cls, prop), !s.isList {
+            // One pass over the table's leaves, merging with the sorted keys: columns read in place.
+            let h = try ex.handle(cls, prop)
+            var bytes: [UInt8] = []
+            var offsets: [Int] = [0]
+            var nulls: [Bool] = []
+            var values: [Value] = []
+            let isString = s.type == .string
+            if isString {
+                offsets.reserveCapacity(keys.count + 1)
+                nulls.reserveCapacity(keys.count)
+            } else {
+                values.reserveCapacity(keys.count)
+            }
+            var i = 0
+            try ex.snapshot.scan(ex.table(cls)) { leaf in
+                guard i < keys.count else { return false }
+                let n = leaf.count
+                if n == 0 || leaf.key(n - 1) < keys[i] { return true }
+                let col = try leaf.column(h)
+                for row in 0..<n where i < keys.count && leaf.key(row) == keys[i] {
+                    if isString {
+                        let isNull = try col.withUTF8(row) { bytes.append(contentsOf: $0) } == nil
+                        nulls.append(isNull)
+                        offsets.append(bytes.count)
+                    } else {
+                        values.append(try col.value(row))
+                    }
+                    i += 1
+                }
+                return true
+            }
+            if i == keys.count { return isString ? .strings(bytes: bytes, offsets: offsets, nulls: nulls) : .values(values) }
+        }
+        var values: [Value] = []
+        values.reserveCapacity(keys.count)
+        var buffer: [Value] = []
+        for k in keys {
+            buffer.removeAll(keepingCapacity: true)
+            try ex.gather(path, k, into: &buffer)
+            values.append(buffer.first ?? .null)
+        }
+        return .values(values)
+    }
+
+    func sort(_ keys: [ObjectKey], _ descriptors: [(path: BoundPath, ascending: Bool)], keysAreSorted: Bool) throws -> [ObjectKey] {
+        if keys.count < 2 { return keys }
+        let columns = try descriptors.map { try column($0.path, keys, keysAreSorted: keysAreSorted) }
+        var order = [Int32](0..<Int32(keys.count))
+        // A single string key: sort by an 8-byte big-endian prefix first, the bytes only on ties.
+        if columns.count == 1, case .strings(let bytes, let offsets, let nulls) = columns[0] {
+            let asc = descriptors[0].ascending
+            var prefix = [UInt64](repeating: 0, count: keys.count)
+            for i in 0..<keys.count where !nulls[i] {
+                var p: UInt64 = 0
+                let s = offsets[i], e = offsets[i + 1]
+                for j in 0..<8 { p = p << 8 | UInt64(s + j < e ? bytes[s + j] : 0) }
+                prefix[i] = p
+            }
+            bytes.withUnsafeBytes { b in
+                order.sort { x, y in
+                    let a = Int(x), c = Int(y)
+                    var o: Int
+                    if nulls[a] || nulls[c] {
+                        o = nulls[a] == nulls[c] ? 0 : (nulls[a] ? -1 : 1)
+                    } else if prefix[a] != prefix[c] {
+                        o = prefix[a] < prefix[c] ? -1 : 1
+                    } else {
+                        o = Semantics.rawOrder(UnsafeRawBufferPointer(rebasing: b[offsets[a]..<offsets[a + 1]]),
+                                               UnsafeRawBufferPointer(rebasing: b[offsets[c]..<offsets[c + 1]]))
+                    }
+                    if o != 0 { return asc ? o < 0 : o > 0 }
+                    return a < c
+                }
+            }
+            return order.map { keys[Int($0)] }
+        }
+        order.sort { x, y in
+            let a = Int(x), c = Int(y)
+            for (n, col) in columns.enumerated() {
+                let o: Int
+                switch col {
+                case .values(let vs): o = Sorter.compare(vs[a], vs[c])
+                case .strings(let bytes, let offsets, let nulls):
+                    if nulls[a] || nulls[c] { o = nulls[a] == nulls[c] ? 0 : (nulls[a] ? -1 : 1) } else {
+                        o = bytes.withUnsafeBytes { b in
+                            Semantics.rawOrder(UnsafeRawBufferPointer(rebasing: b[offsets[a]..<offsets[a + 1]]),
+                                               UnsafeRawBufferPointer(rebasing: b[offsets[c]..<offsets[c + 1]]))
+                        }
+                    }
+                }
+                if o != 0 { return descriptors[n].ascending ? o < 0 : o > 0 }
+            }
+            return a < c
+        }
+        return order.map { keys[Int($0)] }
+    }
+
+    /// The first object of each distinct combination of values (equal as `==` in queries: strings bytewise).
+    func distinct(_ keys: [ObjectKey], _ paths: [BoundPath]) throws -> [ObjectKey] {
+        var seen = Set<[Value]>()
+        var out: [ObjectKey] = []
+        var buffer: [Value] = []
+        for k in keys {
+            var combo: [Value] = []
+            for p in paths {
+                buffer.removeAll(keepingCapacity: true)
+                try ex.gather(p, k, into: &buffer)
+                combo.append(Sorter.distinctKey(buffer.first ?? .null))
+            }
+            if seen.insert(combo).inserted { out.append(k) }
+        }
+        return out
+    }
+
+    static func distinctKey(_ v: Value) -> Value {
+        switch v {
+        case .string(let s): return .data(Array(s.utf8))  // bytewise, not by canonical equivalence
+        case .double(let d) where d.isNaN: return .double(.nan)
+        default: return v
+        }
+    }
+
+    private static func rank(_ v: Value) -> Int {
+        switch v {
+        case .null: return 0
+        case .bool: return 1
+        case .int, .float, .double, .decimal128: return 2
+        case .string: return 3
+        case .data: return 4
+        case .date: return 5
+        case .objectId: return 6
+        case .uuid: return 7
+        case .link: return 8
+        }
+    }
+
+    /// The total order of sort values described on `Sorter`.
+    static func compare(_ a: Value, _ b: Value) -> Int {
+        if let o = Semantics.order(a, b) { return o }
+        let ra = rank(a), rb = rank(b)
+        if ra != rb { return ra < rb ? -1 : 1 }
+        // Same kind but unordered: NaN among numbers, first.
+        let na = Semantics.isNaN(a), nb = Semantics.isNaN(b)
+        if na != nb { return na ? -1 : 1 }
+        return 0
+    }
+}
