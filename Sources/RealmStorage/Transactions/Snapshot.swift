@@ -289,7 +289,7 @@ extension Snapshot {
     /// what `find` followed by `value(_:_:)` on every key gives. When `property` is a required int primary key
     /// stored as the object key (DECISIONS 13), the values are computed from the keys `find` returns and the
     /// objects are not visited: every key it returns names an object of this snapshot, so nothing is left to
-    /// check. This is SQLite's covering lookup of a rowid through an index (see DECISIONS 16).
+    /// check. This is SQLite's covering lookup of a rowid through an index (DECISIONS 15).
     public func values(_ property: PropertyHandle, where p: PropertyHandle, equalTo value: Value) throws -> [Value] {
         guard property.classID == p.classID else {
             throw StorageError.typeMismatch(className: className(p.classID), property: property.name,
