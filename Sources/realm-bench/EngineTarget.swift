@@ -74,9 +74,10 @@ final class EngineTarget: BenchTarget {
             let id = try s.property(t, "id")
             var total = 0
             for n in names {
+                // `SELECT id FROM Person WHERE name = ?`: the matching ids, read through the index.
                 var ids: [Int] = []
-                for k in try s.find(name, equalTo: .string(n)) {
-                    if case .int(let i) = try s.value(k, id) { ids.append(Int(i)) }
+                for v in try s.values(id, where: name, equalTo: .string(n)) {
+                    if case .int(let i) = v { ids.append(Int(i)) }
                 }
                 total += ids.count
             }

@@ -63,6 +63,41 @@ import Testing
             #expect(try s.find(s.property(t, "name"), equalTo: .string("p7")).count == 20)
         }
     }
+
+    /// `values(_:where:equalTo:)` gives what `find` then `value` give, whether the property read is the key
+    /// (an int primary key, not visited) or stored, and through an index or a scan.
+    @Test func valuesWhereEqualAgreeWithFindThenValue() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("v.realm"))
+        try db.write { tx in
+            try tx.createClasses(personDogSchema)
+            for i in 0..<1000 {
+                try tx.createObject("Person", ["id": .int(Int64(i * 7 - 3000)), "name": .string("p\(i % 30)"), "age": .int(Int64(i % 9))])
+            }
+            let t = try tx.table("Person")
+            for i in stride(from: 0, to: 1000, by: 4) { try tx.delete(t, #require(try tx.object(t, primaryKey: .int(Int64(i * 7 - 3000))))) }
+        }
+        func check(_ s: Snapshot, p7: Int) throws {
+            let t = try s.table("Person")
+            let id = try s.property(t, "id"), name = try s.property(t, "name"), age = try s.property(t, "age")
+            for (p, v) in [(name, Value.string("p7")), (name, .string("none")), (age, .int(3)), (id, .int(-2993)), (id, .int(-3000))] {
+                for q in [id, name, age] {
+                    let expected = try s.find(p, equalTo: v).map { try s.value($0, q) }
+                    #expect(try s.values(q, where: p, equalTo: v) == expected)
+                }
+            }
+            #expect(try s.values(id, where: name, equalTo: .string("p7")).count == p7)
+            let dogs = try s.table("Dog")
+            #expect(throws: StorageError.self) { try s.values(s.property(dogs, "name"), where: name, equalTo: .string("p7")) }
+        }
+        try db.read { try check($0, p7: 34) }
+        try db.write { tx in
+            let t = try tx.table("Person")
+            try tx.createObject("Person", ["id": .int(1), "name": .string("p7")])
+            try tx.delete(t, #require(try tx.object(t, primaryKey: .int(-2993 + 7 * 30))))
+            try check(tx, p7: 35)
+        }
+    }
 }
 
 @Suite struct LazyColumnTests {

@@ -153,6 +153,17 @@ final class DirtyLeaf {
         for c in lazy.indices where lazy[c] != nil { try materialize(c) }
     }
 
+    /// Every column is decoded: nothing is read from the node the leaf was decoded from.
+    var isFullyDecoded: Bool { !lazy.contains { $0 != nil } }
+
+    /// Makes a fully decoded leaf that a commit wrote the dirty copy of that node in a later transaction
+    /// (`DecodedLeaves`).
+    func reuse(sink: NodeSink) {
+        precondition(isFullyDecoded, "only a fully decoded leaf can stand for the node it was encoded into")
+        base = nil
+        self.sink = sink
+    }
+
     /// Frees the blobs still owned by lazy columns (when the whole leaf is dropped).
     func freeLazyBlobs() throws {
         guard let sink else { return }

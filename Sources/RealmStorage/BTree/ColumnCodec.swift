@@ -216,7 +216,7 @@ enum ColumnCodec {
     private static func appendStored(_ v: Value, type: PropertyType, into w: inout ByteWriter) {
         switch v {
         case .null: return
-        case .string(let s) where type == .string: w.raw(s.utf8)
+        case .string(var s) where type == .string: s.withUTF8 { w.raw($0) }  // contiguous: one copy
         case .data(let d) where type == .data: w.raw(d)
         default:
             precondition(type == .mixed, "\(type) column given \(v)")

@@ -10,8 +10,14 @@ struct TreeMutator {
         if ref == 0 { return .leaf(DirtyLeaf()) }
         let node = try sink.node(ref, expected: nil)
         if TableTree.isLeafNode(node) {
-            let view = try ClusterView(node: node, ref: ref, source: sink)
-            let leaf = try DirtyLeaf.decode(view, properties: properties, sink: sink)
+            let leaf: DirtyLeaf
+            if let kept = sink.decodedLeaf(ref, properties: properties) {
+                kept.reuse(sink: sink)
+                leaf = kept
+            } else {
+                let view = try ClusterView(node: node, ref: ref, source: sink)
+                leaf = try DirtyLeaf.decode(view, properties: properties, sink: sink)
+            }
             try sink.free(ref)
             return .leaf(leaf)
         }
@@ -232,6 +238,7 @@ struct TreeMutator {
             return try writeLeaf(l, rows: rows.lowerBound..<mid) + writeLeaf(l, rows: mid..<rows.upperBound)
         }
         let ref = try sink.write(bytes)
+        if blobs.isEmpty, rows == 0..<l.keys.count, l.isFullyDecoded { sink.wroteLeaf(l, ref: ref, properties: properties) }
         return [Entry(firstKey: l.keys[rows.lowerBound], ref: ref, count: rows.count)]
     }
 

@@ -7,9 +7,18 @@ struct ByteWriter {
     var count: Int { bytes.count }
 
     mutating func u8(_ v: UInt8) { bytes.append(v) }
-    mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-    mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
-    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    // Byte by byte: appending an 8-byte buffer through `append(contentsOf:)` costs several times more
+    // (`perf`: writing a commit root's free list).
+    @inline(__always) mutating func u16(_ v: UInt16) { appendLittleEndian(UInt64(v), bytes: 2) }
+    @inline(__always) mutating func u32(_ v: UInt32) { appendLittleEndian(UInt64(v), bytes: 4) }
+    @inline(__always) mutating func u64(_ v: UInt64) { appendLittleEndian(v, bytes: 8) }
+    @inline(__always) private mutating func appendLittleEndian(_ v: UInt64, bytes n: Int) {
+        var x = v
+        for _ in 0..<n {
+            bytes.append(UInt8(truncatingIfNeeded: x))
+            x >>= 8
+        }
+    }
     mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
     mutating func string(_ s: String) {
         let utf8 = Array(s.utf8)
@@ -17,7 +26,20 @@ struct ByteWriter {
         bytes.append(contentsOf: utf8)
     }
     mutating func raw<S: Sequence>(_ s: S) where S.Element == UInt8 { bytes.append(contentsOf: s) }
-    mutating func zeros(_ n: Int) { if n > 0 { bytes.append(contentsOf: repeatElement(0, count: n)) } }
+    mutating func zeros(_ n: Int) {
+        guard n > 0 else { return }
+        // One copy from a block of zeros: `repeatElement` is appended byte by byte (`perf`: the padding of
+        // index nodes and commit roots cost more than their contents).
+        var left = n
+        ByteWriter.zeroBlock.withUnsafeBufferPointer { z in
+            while left > 0 {
+                let k = min(left, z.count)
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: z[..<k]))
+                left -= k
+            }
+        }
+    }
+    private static let zeroBlock = [UInt8](repeating: 0, count: 4096)
     /// Pads with zeros to a multiple of `alignment` bytes.
     mutating func align(_ alignment: Int) {
         let r = bytes.count % alignment

@@ -65,6 +65,15 @@ protocol NodeSink: NodeSource {
     func free(_ ref: UInt64) throws
     /// Gives back a node this transaction wrote and no longer needs (never visible to anyone else).
     func discard(_ ref: UInt64) throws
+    /// The decoded copy of the cluster at `ref`, if the commit that wrote it kept one (`DecodedLeaves`).
+    func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf?
+    /// Tells the sink that `leaf`, encoded whole, was written at `ref`, without blobs.
+    func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, properties: [PropertyInfo])
+}
+
+extension NodeSink {
+    func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? { nil }
+    func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, properties: [PropertyInfo]) {}
 }
 
 extension NodeSource {

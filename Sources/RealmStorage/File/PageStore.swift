@@ -42,6 +42,7 @@ final class PageStore: @unchecked Sendable {
         self.readOnly = readOnly
         let size = try PageStore.fileSize(fd: fd, path: path)
         _mapping = try PageStore.mapFile(fd: fd, path: path, length: max(PageStore.defaultReservation, size * 2))
+        knownBytes = size
     }
 
     /// Creates an empty in-memory store.
@@ -68,12 +69,30 @@ final class PageStore: @unchecked Sendable {
     private var memoryBytes = 0
     func currentSize() throws -> Int {
         if isMemory { return stateLock.withLock { memoryBytes } }
-        return try PageStore.fileSize(fd: fd, path: path)
+        let size = try PageStore.fileSize(fd: fd, path: path)
+        stateLock.withLock { knownBytes = max(knownBytes, size) }
+        return size
+    }
+
+    /// Bytes the file is known to hold: its size at the last `fstat`, or more after this process's writes.
+    /// A database file only grows while it is open (compaction makes a new store), so a version whose pages
+    /// lie below this needs no `fstat` to rule out truncation. Asking costs more than the call: on Linux an
+    /// `fstat` marks the file's timestamps as seen, so the next write stamps a fine-grained time and dirties
+    /// the inode, which the commit's `fdatasync` must then write as well (DECISIONS 17).
+    private var knownBytes = 0
+
+    /// Whether the file holds at least `bytes` bytes; `fstat` only when that is not already known.
+    func holds(bytes: Int) throws -> (Bool, size: Int) {
+        let known = stateLock.withLock { isMemory ? memoryBytes : knownBytes }
+        if bytes <= known { return (true, known) }
+        let size = try currentSize()
+        return (bytes <= size, size)
     }
 
     /// Makes sure the mapping covers `bytes` bytes (after the file grew).
     func ensureMapped(bytes: Int) throws {
         try stateLock.withLock {
+            if !isMemory { knownBytes = max(knownBytes, bytes) }
             if bytes <= _mapping.length { return }
             let newLength = max(bytes * 2, _mapping.length * 2)
             if isMemory {
@@ -192,6 +211,7 @@ final class PageStore: @unchecked Sendable {
         if ftruncate(fd, off_t(Int(pages) * pageSize)) != 0 {
             throw StorageError.io(path: path, operation: "ftruncate", errno: errno)
         }
+        stateLock.withLock { knownBytes = Int(pages) * pageSize }
     }
 
     static func fileSize(fd: Int32, path: String) throws -> Int {

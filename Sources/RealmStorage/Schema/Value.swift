@@ -13,6 +13,9 @@ extension ObjectKey {
     /// primary keys in -2^62 ..< 2^62 are below 2^63, so a single backlink to such an object is stored inline,
     /// and key order is numeric order for every primary key from -2^62 up (smaller ones sort last).
     static func fromPrimaryKey(_ value: Int64) -> ObjectKey { ObjectKey(UInt64(bitPattern: value &+ (1 << 62))) }
+    /// The primary key of an object whose class stores a required int primary key as the object key (the
+    /// inverse of `fromPrimaryKey`); meaningless for other keys.
+    var primaryKeyValue: Int64 { Int64(bitPattern: rawValue) &- (1 << 62) }
 }
 
 /// A point in time with nanosecond precision: seconds since 1970-01-01T00:00:00Z plus nanoseconds.

@@ -22,8 +22,8 @@ public struct DatabaseOptions: Sendable {
 /// Any number of read snapshots may be open at once on any threads; one write transaction at a time runs
 /// across all threads and processes.
 public final class Database: @unchecked Sendable {
-    // Safe: immutable after init except `writerThread`, guarded by `ownerLock`, and the store/coordinator,
-    // which synchronise themselves.
+    // Safe: immutable after init except `writerThread`, guarded by `ownerLock`, `decodedLeaves`, used
+    // only under the writer lock, and the store/coordinator, which synchronise themselves.
     public let path: String
     public let isInMemory: Bool
     public let isReadOnly: Bool
@@ -32,6 +32,8 @@ public final class Database: @unchecked Sendable {
     private let ownerLock = PthreadMutex()
     private var writerThread: pthread_t?
     private var _openSnapshots = 0
+    /// Clusters the last commit of this process wrote, decoded; only used under the writer lock.
+    var decodedLeaves = DecodedLeaves()
 
     /// The page store; replaced only by in-place compaction, while nothing else in this process uses it.
     var store: PageStore { ownerLock.withLock { _store } }
@@ -47,6 +49,7 @@ public final class Database: @unchecked Sendable {
         if fd < 0 { throw StorageError.io(path: path, operation: "reopen", errno: errno) }
         let fresh = try PageStore(path: path, fd: fd, readOnly: isReadOnly)
         ownerLock.withLock { _store = fresh }
+        decodedLeaves = DecodedLeaves()
     }
 
     // MARK: Opening
@@ -231,8 +234,8 @@ public final class Database: @unchecked Sendable {
         guard let meta = best else {
             throw StorageError.corrupt(path: store.path, location: "header (pages 0 and 1)", reason: "neither meta slot is valid (bad checksum or impossible values)")
         }
-        let size = try store.currentSize()
-        if UInt64(size) < meta.pageCount * UInt64(pageSize) {
+        let (holds, size) = try store.holds(bytes: Int(meta.pageCount) * pageSize)
+        if !holds {
             throw StorageError.truncated(path: store.path, expectedBytes: meta.pageCount * UInt64(pageSize), actualBytes: UInt64(size))
         }
         return meta

@@ -288,6 +288,21 @@ extension Snapshot {
         return out
     }
 
+    /// The value of `property` for each object whose `p` equals `value`, in the order of `find(p, equalTo:)`:
+    /// what `find` followed by `value(_:_:)` on every key gives. When `property` is a required int primary key
+    /// stored as the object key (DECISIONS 13), the values are computed from the keys `find` returns and the
+    /// objects are not visited: every key it returns names an object of this snapshot, so nothing is left to
+    /// check. This is SQLite's covering lookup of a rowid through an index (DECISIONS 15).
+    public func values(_ property: PropertyHandle, where p: PropertyHandle, equalTo value: Value) throws -> [Value] {
+        guard property.classID == p.classID else {
+            throw StorageError.typeMismatch(className: className(p.classID), property: property.name,
+                                            expected: "a property of the class searched", got: "a property of \(className(property.classID))")
+        }
+        let keys = try find(p, equalTo: value)
+        if property.info.keyIsValue { return keys.map { .int($0.primaryKeyValue) } }
+        return try keys.map { try self.value($0, property) }
+    }
+
     /// The object whose primary key is `value`, if any.
     public func object(_ table: TableHandle, primaryKey value: Value) throws -> ObjectKey? {
         guard let ci = catalogue.classIndex(id: table.classID) else { throw StorageError.noSuchClass(table.name) }

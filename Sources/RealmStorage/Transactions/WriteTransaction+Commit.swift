@@ -27,6 +27,9 @@ extension WriteTransaction {
             let ref = try TreeMutator(sink: self, properties: catalogue.classes[ci].properties).write(root)
             catalogue.classes[ci].tableRoot = ref
         }
+        // The written leaves may be handed to the next transaction (DecodedLeaves): from here on this one reads
+        // the trees it committed, not its dirty copies.
+        roots = [:]
 
         // 3. Indexes.
         for (slot, var tree) in indexes where tree.isDirty {
@@ -57,6 +60,9 @@ extension WriteTransaction {
                            pageCount: freeSpace.endPage)
         try newMeta.encode().withUnsafeBytes { try database.store.write($0, atPage: newVersion % 2) }
         try database.store.sync()
+        writtenLeaves.version = newVersion
+        writtenLeaves.store = ObjectIdentifier(database.store)
+        database.decodedLeaves = writtenLeaves
         meta = newMeta
         finish()
     }

@@ -30,6 +30,10 @@ public final class WriteTransaction: Snapshot, NodeSink {
     /// Insert plans by class ID; dropped whenever the schema changes.
     var plans: [UInt32: InsertPlan] = [:]
     var written: [Extent] = []
+    /// Clusters the commit this transaction started from wrote, decoded (`DecodedLeaves`), and those this
+    /// transaction writes.
+    var keptLeaves = DecodedLeaves()
+    var writtenLeaves = DecodedLeaves()
     /// Node writes not yet issued: runs of adjacent pages.
     var pending: [PendingRun] = []
     var pendingBytes = 0
@@ -45,6 +49,11 @@ public final class WriteTransaction: Snapshot, NodeSink {
                                                   source: self, pageCount: meta.pageCount)
             freeSpace = FreeSpace(entries: entries, endPage: meta.pageCount, oldestReader: oldestReader)
         }
+        // Taken whatever happens: a leaf handed to this transaction may be changed by it.
+        if database.decodedLeaves.version == meta.version, database.decodedLeaves.store == ObjectIdentifier(database.store) {
+            keptLeaves = database.decodedLeaves
+        }
+        database.decodedLeaves = DecodedLeaves()
     }
 
     deinit { if isActive { rollback() } }
@@ -83,6 +92,14 @@ public final class WriteTransaction: Snapshot, NodeSink {
         let page = freeSpace.allocate(pages)
         try stage(node, at: page, pages: pages)
         return page
+    }
+
+    func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? {
+        keptLeaves.take(ref, properties: properties)
+    }
+
+    func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, properties: [PropertyInfo]) {
+        writtenLeaves.add(leaf, ref: ref, properties: properties)
     }
 
     /// Queues a node write; runs of adjacent pages are issued together by `flushWrites` (one `pwritev` each).

@@ -1,0 +1,51 @@
+/// Clusters the last commit of this process wrote, kept decoded for the next write transaction.
+///
+/// A run of small commits inserting into one cluster would otherwise decode its up to 256 objects into values
+/// (strings allocated and checked) at every commit, only to encode them again: in `realm-bench`'s single
+/// commits that decoding was 31 % of the CPU time. The leaf a commit encoded is exactly the node now at its
+/// ref, so the next transaction may take it as that node's dirty copy instead of decoding the node. See
+/// docs/DECISIONS.md, 16.
+///
+/// A leaf is kept only when nothing else can make it differ from its node: it was encoded whole into one
+/// node, with every column decoded (none read lazily from an older node) and no value stored out of line (a
+/// blob belongs to the node; a reused leaf would write it again and never free the old one). It is used only
+/// by a transaction that starts from the version that commit made, on the same page store (so neither
+/// another process nor compaction came in between), and with the class's properties unchanged.
+struct DecodedLeaves {
+    /// Most leaves kept: small commits change a few; a large one would only hold memory.
+    static let limit = 8
+
+    struct Leaf {
+        /// The class's properties as they shape a cluster (`shape`).
+        var properties: [PropertyInfo]
+        var leaf: DirtyLeaf
+    }
+
+    /// Properties without their index roots, which change with every commit and do not affect clusters.
+    static func shape(_ properties: [PropertyInfo]) -> [PropertyInfo] {
+        properties.map { var p = $0; p.indexRoot = 0; return p }
+    }
+
+    var version: UInt64 = 0
+    var store: ObjectIdentifier?
+    var leaves: [UInt64: Leaf] = [:]
+    /// More leaves were written than `limit`: none is kept.
+    var overflowed = false
+
+    /// Records a leaf a commit wrote at `ref`.
+    mutating func add(_ leaf: DirtyLeaf, ref: UInt64, properties: [PropertyInfo]) {
+        guard !overflowed else { return }
+        if leaves.count == DecodedLeaves.limit {
+            overflowed = true
+            leaves = [:]
+            return
+        }
+        leaves[ref] = Leaf(properties: DecodedLeaves.shape(properties), leaf: leaf)
+    }
+
+    /// Takes the leaf at `ref`, if it is kept for `properties`.
+    mutating func take(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? {
+        guard let kept = leaves.removeValue(forKey: ref), kept.properties == DecodedLeaves.shape(properties) else { return nil }
+        return kept.leaf
+    }
+}
