@@ -13,6 +13,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         // The storage engine: file format, copy-on-write B+trees, MVCC transactions.
@@ -29,8 +30,20 @@ let package = Package(
         .target(name: "RealmTools", dependencies: ["RealmStorage"]),
         // SQLite's C API, used only by the benchmark program for side-by-side runs.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // The browser without a terminal: canvas of cells, views, key decoding, app state + reducer, key map,
+        // themes, and a virtual terminal for tests. Never imports curses.
+        .target(name: "BrowserCore", dependencies: [
+            "RealmStorage", "RealmTools", .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        // ncursesw's C API through a shim header (wide-character API, macros as functions).
+        .systemLibrary(name: "CNCursesw", providers: [.apt(["libncursesw5-dev"])]),
+        // Process-wide C state for restoring the terminal from a signal handler (saved termios, sigaction).
+        .target(name: "CTerminalGuard"),
+        // The ncurses implementation of BrowserCore's Terminal.
+        .target(name: "BrowserTerminal", dependencies: ["BrowserCore", "CNCursesw", "CTerminalGuard"]),
         .executableTarget(name: "realm-browser", dependencies: [
-            "RealmStorage", "RealmTools", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "RealmStorage", "RealmTools", "BrowserCore", "BrowserTerminal",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "CSQLite"]),
         // A child process for the crash and multi-process tests.
@@ -39,6 +52,10 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["RealmTools"], path: "Tests/TestSupport"),
         .testTarget(name: "RealmDBTests", dependencies: ["RealmDB", "TestSupport"]),
         .testTarget(name: "RealmToolsTests", dependencies: ["RealmTools", "TestSupport", "realm-browser"]),
+        .testTarget(name: "BrowserCoreTests", dependencies: ["BrowserCore", "TestSupport"],
+                    exclude: ["Snapshots"]),
+        // Runs the real realm-browser binary in tmux.
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "realm-browser"]),
         .testTarget(
             name: "RealmStorageTests",
             dependencies: ["RealmStorage", "TestSupport", "realm-storage-worker"]
