@@ -214,13 +214,15 @@ public final class BrowserData {
     /// `#12 Ann`: the primary key (or `#` and the object key without one) and a name-like property.
     public func label(_ ref: ObjectRef) -> String {
         guard let cs = classSchema(ref.className) else { return "#\(ref.key.rawValue)" }
+        // Long keys (object ids, uuids, long strings) are cut: the label names an object, the view shows all.
+        func short(_ t: String) -> String { t.count > 12 ? String(t.prefix(8)) + "…" : t }
         var s: String
         if let pk = cs.properties.first(where: \.isPrimaryKey), let v = try? value(ref, pk.name) {
             switch v {
             case .int(let i): s = "#\(i)"
-            case .string(let t): s = "#\(t)"
-            case .objectId(let o): s = "#\(o.hexString)"
-            case .uuid(let u): s = "#\(u.uuidString.lowercased())"
+            case .string(let t): s = "#" + short(t)
+            case .objectId(let o): s = "#" + short(o.hexString)
+            case .uuid(let u): s = "#" + short(u.uuidString.lowercased())
             default: s = "#\(ref.key.rawValue)"
             }
         } else {

@@ -114,7 +114,7 @@ extension BrowserData {
 public enum ObjectLayout {
     /// Where the type and the value columns start.
     public static func columns(_ fields: [ObjectField], width: Int) -> (typeX: Int, valueX: Int) {
-        let nameW = min(max(fields.map { Canvas.width(of: $0.name) }.max() ?? 4, 4), 28)
+        let nameW = min(max(fields.map { Canvas.width(of: $0.name) }.max() ?? 8, 8), 28)
         let typeW = min(max(fields.map { Canvas.width(of: $0.typeName) }.max() ?? 4, 4), 24)
         let typeX = 2 + nameW + 2
         var valueX = typeX + typeW + 2
@@ -122,23 +122,36 @@ public enum ObjectLayout {
         return (typeX, valueX)
     }
 
-    /// `s` cut into lines of at most `width` cells, wide characters never split.
+    /// `s` cut into lines of at most `width` cells: at a space when there is one in the second half of the
+    /// line, anywhere otherwise (text without spaces, such as Japanese); wide characters never split.
     public static func wrap(_ s: String, width: Int) -> [String] {
         guard width > 0 else { return [s] }
         var lines: [String] = []
-        var line = ""
+        var line: [Character] = []
+        var widths: [Int] = []
         var w = 0
         for g in s {
             let gw = Canvas.visible(g).width
             if w + gw > width {
-                lines.append(line)
-                line = ""
-                w = 0
+                // Break after the last space if it leaves at least half a line.
+                if g != " ", let space = line.lastIndex(of: " "), widths[..<space].reduce(0, +) >= width / 2 {
+                    lines.append(String(line[...space]))
+                    line = Array(line[(space + 1)...])
+                    widths = Array(widths[(space + 1)...])
+                    w = widths.reduce(0, +)
+                } else {
+                    lines.append(String(line))
+                    line = []
+                    widths = []
+                    w = 0
+                    if g == " " { continue }
+                }
             }
             line.append(g)
+            widths.append(gw)
             w += gw
         }
-        lines.append(line)
+        lines.append(String(line))
         return lines
     }
 }

@@ -41,15 +41,31 @@ public struct Renderer {
 
     func crumbs(_ state: AppState, _ data: BrowserData) -> [String] {
         var out: [String] = []
+        var previous: Screen?
         for screen in state.stack {
             switch screen {
-            case .table(let t): out.append(t.source.crumb)
-            case .object(let o):
-                let label = data.exists(o.object) ? data.label(o.object) : "#\(o.object.key.rawValue)"
-                out.append(o.fromClassTable ? label : "\(o.object.className) \(label)")
+            case .table(let t):
+                // A list or backlinks opened from a table cell: name its object first.
+                if let owner = t.source.owner {
+                    var shown = false
+                    if case .object(let o)? = previous, o.object == owner { shown = true }
+                    if !shown {
+                        var fromClass = false
+                        if case .table(let p)? = previous, case .objects(let c, _) = p.source, c == owner.className { fromClass = true }
+                        out.append(objectCrumb(owner, fromClassTable: fromClass, data))
+                    }
+                }
+                out.append(t.source.crumb)
+            case .object(let o): out.append(objectCrumb(o.object, fromClassTable: o.fromClassTable, data))
             }
+            previous = screen
         }
         return out
+    }
+
+    func objectCrumb(_ ref: ObjectRef, fromClassTable: Bool, _ data: BrowserData) -> String {
+        let label = data.exists(ref) ? data.label(ref) : "#\(ref.key.rawValue)"
+        return fromClassTable ? label : "\(ref.className) \(label)"
     }
 
     func drawTitle(_ canvas: inout Canvas, _ state: AppState, _ data: BrowserData) {
@@ -209,29 +225,34 @@ public struct Renderer {
     // MARK: Help
 
     func drawHelp(_ canvas: inout Canvas, _ state: AppState) {
-        let w = min(state.size.width - 2, 92)
-        var lines: [(String, String, String)] = []
-        for b in keyMap.bindings {
-            lines.append((keyMap.keysText(b.command), b.command.rawValue, b.help))
-        }
-        let h = min(state.size.height - 2, lines.count + 4)
+        let w = min(state.size.width - 2, 96)
+        let lines = keyMap.bindings.map { (keyMap.keysText($0.command), $0.command.rawValue, $0.help) }
+        let h = min(state.size.height - 2, lines.count + 2)
         let x0 = (state.size.width - w) / 2, y0 = (state.size.height - h) / 2
         canvas.fill(x: x0, y: y0, width: w, height: h, role: .dialog)
+        // A frame, the title in the top edge and the hint in the bottom one.
+        canvas.draw("┌" + String(repeating: "─", count: w - 2) + "┐", x: x0, y: y0, role: .dialog)
+        canvas.draw("└" + String(repeating: "─", count: w - 2) + "┘", x: x0, y: y0 + h - 1, role: .dialog)
+        for y in (y0 + 1)..<(y0 + h - 1) {
+            canvas.draw("│", x: x0, y: y, role: .dialog)
+            canvas.draw("│", x: x0 + w - 1, y: y, role: .dialog)
+        }
         canvas.draw(" Keys ", x: x0 + 2, y: y0, role: .dialogTitle)
         let keyW = min(20, max(8, lines.map { Canvas.width(of: $0.0) }.max() ?? 8))
         let nameW = min(16, lines.map { $0.1.count }.max() ?? 8)
-        let rows = max(0, h - 3)
+        let rows = max(0, h - 2)
         let top = min(state.helpTop, max(0, lines.count - rows))
         for (n, l) in lines.dropFirst(top).prefix(rows).enumerated() {
             let y = y0 + 1 + n
             canvas.draw(Canvas.truncate(l.0, to: keyW), x: x0 + 2, y: y, role: .dialogKey)
             canvas.draw(Canvas.truncate(l.1, to: nameW), x: x0 + 3 + keyW, y: y, maxWidth: max(0, w - keyW - 4), role: .dialog)
             let hx = x0 + 4 + keyW + nameW
-            canvas.draw(Canvas.truncate(l.2, to: max(0, x0 + w - hx - 1)), x: hx, y: y, role: .dialog)
+            canvas.draw(Canvas.truncate(l.2, to: max(0, x0 + w - hx - 2)), x: hx, y: y, role: .dialog)
         }
-        let foot = lines.count > rows ? "j/k scroll · any other key closes" : "any key closes"
-        canvas.draw(foot, x: x0 + 2, y: y0 + h - 1, maxWidth: w - 4, role: .dialogTitle)
+        let foot = lines.count > rows ? " j/k scroll · any other key closes " : " any key closes "
+        canvas.draw(Canvas.truncate(foot, to: max(0, w - 4)), x: x0 + 2, y: y0 + h - 1, role: .dialogTitle)
     }
+
 }
 
 /// The last component of a path, without Foundation.
