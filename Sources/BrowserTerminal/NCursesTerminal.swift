@@ -152,11 +152,27 @@ public final class NCursesTerminal: Terminal {
 
     // MARK: Input
 
+    public private(set) var isDisconnected = false
+    /// Reads that failed at once although they were given time: a terminal that is gone fails every read
+    /// immediately (end of file), where a live one waits for the timeout.
+    private var immediateFailures = 0
+
     public func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent? {
         wtimeout(shim_stdscr(), Int32(timeoutMilliseconds))
         var wch: wint_t = 0
+        let start = DispatchTime.now().uptimeNanoseconds
         let r = wget_wch(shim_stdscr(), &wch)
-        if r == ERR { return nil }
+        if r == ERR {
+            let elapsedMs = (DispatchTime.now().uptimeNanoseconds - start) / 1_000_000
+            if timeoutMilliseconds >= 50 && elapsedMs < UInt64(timeoutMilliseconds / 4) {
+                immediateFailures += 1
+                if immediateFailures >= 20 { isDisconnected = true }
+            } else {
+                immediateFailures = 0
+            }
+            return nil
+        }
+        immediateFailures = 0
         if r == shim_KEY_CODE_YES() {
             let code = Int32(wch)
             if code == KEY_RESIZE {

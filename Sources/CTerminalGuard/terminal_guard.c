@@ -1,4 +1,5 @@
 #include "terminal_guard.h"
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <termios.h>
@@ -56,7 +57,14 @@ void terminal_guard_install(void) {
     sa.sa_sigaction = handler;
     sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
-    for (unsigned i = 0; i < GUARDED_COUNT; i++) sigaction(guarded[i], &sa, &previous[i]);
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    for (unsigned i = 0; i < GUARDED_COUNT; i++) {
+        sigaction(guarded[i], &sa, &previous[i]);
+        sigaddset(&unblock, guarded[i]);
+    }
+    // A parent may have started us with these signals blocked; they must reach the handler.
+    pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
     installed = 1;
 }
 

@@ -23,7 +23,7 @@ public final class BrowserApp {
     /// Runs until the user quits.
     public func run() {
         draw()
-        while !state.shouldQuit {
+        while !state.shouldQuit && !terminal.isDisconnected {
             let event = terminal.nextEvent(timeoutMilliseconds: pollMilliseconds)
             var changed = false
             if let event {

@@ -407,6 +407,7 @@ extension AppState {
         let frozen = Layout.frozenCount(columns)
         let area = Layout.tableArea(self)
         t.left = max(t.left, frozen)
+        if t.column < frozen { t.left = frozen }    // on the index or the key: scrolled all the way left
         if t.column >= frozen {
             if t.column < t.left { t.left = t.column }
             while t.left < t.column {

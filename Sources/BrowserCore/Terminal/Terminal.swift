@@ -9,6 +9,13 @@ public protocol Terminal: AnyObject {
     func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent?
     /// Forgets what is on the screen, so the next `present` draws everything (after a resize or Ctrl-L).
     func invalidate()
+    /// True once the terminal is gone (its window closed without a hangup signal reaching us): the
+    /// browser then stops instead of polling a dead input.
+    var isDisconnected: Bool { get }
+}
+
+extension Terminal {
+    public var isDisconnected: Bool { false }
 }
 
 /// A run of cells of one row that changed: where it starts and the cells, wide characters whole.
