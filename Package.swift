@@ -45,7 +45,7 @@ let package = Package(
             "RealmStorage", "RealmTools", "BrowserCore", "BrowserTerminal",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "CSQLite"]),
+        .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "CSQLite", "RealmTools", "BrowserCore"]),
         // A child process for the crash and multi-process tests.
         .executableTarget(name: "realm-storage-worker", dependencies: ["RealmStorage"]),
         // Helpers shared by the test targets: temporary directories, a seeded PRNG.

@@ -56,6 +56,14 @@ struct EndToEndTests {
         t.resize(100, 30)
         screen = try t.waitFor { $0.contains("Classes") && title($0) == "Person" }
 
+        // Live updates: another process adds a person; the count changes within a second, the row stays.
+        try #"{"Person": [{"id": 1000000, "name": "Live Update", "birthday": "2000-01-01T00:00:00Z"}]}"#
+            .write(toFile: dir.file("add.json"), atomically: true, encoding: .utf8)
+        let imported = try runProcess(bin, ["import", "d.realm", "add.json"], in: dir.path)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        screen = try t.waitFor(timeout: 5) { $0.contains("Person   601") }
+        #expect(screen.contains("2/601"))
+
         // Help, then quit: the terminal is given back.
         t.send("?")
         screen = try t.waitFor { $0.contains("incoming-links") }

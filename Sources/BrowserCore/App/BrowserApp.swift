@@ -47,6 +47,11 @@ public final class BrowserApp {
         }
     }
 
+    /// Runs a command by name, as the `:` palette will.
+    public func perform(_ command: Command) {
+        state.reduce(.command(command), data: data, keyMap: keyMap)
+    }
+
     /// Handles every queued event, then draws (tests type into a `VirtualTerminal` and call this).
     public func processPendingInput() {
         while !state.shouldQuit, let e = terminal.nextEvent(timeoutMilliseconds: 0) { handle(e) }

@@ -11,6 +11,10 @@ public final class BrowserData {
     private var collections: [String: [Value]] = [:]
     private var tables: [String: TableHandle] = [:]
     private var properties: [String: PropertyHandle] = [:]
+    /// The object view's last lines: the reducer and the renderer ask for the same ones several times per key.
+    var objectLinesCache: (id: String, lines: [ObjectLine])?
+    /// Object keys looked up by position in a class (for tests: only visible rows may be read).
+    var positionLookups = 0
 
     public init(database: Database) throws {
         self.database = database
@@ -36,6 +40,7 @@ public final class BrowserData {
         collections.removeAll()
         tables.removeAll()
         properties.removeAll()
+        objectLinesCache = nil
         fileBytes = BrowserData.size(of: database)
         return true
     }
@@ -126,6 +131,7 @@ public final class BrowserData {
         switch source {
         case .objects(let c, let filter):
             if let f = filter { return row < f.keys.count ? f.keys[row] : nil }
+            positionLookups += 1
             return try snapshot.key(at: row, in: table(c))
         default:
             let values = try collection(source)

@@ -41,6 +41,14 @@ extension BrowserData {
     /// The object view's lines for `width` cells of value: every value whole, long strings wrapped, data as
     /// its size and a hex dump, lists with their first elements.
     public func objectLines(_ ref: ObjectRef, fields: [ObjectField], valueWidth: Int, format: ValueFormat) -> [ObjectLine] {
+        let id = "\(ref.className) \(ref.key.rawValue) \(valueWidth) \(format.bools) \(fields.count)"
+        if let c = objectLinesCache, c.id == id { return c.lines }
+        let lines = makeObjectLines(ref, fields: fields, valueWidth: valueWidth, format: format)
+        objectLinesCache = (id, lines)
+        return lines
+    }
+
+    func makeObjectLines(_ ref: ObjectRef, fields: [ObjectField], valueWidth: Int, format: ValueFormat) -> [ObjectLine] {
         var out: [ObjectLine] = []
         let width = max(8, valueWidth)
         for (i, f) in fields.enumerated() {

@@ -122,7 +122,7 @@ public struct ValueFormat: Sendable {
             lines.append(String(repeating: "0", count: max(0, 6 - o.count)) + o + "  " + hex + "  " + ascii)
             off += 16
         }
-        if d.count > maxBytes { lines.append("… \(d.count - maxBytes) more bytes") }
+        if d.count > maxBytes { lines.append("… \(grouped(d.count - maxBytes)) more bytes") }
         return lines
     }
 

@@ -214,7 +214,10 @@ public struct Renderer {
                 canvas.draw(Canvas.truncate(f.name, to: cols.typeX - 4), x: 2, y: y, role: .fieldName)
                 canvas.draw(Canvas.truncate(f.typeName, to: cols.valueX - cols.typeX - 2), x: cols.typeX, y: y, role: .index)
             }
-            canvas.draw(line.text, x: cols.valueX, y: y, maxWidth: r.width - cols.valueX, role: line.role)
+            // Indentation is not part of the value (a link's underline starts at its text).
+            let indent = line.text.prefix { $0 == " " }.count
+            canvas.draw(String(line.text.dropFirst(indent)), x: cols.valueX + indent, y: y,
+                        maxWidth: max(0, r.width - cols.valueX - indent), role: line.role)
             if line.field == o.field {
                 canvas.setRole(.cursorRow, x: 0, y: y, width: r.width)
                 if line.isFirst { canvas.setRole(.cursorCell, x: 1, y: y, width: cols.typeX - 2) }
