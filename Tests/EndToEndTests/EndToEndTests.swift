@@ -72,7 +72,8 @@ struct EndToEndTests {
         #expect(try t.display("#{alternate_on}") == "0")
     }
 
-    @Test func killedBrowserRestoresTheTerminal() throws {
+    @Test(arguments: ["SIGTERM", "SIGSEGV", "Ctrl-C", "SIGHUP"])
+    func theTerminalIsRestoredOnEveryWayOut(way: String) throws {
         let dir = TempDir()
         let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
         try #require(try runProcess(bin, ["demo", "d.realm", "--objects", "100"], in: dir.path).status == 0)
@@ -80,24 +81,50 @@ struct EndToEndTests {
         defer { t.kill() }
         _ = try t.waitFor { $0.contains("Classes") }
         #expect(try t.display("#{alternate_on}") == "1")
-        let pid = try t.display("#{pane_pid}")
         // The shell's child is the browser.
-        let child = try spawn("/usr/bin/pgrep", ["-P", pid], in: dir.path).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let childPid = try #require(Int32(child))
-        #expect(Glibc.kill(childPid, SIGTERM) == 0)
-        _ = try t.waitFor { $0.contains("EXITED:") }
+        let child = try spawn("/usr/bin/pgrep", ["-P", try t.display("#{pane_pid}")], in: dir.path).stdout
+        let browser = try #require(Int32(child.trimmingCharacters(in: .whitespacesAndNewlines)))
+        switch way {
+        case "Ctrl-C": t.send("C-c")
+        case "SIGSEGV": #expect(Glibc.kill(browser, SIGSEGV) == 0)    // as a crash would
+        case "SIGHUP": #expect(Glibc.kill(browser, SIGHUP) == 0)
+        default: #expect(Glibc.kill(browser, SIGTERM) == 0)
+        }
+        let screen = try t.waitFor(timeout: 30) { $0.contains("EXITED:") }
         #expect(try t.display("#{alternate_on}") == "0")
+        if way == "Ctrl-C" { #expect(screen.contains("EXITED:0")) }
+        if way == "SIGSEGV" { #expect(!screen.contains("EXITED:0")) }
+    }
 
-        // A terminal that goes away (the tmux server killed): the browser ends instead of spinning.
-        let t2 = try Tmux(command: "\(bin) d.realm", in: dir.path, width: 80, height: 20)
-        defer { t2.kill() }
-        _ = try t2.waitFor { $0.contains("Classes") }
-        let browser = try #require(Int32(try spawn("/usr/bin/pgrep", ["-P", try t2.display("#{pane_pid}")], in: dir.path)
+    @Test func aVanishedTerminalEndsTheBrowser() throws {
+        let dir = TempDir()
+        let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
+        try #require(try runProcess(bin, ["demo", "d.realm", "--objects", "100"], in: dir.path).status == 0)
+        // The tmux server killed: no hangup reaches the browser, its reads fail at once.
+        let t = try Tmux(command: "\(bin) d.realm", in: dir.path, width: 80, height: 20)
+        defer { t.kill() }
+        _ = try t.waitFor { $0.contains("Classes") }
+        let browser = try #require(Int32(try spawn("/usr/bin/pgrep", ["-P", try t.display("#{pane_pid}")], in: dir.path)
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
-        t2.kill()
+        t.kill()
         let deadline = Date().addingTimeInterval(10)
         while Glibc.kill(browser, 0) == 0 && Date() < deadline { usleep(50_000) }
         #expect(Glibc.kill(browser, 0) != 0, "the browser kept running without its terminal")
+        if Glibc.kill(browser, 0) == 0 { Glibc.kill(browser, SIGKILL) }
+    }
+
+    @Test func noColorKeepsAttributesOnly() throws {
+        let dir = TempDir()
+        let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
+        try #require(try runProcess(bin, ["demo", "d.realm", "--objects", "100"], in: dir.path).status == 0)
+        let t = try Tmux(command: "env NO_COLOR=1 \(bin) d.realm", in: dir.path, width: 80, height: 20)
+        defer { t.kill() }
+        _ = try t.waitFor { $0.contains("Classes") }
+        let styled = try t.tmux(["capture-pane", "-p", "-e", "-t", "t"])
+        #expect(!styled.contains("[38;5;") && !styled.contains("[48;5;"))
+        #expect(styled.contains("[7m") || styled.contains(";7m"))          // reverse video for the cursor
+        t.send("Q")
+        _ = try t.waitFor { $0.contains("EXITED:0") }
     }
 }
 
