@@ -97,7 +97,11 @@ public struct Renderer {
         switch state.stack.last {
         case .table(let t)?:
             let n = (try? data.rowCount(t.source)) ?? 0
-            right = (n == 0 ? "empty" : "\(ValueFormat.grouped(t.row + 1))/\(ValueFormat.grouped(n))") + "  " + right
+            let columns = data.columns(t.source)
+            // Which column, so columns scrolled out of sight on either side are never a surprise.
+            let column = columns.indices.contains(t.column) && columns.count > 1
+                ? "\(Canvas.truncate(columns[t.column].name, to: 16)) · col \(t.column + 1)/\(columns.count) · " : ""
+            right = column + (n == 0 ? "empty" : "row \(ValueFormat.grouped(t.row + 1))/\(ValueFormat.grouped(n))") + "  " + right
         case .object(let o)?:
             right = "field \(o.field + 1)/\(data.fields(o.object).count)  " + right
         case nil: break
