@@ -76,3 +76,35 @@ import TestSupport
         #expect(byKey.state.stack == byName.state.stack)
     }
 }
+
+/// Seeded random key sequences and resizes: the browser never traps, cursors stay on something that
+/// exists, and every line of every screen is exactly as wide as the terminal.
+@Suite struct RandomKeysTests {
+    static let keys: [String] = ["j", "k", "h", "l", "\r", "\u{1B}", "\u{7F}", "q", "\t", "G", "gg", "0", "$", "i", "?",
+                                 "\u{1B}[6~", "\u{1B}[5~", "\u{4}", "\u{15}", "\u{1B}[A", "\u{1B}[B", "\u{1B}[C", "\u{1B}[D", "x", "\u{C}"]
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func randomSessions(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let h = try Harness("random\(seed)", size: Size(width: 70, height: 16))
+        for step in 0..<600 {
+            if rng.below(40) == 0 {
+                h.resize(20 + rng.below(100), 4 + rng.below(40))
+            } else {
+                let key = Self.keys[rng.below(Self.keys.count)]
+                // `q` on the first screen quits: only go back with it.
+                if key == "q" && h.state.stack.count <= 1 { continue }
+                h.type(key)
+            }
+            #expect(!h.state.shouldQuit)
+            let lines = h.screen.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            #expect(lines.count == h.state.size.height, "step \(step)")
+            for line in lines { #expect(Canvas.width(of: String(line)) == h.state.size.width, "step \(step): \(line)") }
+            if case .table(let t)? = h.state.stack.last {
+                let n = try h.app.data.rowCount(t.source)
+                #expect(t.row >= 0 && (n == 0 || t.row < n) && t.top <= t.row, "step \(step)")
+                #expect(t.column >= 0 && t.column < max(1, h.app.data.columns(t.source).count), "step \(step)")
+            }
+        }
+    }
+}
