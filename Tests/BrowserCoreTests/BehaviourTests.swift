@@ -47,6 +47,13 @@ import TestSupport
         #expect(h.screen.contains("20,000/20,000"))
     }
 
+    @Test func aThemeChoosesHowBoolsRead() throws {
+        let symbols = try Harness(size: Size(width: 140, height: 10))
+        #expect(symbols.screen.contains("✓") && !symbols.screen.contains("true"))
+        let words = try Harness(size: Size(width: 140, height: 10), theme: try #require(try Theme.builtin("high-contrast")))
+        #expect(words.screen.contains("true") && words.screen.contains("false") && !words.screen.contains("✓"))
+    }
+
     @Test func readOnlyShowsInTheStatusBar() throws {
         let dir = TempDir()
         let path = dir.file("ro.realm")

@@ -17,7 +17,7 @@ public final class BrowserApp {
         self.data = data
         self.keyMap = keyMap
         renderer = Renderer(theme: theme, keyMap: keyMap)
-        state = AppState.initial(size: terminal.size, data: data)
+        state = AppState.initial(size: terminal.size, data: data, format: renderer.format)
     }
 
     /// Runs until the user quits.

@@ -16,7 +16,7 @@ public struct CellText: Equatable, Sendable {
 
 /// How values and types read in the browser: numbers right-aligned, null distinct from an empty string,
 /// dates in ISO 8601, bools as ✓/✗ or true/false (per theme), data as size and hex.
-public struct ValueFormat: Sendable {
+public struct ValueFormat: Equatable, Sendable {
     public var bools: Theme.BoolStyle
 
     public init(bools: Theme.BoolStyle = .symbols) { self.bools = bools }

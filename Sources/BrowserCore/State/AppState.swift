@@ -76,6 +76,8 @@ public struct AppState: Equatable, Sendable {
     public var shouldQuit = false
     /// Set when the whole screen must be drawn again (Ctrl-L).
     public var needsFullRedraw = false
+    /// How values read (the theme's choice of ✓/✗ or true/false); the reducer measures with it too.
+    public var format = ValueFormat()
 
     public static let minimumSize = Size(width: 40, height: 8)
 
