@@ -81,9 +81,7 @@ struct EndToEndTests {
         defer { t.kill() }
         _ = try t.waitFor { $0.contains("Classes") }
         #expect(try t.display("#{alternate_on}") == "1")
-        // The shell's child is the browser.
-        let child = try spawn("/usr/bin/pgrep", ["-P", try t.display("#{pane_pid}")], in: dir.path).stdout
-        let browser = try #require(Int32(child.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let browser = try #require(t.browserPid())
         switch way {
         case "Ctrl-C": t.send("C-c")
         case "SIGSEGV": #expect(Glibc.kill(browser, SIGSEGV) == 0)    // as a crash would
@@ -104,8 +102,7 @@ struct EndToEndTests {
         let t = try Tmux(command: "\(bin) d.realm", in: dir.path, width: 80, height: 20)
         defer { t.kill() }
         _ = try t.waitFor { $0.contains("Classes") }
-        let browser = try #require(Int32(try spawn("/usr/bin/pgrep", ["-P", try t.display("#{pane_pid}")], in: dir.path)
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let browser = try #require(t.browserPid())
         t.kill()
         let deadline = Date().addingTimeInterval(10)
         while Glibc.kill(browser, 0) == 0 && Date() < deadline { usleep(50_000) }
@@ -180,6 +177,13 @@ final class Tmux {
     }
 
     func kill() { _ = try? tmux(["kill-server"]) }
+
+    /// The browser's process: the child of the pane's shell.
+    func browserPid() -> Int32? {
+        guard let shell = try? display("#{pane_pid}"),
+              let children = try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8) else { return nil }
+        return children.split(separator: " ").first.flatMap { Int32($0) }
+    }
 }
 
 /// Runs a program to its end with posix_spawn and waitpid, its output (stdout and stderr together) through
