@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         // The storage engine: file format, copy-on-write B+trees, MVCC transactions.
@@ -32,10 +33,22 @@ let package = Package(
         .target(name: "RealmTools", dependencies: ["RealmStorage"]),
         // SQLite's C API, used only by the benchmark program for side-by-side runs.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .executableTarget(name: "realm-browser", dependencies: [
-            "RealmStorage", "RealmQuery", "RealmTools", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // The browser without a terminal: canvas of cells, views, key decoding, app state + reducer, key map,
+        // themes, and a virtual terminal for tests. Never imports curses.
+        .target(name: "BrowserCore", dependencies: [
+            "RealmStorage", "RealmTools", .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
-        .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "RealmQuery", "CSQLite"]),
+        // ncursesw's C API through a shim header (wide-character API, macros as functions).
+        .systemLibrary(name: "CNCursesw", providers: [.apt(["libncursesw5-dev"])]),
+        // Process-wide C state for restoring the terminal from a signal handler (saved termios, sigaction).
+        .target(name: "CTerminalGuard"),
+        // The ncurses implementation of BrowserCore's Terminal.
+        .target(name: "BrowserTerminal", dependencies: ["BrowserCore", "CNCursesw", "CTerminalGuard"]),
+        .executableTarget(name: "realm-browser", dependencies: [
+            "RealmStorage", "RealmQuery", "RealmTools", "BrowserCore", "BrowserTerminal",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "RealmQuery", "CSQLite", "RealmTools", "BrowserCore"]),
         // A child process for the crash and multi-process tests.
         .executableTarget(name: "realm-storage-worker", dependencies: ["RealmStorage"]),
         // Helpers shared by the test targets: temporary directories, a seeded PRNG.
@@ -43,6 +56,10 @@ let package = Package(
         .testTarget(name: "RealmQueryTests", dependencies: ["RealmQuery", "TestSupport"]),
         .testTarget(name: "RealmDBTests", dependencies: ["RealmDB", "TestSupport", "realm-storage-worker"]),
         .testTarget(name: "RealmToolsTests", dependencies: ["RealmTools", "TestSupport", "realm-browser", "realm-storage-worker"]),
+        .testTarget(name: "BrowserCoreTests", dependencies: ["BrowserCore", "TestSupport"],
+                    exclude: ["Snapshots"]),
+        // Runs the real realm-browser binary in tmux.
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "realm-browser"]),
         .testTarget(
             name: "RealmStorageTests",
             dependencies: ["RealmStorage", "TestSupport", "realm-storage-worker"]

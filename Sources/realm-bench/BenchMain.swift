@@ -19,6 +19,8 @@ struct Options {
     var repeats = 5
     var directory: String?
     var changes = false
+    var browser = false
+    var browserFile: String?
 
     var singleCommits: Int { quick ? 1_000 : 10_000 }
 
@@ -42,6 +44,10 @@ struct Options {
                              subdirectory is made and removed afterwards
           --changes          instead: time Snapshot.changes(in:since:) on a table of
                              --objects objects (engine only)
+          --browser          instead: time the terminal browser on one class of
+                             --objects objects (first screen, paging)
+          --file PATH        with --browser: an existing database instead (a demo
+                             from `realm-browser demo` adds big values)
           --help             this text
         """
 
@@ -84,6 +90,11 @@ struct Options {
             case "--changes":
                 try noValue()
                 options.changes = true
+            case "--browser":
+                try noValue()
+                options.browser = true
+            case "--file":
+                options.browserFile = try value()
             case "--objects":
                 options.objects = try positive()
             case "--repeat":
@@ -463,6 +474,17 @@ struct BenchMain {
             exit(1)
         }
         defer { try? files.removeItem(atPath: runDirectory) }
+
+        if options.browser {
+            do {
+                try BrowserBench.run(options: options, directory: runDirectory)
+            } catch {
+                Output.line("realm-bench: \(error)", toStandardError: true)
+                try? files.removeItem(atPath: runDirectory)
+                exit(1)
+            }
+            return
+        }
 
         if options.changes {
             do {

@@ -1,4 +1,6 @@
 import ArgumentParser
+import BrowserCore
+import BrowserTerminal
 import Foundation
 import RealmStorage
 import RealmTools
@@ -6,16 +8,30 @@ import RealmTools
 struct Browse: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "browse", abstract: "Open the terminal browser (the default).")
 
-    @Argument(help: "The database file; without one, the demo database (generated when missing).")
+    @Argument(help: "The database file; without one, demo.realm here (generated when missing).")
     var path: String?
 
     @Flag(name: .customLong("read-only"), help: "Open the file read-only.")
     var readOnly = false
 
+    @Option(help: ArgumentHelp("A theme: \(Theme.builtinNames.joined(separator: ", ")), a NAME.toml in ~/.config/realm-browser/themes, or a path to a .toml file (default: $REALM_BROWSER_THEME, else dark).", valueName: "name"))
+    var theme: String?
+
     @OptionGroup var key: KeyOptions
 
     func run() throws {
         try key.check()
+        let env = ProcessInfo.processInfo.environment
+        // The theme first: a mistake in it is reported before the screen is taken over.
+        let themeName = theme ?? env["REALM_BROWSER_THEME"].flatMap { $0.isEmpty ? nil : $0 } ?? "dark"
+        let home = env["XDG_CONFIG_HOME"].map { "\($0)/realm-browser/themes" }
+            ?? env["HOME"].map { "\($0)/.config/realm-browser/themes" }
+        let chosen: Theme
+        do {
+            chosen = try Theme.load(themeName, searchDirectories: home.map { [$0] } ?? [])
+        } catch let e as ThemeError {
+            throw CommandFailure(message: "theme: \(e)")
+        }
         let file = path ?? "demo.realm"
         if path == nil && !FileManager.default.fileExists(atPath: file) {
             printError("realm-browser: generating the demo database \(file) …")
@@ -24,10 +40,17 @@ struct Browse: ParsableCommand {
             try DemoDatabase(progress: bar.update).generate(into: db)
             bar.finish()
         }
-        // Until the terminal browser lands, show what `info` shows.
         let db = try openExisting(file, readOnly: readOnly)
-        print(try InfoReport(database: db).text, terminator: "")
-        printError("realm-browser: the terminal browser is not built yet; see `realm-browser --help` for the subcommands")
+        let data = try BrowserData(database: db)
+        let terminal: NCursesTerminal
+        do {
+            terminal = try NCursesTerminal(theme: chosen, noColor: !(env["NO_COLOR"] ?? "").isEmpty)
+        } catch let e as TerminalError {
+            throw CommandFailure(message: e.description)
+        }
+        let app = BrowserApp(terminal: terminal, data: data, theme: chosen)
+        app.run()
+        terminal.close()
     }
 }
 

@@ -1,0 +1,75 @@
+import RealmStorage
+
+extension BrowserData {
+    /// A table's columns: the index (lists), the primary key, every property in schema order, then one
+    /// column per incoming link that no `LinkingObjects` property declares.
+    public func columns(_ source: TableSource) -> [Column] {
+        var out: [Column] = []
+        if source.hasIndexColumn { out.append(Column(kind: .index, header: "#", rightAligned: true)) }
+        guard let rowClass = rowClass(source) else {
+            // A list of primitives: the index and the value.
+            if let p = listProperty(source) {
+                var element = p
+                element.isList = false
+                out.append(Column(kind: .element(element), header: "value " + ValueFormat.typeName(element),
+                                  rightAligned: ValueFormat.isNumeric(p.type)))
+            }
+            return out
+        }
+        guard let cs = classSchema(rowClass) else { return out }
+        let ordered = cs.properties.filter(\.isPrimaryKey) + cs.properties.filter { !$0.isPrimaryKey }
+        for p in ordered {
+            out.append(Column(kind: .property(p), header: "\(p.isPrimaryKey ? "🔑" : "")\(p.name) \(ValueFormat.typeName(p))",
+                              isPrimaryKey: p.isPrimaryKey, rightAligned: !p.isList && ValueFormat.isNumeric(p.type)))
+        }
+        for (c, p) in undeclaredIncoming(rowClass) {
+            out.append(Column(kind: .incoming(originClass: c, property: p), header: "← \(c).\(p)"))
+        }
+        return out
+    }
+
+    /// The text of one cell. Errors (a damaged file) show in the cell instead of stopping the browser.
+    public func cell(_ column: Column, row: Int, in source: TableSource, format: ValueFormat) -> CellText {
+        do {
+            switch column.kind {
+            case .index: return CellText(String(row), .index, rightAligned: true)
+            case .element:
+                guard let v = try element(row: row, in: source) else { return CellText("", .normal) }
+                var c = format.cell(v)
+                c.rightAligned = column.rightAligned
+                return c
+            case .property(let p):
+                guard let cls = rowClass(source), let key = try key(row: row, in: source) else { return CellText("", .normal) }
+                return try propertyCell(ObjectRef(className: cls, key: key), p, format: format)
+            case .incoming(let c, let p):
+                guard let cls = rowClass(source), let key = try key(row: row, in: source) else { return CellText("", .normal) }
+                let n = try snapshot.backlinks(key, in: table(cls), from: c, property: p).count
+                return CellText(n == 0 ? "–" : "← \(n)", n == 0 ? .null : .list)
+            }
+        } catch {
+            return CellText("⚠ \(error)", .statusError)
+        }
+    }
+
+    /// A property of an object as one table cell: lists as their count (and the first values of primitive
+    /// lists), links as the target's label.
+    public func propertyCell(_ ref: ObjectRef, _ p: PropertySchema, format: ValueFormat) throws -> CellText {
+        if p.type == .linkingObjects {
+            let n = try snapshot.list(ref.key, handle(ref.className, p.name)).count
+            return CellText("← \(n)", .list)
+        }
+        if p.isList {
+            let values = try snapshot.list(ref.key, handle(ref.className, p.name))
+            if p.type == .link || values.isEmpty { return CellText("[\(values.count)]", .list) }
+            let preview = values.prefix(8).map { format.cell($0).text }.joined(separator: ", ")
+            return CellText("[\(values.count)] \(preview)", .list)
+        }
+        let v = try value(ref, p.name)
+        if case .link(let k) = v, let target = p.objectClassName {
+            return CellText(label(ObjectRef(className: target, key: k)), .link)
+        }
+        var c = format.cell(v)
+        if p.type == .mixed { c.rightAligned = false }
+        return c
+    }
+}

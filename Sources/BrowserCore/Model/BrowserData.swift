@@ -1,0 +1,244 @@
+import Foundation
+import RealmStorage
+
+/// The database as the browser reads it: one snapshot at a time (replaced when another process commits),
+/// rows read on demand — a table of a million objects costs one O(log n) key lookup per visible row.
+public final class BrowserData {
+    public let database: Database
+    public private(set) var snapshot: Snapshot
+    public private(set) var fileBytes: Int
+    /// Lists and backlink sets read in this snapshot (a list is stored whole, so one read gives every row).
+    private var collections: [String: [Value]] = [:]
+    private var tables: [String: TableHandle] = [:]
+    private var properties: [String: PropertyHandle] = [:]
+    /// The object view's last lines: the reducer and the renderer ask for the same ones several times per key.
+    var objectLinesCache: (id: String, lines: [ObjectLine])?
+    /// Object keys looked up by position in a class (for tests: only visible rows may be read).
+    var positionLookups = 0
+
+    public init(database: Database) throws {
+        self.database = database
+        snapshot = try database.snapshot()
+        fileBytes = BrowserData.size(of: database)
+    }
+
+    deinit { snapshot.close() }
+
+    public var path: String { database.path }
+    public var isReadOnly: Bool { database.isReadOnly }
+    public var version: UInt64 { snapshot.version }
+    public var schemaVersion: UInt64 { snapshot.schemaVersion }
+
+    /// Takes a new snapshot when a newer version was committed (by this or another process). Cheap when
+    /// nothing changed: reads the two meta slots, no reader slot.
+    @discardableResult
+    public func refreshIfChanged() throws -> Bool {
+        guard try database.latestVersion() != snapshot.version else { return false }
+        let fresh = try database.snapshot()
+        snapshot.close()
+        snapshot = fresh
+        collections.removeAll()
+        tables.removeAll()
+        properties.removeAll()
+        objectLinesCache = nil
+        fileBytes = BrowserData.size(of: database)
+        return true
+    }
+
+    static func size(of db: Database) -> Int {
+        if db.isInMemory { return 0 }
+        return ((try? FileManager.default.attributesOfItem(atPath: db.path))?[.size] as? Int) ?? 0
+    }
+
+    // MARK: Schema
+
+    public var classNames: [String] { snapshot.schema.map(\.name) }
+
+    public func classSchema(_ name: String) -> ClassSchema? { snapshot.classSchema(name) }
+
+    public func count(_ className: String) throws -> Int { try snapshot.count(table(className)) }
+
+    func table(_ name: String) throws -> TableHandle {
+        if let t = tables[name] { return t }
+        let t = try snapshot.table(name)
+        tables[name] = t
+        return t
+    }
+
+    func handle(_ className: String, _ property: String) throws -> PropertyHandle {
+        let k = "\(className).\(property)"
+        if let h = properties[k] { return h }
+        let h = try snapshot.property(table(className), property)
+        properties[k] = h
+        return h
+    }
+
+    /// Link properties of other classes that point at `className` and that no `LinkingObjects` property of
+    /// `className` declares: its incoming links nobody modelled, shown as extra columns.
+    public func undeclaredIncoming(_ className: String) -> [(originClass: String, property: String)] {
+        let schema = snapshot.schema
+        guard let target = schema.first(where: { $0.name == className }) else { return [] }
+        var out: [(String, String)] = []
+        for c in schema {
+            for p in c.properties where p.type == .link && !p.isList && p.objectClassName == className {
+                let declared = target.properties.contains {
+                    $0.type == .linkingObjects && $0.objectClassName == c.name && $0.originProperty == p.name
+                }
+                if !declared { out.append((c.name, p.name)) }
+            }
+            for p in c.properties where p.type == .link && p.isList && p.objectClassName == className {
+                let declared = target.properties.contains {
+                    $0.type == .linkingObjects && $0.objectClassName == c.name && $0.originProperty == p.name
+                }
+                if !declared { out.append((c.name, p.name)) }
+            }
+        }
+        return out
+    }
+
+    // MARK: Rows
+
+    /// The class of a table's rows, or nil for a list of primitives.
+    public func rowClass(_ source: TableSource) -> String? {
+        switch source {
+        case .objects(let c, _): return c
+        case .list(let owner, let p):
+            guard let prop = classSchema(owner.className)?.property(named: p), prop.type == .link else { return nil }
+            return prop.objectClassName
+        case .linkingObjects(let owner, let p):
+            return classSchema(owner.className)?.property(named: p)?.objectClassName
+        case .backlinks(_, let c, _): return c
+        }
+    }
+
+    /// The property of a list table (nil for tables that are not lists).
+    public func listProperty(_ source: TableSource) -> PropertySchema? {
+        guard case .list(let owner, let p) = source else { return nil }
+        return classSchema(owner.className)?.property(named: p)
+    }
+
+    /// How many rows a table has.
+    public func rowCount(_ source: TableSource) throws -> Int {
+        switch source {
+        case .objects(let c, let filter): return try filter?.keys.count ?? count(c)
+        default: return try collection(source).count
+        }
+    }
+
+    /// The object at a row (nil past the end, or for a list of primitives).
+    public func key(row: Int, in source: TableSource) throws -> ObjectKey? {
+        guard row >= 0 else { return nil }
+        switch source {
+        case .objects(let c, let filter):
+            if let f = filter { return row < f.keys.count ? f.keys[row] : nil }
+            positionLookups += 1
+            return try snapshot.key(at: row, in: table(c))
+        default:
+            let values = try collection(source)
+            guard row < values.count, case .link(let k) = values[row] else { return nil }
+            return k
+        }
+    }
+
+    /// The value at a row of a list of primitives.
+    public func element(row: Int, in source: TableSource) throws -> Value? {
+        let values = try collection(source)
+        return row >= 0 && row < values.count ? values[row] : nil
+    }
+
+    /// Where an object is in a table now (after a refresh), or nil when it is no longer there.
+    public func position(of key: ObjectKey, in source: TableSource) throws -> Int? {
+        switch source {
+        case .objects(let c, let filter):
+            if let f = filter { return f.keys.firstIndex(of: key) }
+            // Keys are in ascending order: binary search with O(log n) lookups.
+            let t = try table(c)
+            var lo = 0, hi = try snapshot.count(t) - 1
+            while lo <= hi {
+                let mid = (lo + hi) / 2
+                guard let k = try snapshot.key(at: mid, in: t) else { return nil }
+                if k == key { return mid }
+                if k < key { lo = mid + 1 } else { hi = mid - 1 }
+            }
+            return nil
+        default:
+            return try collection(source).firstIndex(of: .link(key))
+        }
+    }
+
+    /// The elements of a list, or the origins of linking objects, read once per snapshot.
+    func collection(_ source: TableSource) throws -> [Value] {
+        let id: String
+        switch source {
+        case .objects: return []
+        case .list(let o, let p): id = "list \(o.className) \(o.key.rawValue) \(p)"
+        case .linkingObjects(let o, let p): id = "lo \(o.className) \(o.key.rawValue) \(p)"
+        case .backlinks(let o, let c, let p): id = "bl \(o.className) \(o.key.rawValue) \(c) \(p)"
+        }
+        if let v = collections[id] { return v }
+        let values: [Value]
+        switch source {
+        case .objects: values = []
+        case .list(let o, let p), .linkingObjects(let o, let p):
+            values = try snapshot.list(o.key, handle(o.className, p))
+        case .backlinks(let o, let c, let p):
+            values = try snapshot.backlinks(o.key, in: table(o.className), from: c, property: p).map { .link($0) }
+        }
+        collections[id] = values
+        return values
+    }
+
+    // MARK: Objects
+
+    public func exists(_ ref: ObjectRef) -> Bool {
+        guard let t = try? table(ref.className) else { return false }
+        return (try? snapshot.exists(t, ref.key)) ?? false
+    }
+
+    /// The value of a non-list property.
+    public func value(_ ref: ObjectRef, _ property: String) throws -> Value {
+        try snapshot.value(ref.key, handle(ref.className, property))
+    }
+
+    /// The elements of a list property or the origins of a `LinkingObjects` property.
+    public func list(_ ref: ObjectRef, _ property: String) throws -> [Value] {
+        try collection(.list(owner: ref, property: property))
+    }
+
+    /// Every incoming link of an object, declared or not.
+    public func incoming(_ ref: ObjectRef) throws -> [(className: String, property: String, keys: [ObjectKey])] {
+        try snapshot.allBacklinks(ref.key, in: table(ref.className))
+    }
+
+    /// Objects of `originClass` linking to `ref` through `property`.
+    public func backlinks(_ ref: ObjectRef, from originClass: String, property: String) throws -> [ObjectKey] {
+        try collection(.backlinks(owner: ref, originClass: originClass, property: property)).compactMap {
+            if case .link(let k) = $0 { return k } else { return nil }
+        }
+    }
+
+    /// `#12 Ann`: the primary key (or `#` and the object key without one) and a name-like property.
+    public func label(_ ref: ObjectRef) -> String {
+        guard let cs = classSchema(ref.className) else { return "#\(ref.key.rawValue)" }
+        // Long keys (object ids, uuids, long strings) are cut: the label names an object, the view shows all.
+        func short(_ t: String) -> String { t.count > 12 ? String(t.prefix(8)) + "…" : t }
+        var s: String
+        if let pk = cs.properties.first(where: \.isPrimaryKey), let v = try? value(ref, pk.name) {
+            switch v {
+            case .int(let i): s = "#\(i)"
+            case .string(let t): s = "#" + short(t)
+            case .objectId(let o): s = "#" + short(o.hexString)
+            case .uuid(let u): s = "#" + short(u.uuidString.lowercased())
+            default: s = "#\(ref.key.rawValue)"
+            }
+        } else {
+            s = "#\(ref.key.rawValue)"
+        }
+        let nameLike = ["name", "title", "displayName", "label", "username"]
+        if let p = nameLike.lazy.compactMap({ n in cs.properties.first { $0.name == n && $0.type == .string && !$0.isList } }).first,
+           !p.isPrimaryKey, case .string(let name)? = try? value(ref, p.name), !name.isEmpty {
+            s += " " + name
+        }
+        return s
+    }
+}

@@ -1,0 +1,94 @@
+import RealmStorage
+
+/// An object of a class.
+public struct ObjectRef: Hashable, Sendable {
+    public var className: String
+    public var key: ObjectKey
+    public init(className: String, key: ObjectKey) {
+        self.className = className
+        self.key = key
+    }
+}
+
+/// The result of a query or a sort: the keys to show, in order. Compared by identity, never by its keys
+/// (a million-key result is not hashed on every action).
+public final class KeyFilter: Equatable, @unchecked Sendable {
+    // @unchecked: immutable after init.
+    public let keys: [ObjectKey]
+    /// What made it (`age > 30 SORT(name ASC)`), for the breadcrumbs and status bar.
+    public let description: String
+
+    public init(keys: [ObjectKey], description: String) {
+        self.keys = keys
+        self.description = description
+    }
+
+    public static func == (a: KeyFilter, b: KeyFilter) -> Bool { a === b }
+}
+
+/// What a table shows: the objects of a class (optionally filtered and sorted by a query result), the
+/// elements of a list, or the objects linking to an object.
+public enum TableSource: Equatable, Sendable {
+    /// All objects of a class in key order, or the keys of `filter` in its order (the seam for queries and
+    /// sorting: `RealmQuery` produces the keys, the table shows them).
+    case objects(className: String, filter: KeyFilter?)
+    /// A list property of an object: links (a table of objects) or primitives (a table of values).
+    case list(owner: ObjectRef, property: String)
+    /// A declared `LinkingObjects` property of an object.
+    case linkingObjects(owner: ObjectRef, property: String)
+    /// Every object of `originClass` whose link `property` points at the owner, declared or not.
+    case backlinks(owner: ObjectRef, originClass: String, property: String)
+
+    /// The object this table belongs to, if it is not a whole class.
+    public var owner: ObjectRef? {
+        switch self {
+        case .objects: return nil
+        case .list(let o, _), .linkingObjects(let o, _), .backlinks(let o, _, _): return o
+        }
+    }
+
+    /// Whether rows get an index column (lists, where the order is data).
+    public var hasIndexColumn: Bool {
+        if case .list = self { return true }
+        return false
+    }
+
+    /// The breadcrumb for this table.
+    public var crumb: String {
+        switch self {
+        case .objects(let c, let f): return f.map { "\(c) (\($0.description))" } ?? c
+        case .list(_, let p), .linkingObjects(_, let p): return p
+        case .backlinks(_, let c, let p): return "← \(c).\(p)"
+        }
+    }
+}
+
+/// One column of a table.
+public struct Column: Equatable, Sendable {
+    public enum Kind: Equatable, Sendable {
+        /// The position in a list.
+        case index
+        /// A property of the row objects.
+        case property(PropertySchema)
+        /// Incoming links from `originClass.property` that no `LinkingObjects` property declares.
+        case incoming(originClass: String, property: String)
+        /// The element of a list of primitives.
+        case element(PropertySchema)
+    }
+
+    public var kind: Kind
+    /// `age Int`, `owner → Person`, `← Dog.owner`.
+    public var header: String
+    public var isPrimaryKey = false
+    public var rightAligned = false
+
+    /// The property name (or `#` for the index column).
+    public var name: String {
+        switch kind {
+        case .index: return "#"
+        case .property(let p): return p.name
+        case .incoming(let c, let p): return "\(c).\(p)"
+        case .element: return "value"
+        }
+    }
+}
