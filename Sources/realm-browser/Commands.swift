@@ -4,6 +4,7 @@ import BrowserTerminal
 import Foundation
 import RealmStorage
 import RealmTools
+import RealmQuery
 
 struct Browse: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "browse", abstract: "Open the terminal browser (the default).")
@@ -108,16 +109,86 @@ struct SchemaCommand: ParsableCommand {
 }
 
 struct Query: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print the objects of a class that match a predicate.")
+    static let configuration = CommandConfiguration(
+        abstract: "Print the objects of a class that match a predicate.",
+        discussion: """
+        The predicate is Realm's query language, e.g. "age > 30 AND name BEGINSWITH[c] 'a'", with SORT, \
+        DISTINCT and LIMIT. --arg values fill $0, $1, ... (JSON literals when they parse as JSON, strings \
+        otherwise).
+        """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case table, json, csv, count }
 
     @Argument(help: "The database file.") var path: String
     @Argument(help: "The class.") var className: String
-    @Argument(help: "The predicate, e.g. \"age > 30 AND name BEGINSWITH 'A'\".") var predicate: String
+    @Argument(help: "The predicate (TRUEPREDICATE for every object).") var predicate: String
+    @Option(name: .customLong("arg"), help: "A value for $0, $1, ... (repeatable).") var args: [String] = []
+    @Option(help: "Sort by a key path, KEYPATH or KEYPATH:desc (repeatable).") var sort: [String] = []
+    @Option(help: "At most this many objects.") var limit: Int?
+    @Option(help: "table, json, csv or count.") var format: Format = .table
+    @Flag(name: .customLong("read-only"), help: "Open the file read-only (the default for queries).") var readOnly = false
     @OptionGroup var key: KeyOptions
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        for s in sort where s.isEmpty || s.hasPrefix(":") { throw ValidationError("--sort needs a key path, e.g. name or age:desc") }
+    }
+
+    /// The query text: the predicate, then SORT and LIMIT from the options (applied after the predicate's own).
+    var queryText: String {
+        var text = predicate
+        if !sort.isEmpty {
+            let keys = sort.map { s -> String in
+                if s.lowercased().hasSuffix(":desc") { return String(s.dropLast(5)) + " DESC" }
+                if s.lowercased().hasSuffix(":asc") { return String(s.dropLast(4)) + " ASC" }
+                return s + " ASC"
+            }
+            text += " SORT(\(keys.joined(separator: ", ")))"
+        }
+        if let limit { text += " LIMIT(\(limit))" }
+        return text
+    }
 
     func run() throws {
         try key.check()
-        throw CommandFailure(message: "queries arrive with the query language; use export meanwhile")
+        let db = try openExisting(path, readOnly: true)
+        try db.read { s in
+            guard s.classSchema(className) != nil else {
+                throw CommandFailure(message: "no class named '\(className)' in \(path) (it has: \(s.schema.map(\.name).joined(separator: ", ")))")
+            }
+            let keys: [ObjectKey]
+            do {
+                keys = try RealmQuery.Query.evaluate(queryText, on: className, in: s, arguments: args.map(Query.argument))
+            } catch let e as QueryError {
+                throw CommandFailure(message: "invalid query: \(e)")
+            }
+            let export = try DataExport(snapshot: s, classes: [className])
+            let sink = TextSink(fd: 1)
+            switch format {
+            case .count: print(keys.count)
+            case .json: try export.writeJSONArray(className: className, keys: keys, to: sink)
+            case .csv: try export.writeCSV(className: className, keys: keys, to: sink)
+            case .table: try export.writeTable(className: className, keys: keys, to: sink)
+            }
+        }
+    }
+
+    /// `--arg` text as a value: a JSON literal when it parses as one (numbers, strings, true/false, null,
+    /// arrays for IN), the text itself otherwise.
+    static func argument(_ text: String) -> QueryArgument {
+        guard let j = try? JSONParser.parse(text) else { return .value(.string(text)) }
+        func value(_ j: JSONValue) -> Value {
+            switch j {
+            case .null: return .null
+            case .bool(let b): return .bool(b)
+            case .number(let n): return Int64(n).map { .int($0) } ?? .double(Double(n) ?? .nan)
+            case .string(let s): return .string(s)
+            case .array, .object: return .string(text)
+            }
+        }
+        if case .array(let items) = j { return .list(items.map(value)) }
+        if case .object = j { return .value(.string(text)) }
+        return .value(value(j))
     }
 }
 

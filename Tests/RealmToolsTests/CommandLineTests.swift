@@ -234,3 +234,62 @@ let peopleSchema = """
         #expect(try cli(dir, "verify", "p.realm").status == 0)
     }
 }
+
+@Suite struct QueryCommandTests {
+    func setUp() throws -> TempDir {
+        let dir = TempDir()
+        write(dir, "schema.json", peopleSchema)
+        write(dir, "data.json", """
+        {"Person": [
+           {"id": 1, "name": "Ann", "age": 30, "dogs": [{"$index": 0}]},
+           {"id": 2, "name": "李娜", "age": 41},
+           {"id": 3, "name": "Bob", "age": null},
+           {"id": 4, "name": "Émile 🐶", "age": 25}
+         ],
+         "Dog": [{"name": "Rex"}]}
+        """)
+        let r = try cli(dir, "import", "p.realm", "data.json", "--schema", "schema.json")
+        #expect(r.status == 0, "\(r.stderr)")
+        return dir
+    }
+
+    @Test func formats() throws {
+        let dir = try setUp()
+        let count = try cli(dir, "query", "p.realm", "Person", "age > 26", "--format", "count")
+        #expect(count.status == 0 && count.stdout == "2\n", "\(count.stdout)\(count.stderr)")
+        let json = try cli(dir, "query", "p.realm", "Person", "age >= $0", "--arg", "30", "--sort", "age:desc", "--format", "json")
+        #expect(json.stdout.contains("\"name\": \"李娜\""))
+        #expect(json.stdout.range(of: "李娜")!.lowerBound < json.stdout.range(of: "Ann")!.lowerBound)
+        let csv = try cli(dir, "query", "p.realm", "Person", "name BEGINSWITH[c] $0", "--arg", "a", "--format", "csv")
+        #expect(csv.stdout == "id,name,age,tags,dogs,best,born\r\n1,Ann,30,[],\"[{\"\"$class\"\":\"\"Dog\"\",\"\"$key\"\":0}]\",,\r\n", "\(csv.stdout)")
+        let table = try cli(dir, "query", "p.realm", "Person", "TRUEPREDICATE", "--sort", "id", "--limit", "4")
+        let lines = table.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 6, "\(table.stdout)")
+        // Wide characters are measured: right-aligned ages end at the same cell after CJK and emoji names.
+        func endCell(_ line: String, _ value: String) -> Int? {
+            guard let r = line.range(of: value) else { return nil }
+            return TextWidth.of(String(line[..<r.upperBound]))
+        }
+        let ann = try #require(lines.first { $0.contains("Ann") }), li = try #require(lines.first { $0.contains("李娜") })
+        let emile = try #require(lines.first { $0.contains("Émile") })
+        #expect(endCell(ann, " 30") == endCell(li, " 41"), "\(table.stdout)")
+        #expect(endCell(ann, " 30") == endCell(emile, " 25"), "\(table.stdout)")
+        #expect(table.stdout.contains("null"))
+        let args = try cli(dir, "query", "p.realm", "Person", "id IN $0", "--arg", "[1, 3]", "--format", "count")
+        #expect(args.stdout == "2\n", "\(args.stderr)")
+    }
+
+    @Test func errors() throws {
+        let dir = try setUp()
+        let bad = try cli(dir, "query", "p.realm", "Person", "agee > 3")
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("did you mean 'age'?") || bad.stderr.contains("did you mean `age`?"), "\(bad.stderr)")
+        #expect(bad.stderr.contains("  agee > 3\n  ^~~~"), "\(bad.stderr)")
+        let mismatch = try cli(dir, "query", "p.realm", "Person", "name > 5")
+        #expect(mismatch.status == 1 && mismatch.stderr.contains("column"), "\(mismatch.stderr)")
+        let unknown = try cli(dir, "query", "p.realm", "Cat", "TRUEPREDICATE")
+        #expect(unknown.status == 1 && unknown.stderr.contains("no class named 'Cat'"))
+        let usage = try cli(dir, "query", "p.realm", "Person", "TRUEPREDICATE", "--limit", "-1")
+        #expect(usage.status == 2)
+    }
+}
