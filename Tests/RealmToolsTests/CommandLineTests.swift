@@ -293,3 +293,22 @@ let peopleSchema = """
         #expect(usage.status == 2)
     }
 }
+
+@Suite struct VerifyCommandTests {
+    /// A damaged page is reported with what and where, and the exit code is 1.
+    @Test func verifyReportsDamage() throws {
+        let dir = TempDir()
+        #expect(try cli(dir, "demo", "v.realm", "--objects", "3000").status == 0)
+        let path = dir.file("v.realm")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        // Damage a few bytes in every fifth page after the header and meta slots: some are live nodes.
+        for page in stride(from: 5, to: bytes.count / 4096, by: 5) {
+            for i in 0..<16 { bytes[page * 4096 + 100 + i] ^= 0x5A }
+        }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let r = try cli(dir, "verify", "v.realm")
+        #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains("v.realm"), "\(r.stderr)")
+        #expect(r.stderr.contains("page") || r.stderr.contains("checksum") || r.stderr.contains("corrupt"), "\(r.stderr)")
+    }
+}
