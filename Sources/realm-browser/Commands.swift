@@ -160,7 +160,7 @@ struct Query: ParsableCommand {
             do {
                 keys = try RealmQuery.Query.evaluate(queryText, on: className, in: s, arguments: args.map(Query.argument))
             } catch let e as QueryError {
-                throw CommandFailure(message: "invalid query: \(e)")
+                throw CommandFailure(message: "invalid query: " + Query.diagnostic(e))
             }
             let export = try DataExport(snapshot: s, classes: [className])
             let sink = TextSink(fd: 1)
@@ -171,6 +171,19 @@ struct Query: ParsableCommand {
             case .table: try export.writeTable(className: className, keys: keys, to: sink)
             }
         }
+    }
+
+    /// The error with its column, the query and a caret under the offending part, measured in terminal cells
+    /// (so it lines up under CJK and emoji text).
+    static func diagnostic(_ e: QueryError) -> String {
+        let line = e.query.map { $0 == "\n" || $0 == "\r" || $0 == "\t" ? " " : $0 }
+        let bytes = Array(e.query.utf8)
+        func cells(upTo offset: Int) -> Int {
+            TextWidth.of(String(decoding: bytes[0..<min(max(offset, 0), bytes.count)], as: UTF8.self))
+        }
+        let start = cells(upTo: e.range.start), width = max(1, cells(upTo: e.range.end) - start)
+        return "\(e.message) at column \(e.column)\n  \(String(line))\n  "
+            + String(repeating: " ", count: start) + "^" + String(repeating: "~", count: width - 1)
     }
 
     /// `--arg` text as a value: a JSON literal when it parses as one (numbers, strings, true/false, null,

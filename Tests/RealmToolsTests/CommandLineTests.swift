@@ -287,6 +287,9 @@ let peopleSchema = """
         #expect(bad.stderr.contains("  agee > 3\n  ^~~~"), "\(bad.stderr)")
         let mismatch = try cli(dir, "query", "p.realm", "Person", "name > 5")
         #expect(mismatch.status == 1 && mismatch.stderr.contains("column"), "\(mismatch.stderr)")
+        // The caret is placed in terminal cells: under the mistake after a CJK string.
+        let cjk = try cli(dir, "query", "p.realm", "Person", "name == '李娜' AND agee > 3")
+        #expect(cjk.stderr.contains("  name == '李娜' AND agee > 3\n" + String(repeating: " ", count: 2 + 19) + "^~~~"), "\(cjk.stderr)")
         let unknown = try cli(dir, "query", "p.realm", "Cat", "TRUEPREDICATE")
         #expect(unknown.status == 1 && unknown.stderr.contains("no class named 'Cat'"))
         let usage = try cli(dir, "query", "p.realm", "Person", "TRUEPREDICATE", "--limit", "-1")
