@@ -91,6 +91,7 @@ struct SchemaCommand: ParsableCommand {
 
     @Argument(help: "The database file.") var path: String
     @Option(help: "text, json (the import --schema format) or swift (RealmDB model classes).") var format: Format = .text
+    @Flag(name: .customLong("read-only"), help: "Open the file read-only (always the case for this subcommand).") var readOnly = false
     @OptionGroup var key: KeyOptions
 
     func run() throws {
@@ -236,6 +237,7 @@ struct Export: ParsableCommand {
     @Option(name: .customLong("class"), help: "A class to export (repeatable); default: every class.") var classes: [String] = []
     @Option(help: "json (one document, which import reads back) or csv (one file per class).") var format: Format = .json
     @Option(help: "A file for json (default: stdout), a directory for csv (required).") var output: String?
+    @Flag(name: .customLong("read-only"), help: "Open the file read-only (always the case for this subcommand).") var readOnly = false
     @OptionGroup var key: KeyOptions
 
     func run() throws {
@@ -285,6 +287,7 @@ struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print sizes, versions and classes.")
 
     @Argument(help: "The database file.") var path: String
+    @Flag(name: .customLong("read-only"), help: "Open the file read-only (always the case for this subcommand).") var readOnly = false
     @OptionGroup var key: KeyOptions
 
     func run() throws {
@@ -298,6 +301,7 @@ struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Check every structure of the file.")
 
     @Argument(help: "The database file.") var path: String
+    @Flag(name: .customLong("read-only"), help: "Open the file read-only (always the case for this subcommand).") var readOnly = false
     @OptionGroup var key: KeyOptions
 
     func run() throws {

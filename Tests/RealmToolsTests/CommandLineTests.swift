@@ -36,6 +36,9 @@ let peopleSchema = """
         let swift = try cli(dir, "schema", "d.realm", "--format", "swift")
         #expect(swift.stdout.contains("@Persisted(primaryKey: true) var id: Int = 0"))
         #expect(swift.stdout.contains("@Persisted(originProperty: \"dogs\") var owners: LinkingObjects<Person>"))
+        for sub in ["info", "schema", "export", "verify"] {
+            #expect(try cli(dir, sub, "d.realm", "--read-only").status == 0, "\(sub) --read-only")
+        }
         let verify = try cli(dir, "verify", "d.realm")
         #expect(verify.status == 0 && verify.stdout.contains("no problems"))
         // Deterministic for a seed.
