@@ -54,7 +54,8 @@ public enum SchemaFormats {
         return out
     }
 
-    static func swiftType(_ t: PropertyType) -> String {
+    /// The Swift type RealmDB uses for a stored type (`Int`, `String`, `AnyRealmValue`, ...).
+    public static func swiftType(_ t: PropertyType) -> String {
         switch t {
         case .bool: return "Bool"
         case .int: return "Int"

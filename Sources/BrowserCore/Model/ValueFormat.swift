@@ -35,20 +35,11 @@ public struct ValueFormat: Equatable, Sendable {
 
     static func scalarTypeName(_ t: PropertyType) -> String {
         switch t {
-        case .bool: return "Bool"
-        case .int: return "Int"
-        case .float: return "Float"
-        case .double: return "Double"
-        case .string: return "String"
-        case .data: return "Data"
-        case .date: return "Date"
-        case .objectId: return "ObjectId"
-        case .uuid: return "UUID"
-        case .decimal128: return "Decimal128"
         case .mixed: return "Mixed"
         case .link: return "Link"
         case .linkingObjects: return "LinkingObjects"
         case .backlink: return "Backlink"
+        default: return SchemaFormats.swiftType(t)
         }
     }
 
