@@ -339,8 +339,7 @@ struct KeyPathReader {
     }
 }
 
-/// The order of stored values: null first, then by kind; numbers numerically across int, float, double and
-/// decimal; strings by Unicode code point; data bytewise.
+/// Ordering and numeric helpers for stored values; the order itself is RealmQuery's `ValueOrder`.
 enum StoredOrder {
     static func double(_ v: RealmStorage.Value) -> Double? {
         switch v {
@@ -352,39 +351,6 @@ enum StoredOrder {
         }
     }
 
-    private static func rank(_ v: RealmStorage.Value) -> Int {
-        switch v {
-        case .null: return 0
-        case .bool: return 1
-        case .int, .float, .double, .decimal128: return 2
-        case .string: return 3
-        case .data: return 4
-        case .date: return 5
-        case .objectId: return 6
-        case .uuid: return 7
-        case .link: return 8
-        }
-    }
-
-    static func compare(_ a: RealmStorage.Value, _ b: RealmStorage.Value) -> Int {
-        switch (a, b) {
-        case (.null, .null): return 0
-        case (.bool(let x), .bool(let y)): return x == y ? 0 : (!x ? -1 : 1)
-        case (.int(let x), .int(let y)): return x < y ? -1 : (x > y ? 1 : 0)
-        case (.string(let x), .string(let y)):
-            return x.unicodeScalars.lexicographicallyPrecedes(y.unicodeScalars) ? -1 : (x == y ? 0 : (y.unicodeScalars.lexicographicallyPrecedes(x.unicodeScalars) ? 1 : 0))
-        case (.data(let x), .data(let y)): return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
-        case (.date(let x), .date(let y)): return x < y ? -1 : (x > y ? 1 : 0)
-        case (.objectId(let x), .objectId(let y)): return x < y ? -1 : (x > y ? 1 : 0)
-        case (.uuid(let x), .uuid(let y)):
-            let xs = x.uuidString, ys = y.uuidString
-            return xs < ys ? -1 : (xs > ys ? 1 : 0)
-        case (.link(let x), .link(let y)): return x < y ? -1 : (x > y ? 1 : 0)
-        case (.decimal128(let x), .decimal128(let y)): return x < y ? -1 : (x > y ? 1 : 0)
-        default:
-            if let x = double(a), let y = double(b) { return x < y ? -1 : (x > y ? 1 : 0) }
-            let ra = rank(a), rb = rank(b)
-            return ra < rb ? -1 : (ra > rb ? 1 : 0)
-        }
-    }
+    /// The same order as the query language's SORT.
+    static func compare(_ a: RealmStorage.Value, _ b: RealmStorage.Value) -> Int { ValueOrder.compare(a, b) }
 }

@@ -171,3 +171,10 @@ struct Sorter {
         return 0
     }
 }
+
+/// The order `SORT` uses for stored values (nulls first, then by kind; numbers numerically across types;
+/// strings by Unicode code point), public so that the object layer sorts the same way.
+public enum ValueOrder {
+    /// -1, 0 or 1.
+    public static func compare(_ a: Value, _ b: Value) -> Int { Sorter.compare(a, b) }
+}
