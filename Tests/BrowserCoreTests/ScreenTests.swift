@@ -133,7 +133,12 @@ import TestSupport
         let h = try Harness(size: Size(width: 100, height: 26))
         h.type("?")
         expectScreen(h.screen, "help")
-        for c in Command.allCases { #expect(h.screen.contains(c.rawValue)) }
+        // Every command and palette command is on some page of it.
+        var seen = h.screen
+        for _ in 0..<5 { h.type("\u{1B}[6~"); seen += h.screen }
+        #expect(h.state.showHelp)
+        for c in Command.allCases { #expect(seen.contains(c.rawValue), "\(c.rawValue)") }
+        for c in PaletteCommand.allCases { #expect(seen.contains(":" + c.rawValue), "\(c.rawValue)") }
         h.type("x")
         #expect(!h.state.showHelp)
     }

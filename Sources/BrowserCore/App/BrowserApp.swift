@@ -1,10 +1,13 @@
 import Foundation
+import RealmStorage
+import RealmTools
 
 /// The browser: reads events from a terminal, runs them through the reducer, draws the state, and polls
 /// the database for commits made elsewhere.
 public final class BrowserApp {
     public let terminal: Terminal
-    public let data: BrowserData
+    /// Replaced when another file is opened (`:open`, or after `:demo`).
+    public private(set) var data: BrowserData
     public private(set) var state: AppState
     public let renderer: Renderer
     public let keyMap: KeyMap
@@ -45,11 +48,62 @@ public final class BrowserApp {
         case .key(let k): state.reduce(.key(k), data: data, keyMap: keyMap)
         case .resize(let s): state.reduce(.resize(s), data: data, keyMap: keyMap)
         }
+        runPendingTask()
     }
 
-    /// Runs a command by name, as the `:` palette will.
+    /// Runs a command by name, as the `:` palette does.
     public func perform(_ command: Command) {
         state.reduce(.command(command), data: data, keyMap: keyMap)
+        runPendingTask()
+    }
+
+    // MARK: Tasks
+
+    /// Does the work the reducer asked for (`AppState.task`), drawing progress meanwhile.
+    public func runPendingTask() {
+        while let task = state.task {
+            state.task = nil
+            do {
+                switch task {
+                case .compact:
+                    state.message = StatusMessage("Compacting \(NSStringPath(path: data.path).lastComponent)…")
+                    draw()
+                    let (before, after) = try data.compact()
+                    state.reduce(.databaseChanged, data: data, keyMap: keyMap)
+                    state.message = StatusMessage("Compacted: \(ValueFormat.byteSize(before)) → \(ValueFormat.byteSize(after))")
+                case .demo(let path, let objects):
+                    try generateDemo(path: path, objects: objects)
+                    state.confirmation = Confirmation("Demo database written to \(path) (\(ValueFormat.grouped(objects)) objects). Open it?",
+                                                      task: .open(path: path))
+                case .open(let path):
+                    let db = try Database.open(path: path, options: DatabaseOptions(readOnly: data.isReadOnly))
+                    let fresh = try BrowserData(database: db)
+                    var next = AppState.initial(size: terminal.size, data: fresh, format: renderer.format)
+                    next.queryHistory = state.queryHistory
+                    next.commandHistory = state.commandHistory
+                    next.message = StatusMessage("Opened \(path)")
+                    data = fresh
+                    state = next
+                }
+            } catch {
+                state.progress = nil
+                state.message = StatusMessage("\(error)", isError: true)
+            }
+        }
+    }
+
+    private func generateDemo(path: String, objects: Int) throws {
+        let db = try Database.open(path: path)
+        var lastDraw = DispatchTime.now()
+        let demo = DemoDatabase(objects: objects) { [self] done, total in
+            let now = DispatchTime.now()
+            guard now.uptimeNanoseconds - lastDraw.uptimeNanoseconds > 50_000_000 || done == total else { return }
+            lastDraw = now
+            state.progress = TaskProgress(label: "demo", done: done, total: total)
+            draw()
+        }
+        defer { state.progress = nil }
+        try demo.generate(into: db)
     }
 
     /// Handles every queued event, then draws (tests type into a `VirtualTerminal` and call this).

@@ -45,6 +45,21 @@ public final class BrowserData {
         return true
     }
 
+    /// Runs `body` with this browser's snapshot closed (compaction needs the file to itself), then takes a
+    /// fresh one, whether `body` succeeded or not.
+    func withSnapshotClosed(_ body: () throws -> Void) throws {
+        snapshot.close()
+        var failure: Error?
+        do { try body() } catch { failure = error }
+        snapshot = try database.snapshot()
+        collections.removeAll()
+        tables.removeAll()
+        properties.removeAll()
+        objectLinesCache = nil
+        fileBytes = BrowserData.size(of: database)
+        if let failure { throw failure }
+    }
+
     static func size(of db: Database) -> Int {
         if db.isInMemory { return 0 }
         return ((try? FileManager.default.attributesOfItem(atPath: db.path))?[.size] as? Int) ?? 0
@@ -108,6 +123,7 @@ public final class BrowserData {
         case .linkingObjects(let owner, let p):
             return classSchema(owner.className)?.property(named: p)?.objectClassName
         case .backlinks(_, let c, _): return c
+        case .filtered(let b, _): return rowClass(b)
         }
     }
 
@@ -121,6 +137,7 @@ public final class BrowserData {
     public func rowCount(_ source: TableSource) throws -> Int {
         switch source {
         case .objects(let c, let filter): return try filter?.keys.count ?? count(c)
+        case .filtered(_, let f): return f.keys.count
         default: return try collection(source).count
         }
     }
@@ -133,6 +150,7 @@ public final class BrowserData {
             if let f = filter { return row < f.keys.count ? f.keys[row] : nil }
             positionLookups += 1
             return try snapshot.key(at: row, in: table(c))
+        case .filtered(_, let f): return row < f.keys.count ? f.keys[row] : nil
         default:
             let values = try collection(source)
             guard row < values.count, case .link(let k) = values[row] else { return nil }
@@ -161,6 +179,7 @@ public final class BrowserData {
                 if k < key { lo = mid + 1 } else { hi = mid - 1 }
             }
             return nil
+        case .filtered(_, let f): return f.keys.firstIndex(of: key)
         default:
             return try collection(source).firstIndex(of: .link(key))
         }
@@ -171,6 +190,7 @@ public final class BrowserData {
         let id: String
         switch source {
         case .objects: return []
+        case .filtered(_, let f): return f.keys.map { .link($0) }
         case .list(let o, let p): id = "list \(o.className) \(o.key.rawValue) \(p)"
         case .linkingObjects(let o, let p): id = "lo \(o.className) \(o.key.rawValue) \(p)"
         case .backlinks(let o, let c, let p): id = "bl \(o.className) \(o.key.rawValue) \(c) \(p)"
@@ -178,7 +198,7 @@ public final class BrowserData {
         if let v = collections[id] { return v }
         let values: [Value]
         switch source {
-        case .objects: values = []
+        case .objects, .filtered: values = []
         case .list(let o, let p), .linkingObjects(let o, let p):
             values = try snapshot.list(o.key, handle(o.className, p))
         case .backlinks(let o, let c, let p):

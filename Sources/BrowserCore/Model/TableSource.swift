@@ -38,12 +38,41 @@ public enum TableSource: Equatable, Sendable {
     case linkingObjects(owner: ObjectRef, property: String)
     /// Every object of `originClass` whose link `property` points at the owner, declared or not.
     case backlinks(owner: ObjectRef, originClass: String, property: String)
+    /// A list, linking objects or backlinks table narrowed or reordered by a query: the keys of `filter`.
+    indirect case filtered(TableSource, KeyFilter)
+
+    /// The table without its query or sort.
+    public var base: TableSource {
+        switch self {
+        case .objects(let c, _): return .objects(className: c, filter: nil)
+        case .filtered(let b, _): return b.base
+        default: return self
+        }
+    }
+
+    /// The query result shown, if any.
+    public var filter: KeyFilter? {
+        switch self {
+        case .objects(_, let f): return f
+        case .filtered(_, let f): return f
+        default: return nil
+        }
+    }
+
+    /// The same table showing `filter` (nil: all of it).
+    public func with(filter: KeyFilter?) -> TableSource {
+        switch base {
+        case .objects(let c, _): return .objects(className: c, filter: filter)
+        case let b: return filter.map { .filtered(b, $0) } ?? b
+        }
+    }
 
     /// The object this table belongs to, if it is not a whole class.
     public var owner: ObjectRef? {
         switch self {
         case .objects: return nil
         case .list(let o, _), .linkingObjects(let o, _), .backlinks(let o, _, _): return o
+        case .filtered(let b, _): return b.owner
         }
     }
 
@@ -59,6 +88,7 @@ public enum TableSource: Equatable, Sendable {
         case .objects(let c, let f): return f.map { "\(c) (\($0.description))" } ?? c
         case .list(_, let p), .linkingObjects(_, let p): return p
         case .backlinks(_, let c, let p): return "← \(c).\(p)"
+        case .filtered(let b, let f): return "\(b.crumb) (\(f.description))"
         }
     }
 }

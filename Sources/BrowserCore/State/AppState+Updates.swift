@@ -21,6 +21,7 @@ extension AppState {
     /// follows it), and screens of deleted objects close.
     mutating func databaseChanged(_ data: BrowserData) {
         reloadClasses(data)
+        reevaluateQueries(data)
         classPositions = classPositions.filter { data.classSchema($0.key) != nil }
         for (i, screen) in stack.enumerated() {
             let owner: ObjectRef?
@@ -90,7 +91,7 @@ extension AppState {
         let rows = t.top..<min(count, t.top + visible)
         for (i, col) in columns.enumerated() {
             let cells = rows.map { data.cell(col, row: $0, in: t.source, format: format).text }
-            t.widths[i] = max(t.widths[i], Layout.columnWidth(header: col.header, cells: cells))
+            t.widths[i] = max(t.widths[i], Layout.columnWidth(header: Renderer.header(col, sort: t.sort), cells: cells))
         }
         // Horizontal scroll: the selected column shown whole.
         let frozen = Layout.frozenCount(columns)

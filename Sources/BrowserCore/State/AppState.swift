@@ -13,6 +13,10 @@ public struct TableScreen: Equatable, Sendable {
     public var widths: [Int] = []
     /// The selected object (kept across live updates).
     public var selectedKey: ObjectKey?
+    /// The query typed with `/` (empty: none) and the column sort of `[` / `]`; together they make the
+    /// source's filter (`TableSource.filter`), evaluated again at every new version.
+    public var query = ""
+    public var sort: ColumnSort?
 
     public init(source: TableSource) { self.source = source }
 }
@@ -78,6 +82,18 @@ public struct AppState: Equatable, Sendable {
     public var needsFullRedraw = false
     /// How values read (the theme's choice of ✓/✗ or true/false); the reducer measures with it too.
     public var format = ValueFormat()
+    /// The query bar or the command palette, while one is open.
+    public var prompt: Prompt?
+    /// Queries and commands run so far, oldest first (`Up` in the prompt walks back through them).
+    public var queryHistory: [String] = []
+    public var commandHistory: [String] = []
+    /// A scrollable text shown over everything (`:schema`, `:info`, `:verify`).
+    public var pager: Pager?
+    /// A question waiting for y/n, and work for the app to do outside the reducer (`BrowserApp` takes it).
+    public var confirmation: Confirmation?
+    public var task: AppTask?
+    /// Progress of the task being done (`:demo`), for the status bar.
+    public var progress: TaskProgress?
 
     public static let minimumSize = Size(width: 40, height: 8)
 

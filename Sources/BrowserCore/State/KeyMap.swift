@@ -20,6 +20,10 @@ public enum Command: String, CaseIterable, Sendable {
     case quit = "quit"
     case help = "help"
     case redraw = "redraw"
+    case query = "query"
+    case sortAscending = "sort-ascending"
+    case sortDescending = "sort-descending"
+    case palette = "command-palette"
 }
 
 /// One entry of the key map: the key sequences, the command and a line of help.
@@ -60,6 +64,10 @@ public struct KeyMap: Sendable {
         Binding(keys: [[.escape], [.backspace], [.char("q")]], command: .back, help: "back one level"),
         Binding(keys: [[.char("Q")], [.ctrl("c")]], command: .quit, help: "quit"),
         Binding(keys: [[.char("?")], [.function(1)]], command: .help, help: "this help"),
+        Binding(keys: [[.char("/")]], command: .query, help: "query this table (Realm predicates, SORT/DISTINCT/LIMIT; empty clears)"),
+        Binding(keys: [[.char("[")]], command: .sortAscending, help: "sort by this column, ascending (again: unsorted)"),
+        Binding(keys: [[.char("]")]], command: .sortDescending, help: "sort by this column, descending (again: unsorted)"),
+        Binding(keys: [[.char(":")]], command: .palette, help: "command palette: any command by name, schema, info, verify, …"),
         Binding(keys: [[.ctrl("l")]], command: .redraw, help: "redraw the screen"),
     ])
 

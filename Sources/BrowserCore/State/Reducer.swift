@@ -40,6 +40,9 @@ extension AppState {
     // MARK: Keys
 
     mutating func handleKey(_ key: Key, data: BrowserData, keyMap: KeyMap) {
+        if confirmation != nil { handleConfirmationKey(key); return }
+        if prompt != nil { handlePromptKey(key, data: data); return }
+        if pager != nil { handlePagerKey(key); return }
         if showHelp {
             switch key {
             case .char("j"), .down: helpTop += 1
@@ -90,6 +93,11 @@ extension AppState {
         case .quit: shouldQuit = true; return
         case .help: showHelp = true; helpTop = 0; return
         case .redraw: needsFullRedraw = true; return
+        case .palette: openPalette(); return
+        case .query: openQueryBar(); return
+        case .sortAscending, .sortDescending:
+            try sortByColumn(ascending: c == .sortAscending, data: data)
+            return
         case .switchFocus:
             if stack.count == 1 { focus = focus == .sidebar ? .table : .sidebar }
             return

@@ -33,7 +33,11 @@ public struct Renderer {
             drawObject(&canvas, o, state, data, content)
         }
         drawStatus(&canvas, state, data)
+        if let p = state.progress { drawProgress(&canvas, p, state) }
+        if let c = state.confirmation { drawConfirmation(&canvas, c, state) }
         if state.showHelp { drawHelp(&canvas, state) }
+        if let p = state.pager { drawPager(&canvas, p, state) }
+        if let p = state.prompt { drawPrompt(&canvas, p, state) }
         return canvas
     }
 
@@ -101,7 +105,10 @@ public struct Renderer {
             // Which column, so columns scrolled out of sight on either side are never a surprise.
             let column = columns.indices.contains(t.column) && columns.count > 1
                 ? "\(Canvas.truncate(columns[t.column].name, to: 16)) · col \(t.column + 1)/\(columns.count) · " : ""
-            right = column + (n == 0 ? "empty" : "row \(ValueFormat.grouped(t.row + 1))/\(ValueFormat.grouped(n))") + "  " + right
+            // A query's result says how much of the table it is.
+            let of = t.source.filter != nil && !t.query.isEmpty
+                ? " of \(ValueFormat.grouped((try? data.rowCount(t.source.base)) ?? 0))" : ""
+            right = column + (n == 0 ? "none\(of)" : "row \(ValueFormat.grouped(t.row + 1))/\(ValueFormat.grouped(n))\(of)") + "  " + right
         case .object(let o)?:
             right = "field \(o.field + 1)/\(data.fields(o.object).count)  " + right
         case nil: break
@@ -161,8 +168,9 @@ public struct Renderer {
         // Header.
         for pc in placed {
             let col = columns[pc.index]
-            canvas.drawField(col.header, x: r.x + pc.x + 1, y: r.y, width: pc.width, role: col.isPrimaryKey ? .headerKey : .header,
-                             rightAligned: col.rightAligned && Canvas.width(of: col.header) < pc.width)
+            let header = Renderer.header(col, sort: t.sort)
+            canvas.drawField(header, x: r.x + pc.x + 1, y: r.y, width: pc.width, role: col.isPrimaryKey ? .headerKey : .header,
+                             rightAligned: col.rightAligned && Canvas.width(of: header) < pc.width)
             canvas.draw("│", x: r.x + pc.x + pc.width + 2, y: r.y, role: .border)
         }
         let visible = max(0, r.height - 1)
@@ -193,6 +201,7 @@ public struct Renderer {
         case .objects(let c, let f): return f == nil ? "No \(c) objects" : "No \(c) objects match"
         case .list: return "The list is empty"
         case .linkingObjects, .backlinks: return "Nothing links here"
+        case .filtered: return "No objects match"
         }
     }
 
@@ -234,6 +243,7 @@ public struct Renderer {
     func drawHelp(_ canvas: inout Canvas, _ state: AppState) {
         let w = min(state.size.width - 2, 96)
         let lines = keyMap.bindings.map { (keyMap.keysText($0.command), $0.command.rawValue, $0.help) }
+            + PaletteCommand.allCases.map { (":" + $0.rawValue, "", $0.usage) }
         let h = min(state.size.height - 2, lines.count + 2)
         let x0 = (state.size.width - w) / 2, y0 = (state.size.height - h) / 2
         canvas.fill(x: x0, y: y0, width: w, height: h, role: .dialog)

@@ -1,0 +1,71 @@
+import Foundation
+import RealmQuery
+import RealmStorage
+
+/// A query that did not run, and the cells of the typed text it is about.
+public struct QueryFailure: Error, Equatable {
+    public var message: String
+    public var start: Int
+    public var width: Int
+}
+
+/// What a table's query bar text and column sort ask the engine for.
+public struct TableQuery: Equatable {
+    /// The full query: `TRUEPREDICATE` before bare ordering clauses, the column sort as a last `SORT`
+    /// (so it applies after the query's own ordering, as written).
+    public var text: String
+    /// Where the typed text starts in `text`, in UTF-8 bytes, and how long it is.
+    var typedOffset: Int
+    var typed: String
+
+    /// nil when the table has neither a query nor a sort.
+    public init?(query: String, sort: ColumnSort?) {
+        let typed = query.trimmingCharacters(in: .whitespaces)
+        if typed.isEmpty && sort == nil { return nil }
+        let upper = typed.uppercased()
+        let prefix = typed.isEmpty ? "TRUEPREDICATE" : ["SORT", "DISTINCT", "LIMIT"].contains(where: { upper.hasPrefix($0) }) ? "TRUEPREDICATE " : ""
+        text = prefix + typed
+        if let sort { text += " SORT(\(sort.property) \(sort.ascending ? "ASC" : "DESC"))" }
+        typedOffset = prefix.utf8.count
+        self.typed = typed
+    }
+
+    /// What the breadcrumb shows: the typed query and the sort.
+    public var summary: String {
+        let sortPart = text.utf8.count > typedOffset + typed.utf8.count
+            ? String(decoding: Array(text.utf8)[(typedOffset + typed.utf8.count)...], as: UTF8.self).trimmingCharacters(in: .whitespaces) : ""
+        return [typed, sortPart].filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    /// Cells into the typed text of a byte offset into `text` (clamped to the typed text).
+    func cells(atByte offset: Int) -> Int {
+        let o = min(max(offset - typedOffset, 0), typed.utf8.count)
+        return Canvas.width(of: String(decoding: Array(typed.utf8)[0..<o], as: UTF8.self))
+    }
+}
+
+extension BrowserData {
+    /// Runs a table's query over its objects (a class, or the objects of a list or of incoming links, in their
+    /// order), in the engine, across all of them.
+    public func evaluate(_ q: TableQuery, on source: TableSource) throws -> KeyFilter {
+        let base = source.base
+        guard let cls = rowClass(base) else {
+            throw QueryFailure(message: "a list of values has no objects to query or sort", start: 0, width: 0)
+        }
+        do {
+            let bound = try Query.parse(q.text).bind(to: cls, in: snapshot)
+            let keys: [ObjectKey]
+            if case .objects = base {
+                keys = try bound.evaluate(in: snapshot)
+            } else {
+                keys = try bound.evaluate(in: snapshot, keys: collection(base).compactMap {
+                    if case .link(let k) = $0 { return k } else { return nil }
+                })
+            }
+            return KeyFilter(keys: keys, description: q.summary)
+        } catch let e as QueryError {
+            let start = q.cells(atByte: e.range.start)
+            throw QueryFailure(message: e.message, start: start, width: max(1, q.cells(atByte: e.range.end) - start))
+        }
+    }
+}

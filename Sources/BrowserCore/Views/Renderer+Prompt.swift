@@ -1,0 +1,78 @@
+/// The prompt line, its error line, questions, progress and the pager.
+extension Renderer {
+    /// The bottom line while a prompt is open: the sigil, the text with the cursor, a hint on the right; an
+    /// error goes on the line above, with a caret under the part of the text it is about.
+    func drawPrompt(_ canvas: inout Canvas, _ p: Prompt, _ state: AppState) {
+        let y = state.size.height - 1
+        let w = state.size.width
+        canvas.fill(x: 0, y: y, width: w, height: 1, role: .normal)
+        canvas.draw(p.sigil, x: 0, y: y, role: .statusKey)
+        let hint = p.kind == .query ? "Enter runs · Esc cancels · ↑↓ history" : "Enter runs · Tab completes · Esc cancels"
+        let hintShown = w - Canvas.width(of: hint) - 2 > 40
+        let fieldWidth = max(2, w - 2 - (hintShown ? Canvas.width(of: hint) + 3 : 1))
+        let (text, cursorX) = p.editor.visible(width: fieldWidth)
+        canvas.draw(text, x: 2, y: y, maxWidth: fieldWidth, role: .normal)
+        canvas.setRole(.cursorCell, x: 2 + cursorX, y: y, width: 1)
+        if hintShown { canvas.draw(hint, x: w - Canvas.width(of: hint) - 1, y: y, role: .status) }
+        guard let e = p.error, y >= 2 else { return }
+        // The message on its own line, then the caret line right above the text (lined up with the text as
+        // shown: scrolled so the cursor is in view).
+        let isProblem = e.width > 0 || p.kind == .query
+        canvas.fill(x: 0, y: y - 2, width: w, height: 2, role: .normal)
+        canvas.draw(Canvas.truncate(e.message, to: w - 3), x: 2, y: y - 2, maxWidth: w - 3, role: isProblem ? .statusError : .statusMessage)
+        let start = e.start - (p.editor.cursorCell - cursorX)
+        if e.width > 0 && start >= 0 && start < fieldWidth {
+            let caret = "^" + String(repeating: "~", count: max(0, min(e.width, fieldWidth - start) - 1))
+            canvas.draw(caret, x: 2 + start, y: y - 1, role: .statusError)
+        }
+    }
+
+    func drawConfirmation(_ canvas: inout Canvas, _ c: Confirmation, _ state: AppState) {
+        let y = state.size.height - 1
+        let w = state.size.width
+        canvas.fill(x: 0, y: y, width: w, height: 1, role: .statusMessage)
+        canvas.draw(Canvas.truncate(c.question + "  [y/N]", to: w - 2), x: 1, y: y, role: .statusMessage)
+    }
+
+    func drawProgress(_ canvas: inout Canvas, _ p: TaskProgress, _ state: AppState) {
+        let y = state.size.height - 1
+        let w = state.size.width
+        canvas.fill(x: 0, y: y, width: w, height: 1, role: .status)
+        let pct = p.total > 0 ? min(100, p.done * 100 / p.total) : 0
+        let label = "\(p.label) \(pct)% "
+        let barWidth = max(0, min(40, w - Canvas.width(of: label) - 4))
+        let filled = barWidth * pct / 100
+        canvas.draw(label, x: 1, y: y, role: .statusMessage)
+        canvas.draw(String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled),
+                    x: 1 + Canvas.width(of: label), y: y, role: .statusKey)
+    }
+
+    /// A framed, scrollable text over the screen.
+    func drawPager(_ canvas: inout Canvas, _ p: Pager, _ state: AppState) {
+        let w = min(state.size.width - 2, 110)
+        let h = min(state.size.height - 2, p.lines.count + 2)
+        let x0 = (state.size.width - w) / 2, y0 = (state.size.height - h) / 2
+        canvas.fill(x: x0, y: y0, width: w, height: h, role: .dialog)
+        canvas.draw("┌" + String(repeating: "─", count: w - 2) + "┐", x: x0, y: y0, role: .dialog)
+        canvas.draw("└" + String(repeating: "─", count: w - 2) + "┘", x: x0, y: y0 + h - 1, role: .dialog)
+        for y in (y0 + 1)..<(y0 + h - 1) {
+            canvas.draw("│", x: x0, y: y, role: .dialog)
+            canvas.draw("│", x: x0 + w - 1, y: y, role: .dialog)
+        }
+        canvas.draw(" \(Canvas.truncate(p.title, to: w - 6)) ", x: x0 + 2, y: y0, role: .dialogTitle)
+        let rows = max(0, h - 2)
+        for (n, line) in p.lines.dropFirst(p.top).prefix(rows).enumerated() {
+            canvas.draw(Canvas.truncate(line, to: w - 4), x: x0 + 2, y: y0 + 1 + n, maxWidth: w - 4, role: .dialog)
+        }
+        let foot = p.lines.count > rows
+            ? " \(p.top + 1)–\(min(p.lines.count, p.top + rows)) of \(p.lines.count) · j/k PgDn/PgUp scroll · any other key closes "
+            : " any key closes "
+        canvas.draw(Canvas.truncate(foot, to: max(0, w - 4)), x: x0 + 2, y: y0 + h - 1, role: .dialogTitle)
+    }
+
+    /// A column's header with the arrow of the table's sort.
+    static func header(_ col: Column, sort: ColumnSort?) -> String {
+        guard let sort, case .property(let p) = col.kind, p.name == sort.property else { return col.header }
+        return col.header + (sort.ascending ? " ▲" : " ▼")
+    }
+}
