@@ -72,6 +72,45 @@ struct EndToEndTests {
         #expect(try t.display("#{alternate_on}") == "0")
     }
 
+    @Test func queryWithCJKSortAndExportInARealTerminal() throws {
+        let dir = TempDir()
+        let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
+        try #require(try runProcess(bin, ["demo", "d.realm", "--objects", "2000", "--seed", "1"], in: dir.path).status == 0)
+        let t = try Tmux(command: "\(bin) d.realm", in: dir.path, width: 100, height: 30)
+        defer { t.kill() }
+        _ = try t.waitFor { $0.contains("Classes") && $0.contains("Company") }
+        t.send("Tab", "j", "j", "j", "j", "Tab")
+        _ = try t.waitFor { title($0) == "Person" }
+
+        // A mistake, typed after CJK text: the caret sits under it, counted in cells.
+        t.send("/", "name == '日本' AND agee > 3", "Enter")
+        var screen = try t.waitFor { $0.contains("did you mean 'age'") }
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let caretLine = try #require(lines.first { $0.contains("^~~~") })
+        // `/ ` then `name == '` (9) + 日本 (4) + `' AND ` (6): 21 cells before the caret.
+        #expect(caretLine.prefix { $0 == " " }.count == 21, "\(caretLine)")
+
+        // Fixed, it filters; the status bar says how many of how many.
+        t.send("C-u", "age >= 80 AND name CONTAINS[c] 'a'", "Enter")
+        screen = try t.waitFor { $0.contains(" of 600") && !$0.contains("Enter runs") }
+        let match = try #require(screen.range(of: #"row 1/(\d+) of 600"#, options: .regularExpression))
+        let count = Int(screen[match].split(separator: "/")[1].split(separator: " ")[0]) ?? -1
+        #expect(count > 0 && count < 600)
+
+        // Sort by age, descending, then export what is shown and read it back.
+        t.send("l", "l", "]")
+        screen = try t.waitFor { $0.contains("age Int? ▼") }
+        t.send(":", "export out.csv", "Enter")
+        screen = try t.waitFor { $0.contains("Exported \(count) objects") }
+        let csv = try String(contentsOfFile: dir.file("out.csv"), encoding: .utf8)
+        let rows = csv.split(whereSeparator: \.isNewline).dropFirst()
+        let ages = rows.map { Int($0.split(separator: ",")[2]) ?? -1 }
+        #expect(ages.count == count)
+        #expect(ages == ages.sorted(by: >) && ages.allSatisfy { $0 >= 80 })
+        t.send("Q")
+        _ = try t.waitFor { $0.contains("EXITED:0") }
+    }
+
     @Test(arguments: ["SIGTERM", "SIGSEGV", "Ctrl-C", "SIGHUP"])
     func theTerminalIsRestoredOnEveryWayOut(way: String) throws {
         let dir = TempDir()
