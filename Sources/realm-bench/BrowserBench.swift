@@ -92,6 +92,32 @@ enum BrowserBench {
             terminal.type("\u{1B}")
             app.processPendingInput()
         }
+        // The query bar and the column sort, on the biggest class: evaluated by the engine over every object,
+        // then the first screen of the result drawn. Each run clears the previous one first.
+        let isItems = app.state.classes[biggest].name == "Item"
+        let queries = isItems
+            ? ["price < 10", "name CONTAINS[c] '99 品'", "inStock == true AND price BETWEEN {5, 6}", "note == nil"]
+            : ["TRUEPREDICATE LIMIT(10)"]
+        for q in queries {
+            time("query `\(q)`, drawn", repeats: 5) {
+                terminal.type("/\u{15}" + q + "\r")
+                app.processPendingInput()
+            }
+            Output.line("    \(app.state.message?.text ?? "")")
+        }
+        terminal.type("/\u{15}\r0")
+        app.processPendingInput()
+        if isItems {
+            for (column, name) in [(2, "price (double)"), (1, "name (string)")] {
+                time("sort all by \(name) ascending ([), drawn", repeats: 3) {
+                    terminal.type("0" + String(repeating: "l", count: column) + "[")
+                    app.processPendingInput()
+                    terminal.type("[")   // again: unsorted
+                    app.processPendingInput()
+                }
+            }
+        }
+
         // AllTypes #1 holds the 10,000-character string, #5 the 1 MiB blob.
         if let all = app.state.classes.firstIndex(where: { $0.name == "AllTypes" }) {
             terminal.type("gg\t" + (all > biggest ? String(repeating: "j", count: all - biggest) : String(repeating: "k", count: biggest - all)) + "\t")
