@@ -28,6 +28,9 @@ public class Snapshot: NodeSource {
     private(set) var isClosed = false
     /// Every page of this version lies below this limit.
     var pageLimit: UInt64
+    /// Public schemas of classes asked for (read snapshots only; see `classSchema`).
+    private var schemaCache: [String: ClassSchema] = [:]
+    private let schemaCacheLock = PthreadMutex()
 
     init(database: Database, meta: Meta, mapping: Mapping, readerSlot: Int?) throws {
         self.database = database
@@ -84,7 +87,17 @@ public class Snapshot: NodeSource {
     /// Every class with its visible properties.
     public var schema: [ClassSchema] { catalogue.classes.map { publicSchema($0) } }
 
-    public func classSchema(_ name: String) -> ClassSchema? { catalogue.classInfo(named: name).map { publicSchema($0) } }
+    /// A class's schema. A read snapshot's catalogue never changes, so each class is converted once: the
+    /// query binder asks for it several times per query (`perf`: 36 % of 10,000 indexed lookups went here).
+    public func classSchema(_ name: String) -> ClassSchema? {
+        if let s = schemaCacheLock.withLock({ schemaCache[name] }) { return s }
+        guard let s = catalogue.classInfo(named: name).map({ publicSchema($0) }) else { return nil }
+        schemaCacheLock.withLock { schemaCache[name] = s }
+        return s
+    }
+
+    /// `classSchema` without the cache (a write transaction's catalogue changes under it).
+    func uncachedClassSchema(_ name: String) -> ClassSchema? { catalogue.classInfo(named: name).map { publicSchema($0) } }
 
     func publicSchema(_ c: ClassInfo) -> ClassSchema {
         ClassSchema(name: c.name, properties: c.properties.filter { !$0.isHidden }.map { p in

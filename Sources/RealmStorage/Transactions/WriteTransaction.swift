@@ -135,6 +135,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     // MARK: Dirty state seen by reads
 
+    override public func classSchema(_ name: String) -> ClassSchema? { uncachedClassSchema(name) }
+
     override func root(of classID: UInt32) -> TreeChild {
         roots[classID] ?? super.root(of: classID)
     }
