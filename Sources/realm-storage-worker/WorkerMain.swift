@@ -11,6 +11,7 @@ import RealmStorage
 ///     realm-storage-worker reader PATH SECONDS [UNTIL]
 ///     realm-storage-worker pin PATH
 ///     realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
+///     realm-storage-worker hold-writer PATH
 @main
 struct WorkerMain {
     static func main() {
@@ -29,6 +30,15 @@ struct WorkerMain {
                 try SharedCounter.runReader(path: args[1], seconds: seconds, until: until)
             case ("pin", 2):
                 try SharedCounter.runPin(path: args[1])
+            case ("hold-writer", 2):
+                // Begins a write transaction, prints `holding`, and keeps it until killed.
+                let db = try Database.open(path: args[1])
+                let tx = try db.beginWrite()
+                emit("holding")
+                while true {
+                    sleep(60)
+                    withExtendedLifetime(tx) {}
+                }
             case ("append-objects", 5):
                 guard let count = Int(args[4]), count >= 0 else { usage() }
                 try AppendObjects.run(path: args[1], className: args[2], property: args[3], count: count)
@@ -48,6 +58,7 @@ struct WorkerMain {
                    realm-storage-worker reader PATH SECONDS [UNTIL]
                    realm-storage-worker pin PATH
                    realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
+                   realm-storage-worker hold-writer PATH
             """)
         exit(64)
     }

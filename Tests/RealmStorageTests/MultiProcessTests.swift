@@ -192,3 +192,43 @@ func reachableNodes(_ s: Snapshot) throws -> [(UInt64, UInt64)] {
         return (ref, node.u64(at: 8))
     }
 }
+
+/// `tryBeginWrite`: an interactive program asks for the write lock without waiting for it.
+@Suite struct TryBeginWriteTests {
+    @Test func anotherProcessHoldingTheWriterMakesItReturnNil() throws {
+        let dir = TempDir()
+        let path = dir.file("w.realm")
+        let db = try Database.open(path: path)
+        try db.write { try $0.createClass(ClassSchema(name: "A", properties: [PropertySchema(name: "n", type: .int)])) }
+        let holder = try WorkerProcess(["hold-writer", path], stderrPath: dir.file("holder.stderr"))
+        defer { holder.sendKill(SIGKILL); _ = try? holder.waitForExit(timeout: 10) }
+        #expect(holder.readLine(timeout: 30) == "holding")
+        #expect(try db.tryBeginWrite() == nil)
+        #expect(try db.tryBeginWrite() == nil)   // and again: a failed try leaves nothing held
+        holder.sendKill(SIGKILL)
+        _ = try holder.waitForExit(timeout: 10)
+        // The dead process's lock is gone with it.
+        let tx = try #require(try db.tryBeginWrite())
+        _ = try tx.createObject("A", ["n": .int(1)])
+        try tx.commit()
+        #expect(try db.read { try $0.count("A") } == 1)
+    }
+
+    @Test func anotherThreadHoldingTheWriterMakesItReturnNil() throws {
+        let db = try Database.inMemory(identifier: "try-begin-\(UUID())")
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let tx = try? db.beginWrite()
+            held.signal()
+            release.wait()
+            tx?.rollback()
+            done.signal()
+        }
+        held.wait()
+        #expect(try db.tryBeginWrite() == nil)
+        release.signal()
+        done.wait()
+        let tx = try #require(try db.tryBeginWrite())
+        tx.rollback()
+    }
+}

@@ -151,6 +151,28 @@ final class LockFile: @unchecked Sendable {
         }
     }
 
+    func tryLockWriter() throws -> Bool {
+        pthread_mutex_lock(stateMutex)
+        if closed {
+            pthread_mutex_unlock(stateMutex)
+            throw closedError("lock the writer")
+        }
+        if writerHeld {
+            pthread_mutex_unlock(stateMutex)
+            return false
+        }
+        writerHeld = true
+        pthread_mutex_unlock(stateMutex)
+        let err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: false)
+        if err == 0 { return true }
+        pthread_mutex_lock(stateMutex)
+        writerHeld = false
+        pthread_cond_signal(writerReleased)
+        pthread_mutex_unlock(stateMutex)
+        if err == EAGAIN || err == EACCES { return false }
+        throw StorageError.io(path: path, operation: "lock the writer (fcntl F_SETLK)", errno: err)
+    }
+
     func unlockWriter() {
         pthread_mutex_lock(stateMutex)
         defer { pthread_mutex_unlock(stateMutex) }

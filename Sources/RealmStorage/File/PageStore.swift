@@ -262,6 +262,8 @@ final class PthreadMutex: @unchecked Sendable {
 
     func lock() { pthread_mutex_lock(m) }
     func unlock() { pthread_mutex_unlock(m) }
+    /// Locks when free; false at once when another thread holds it.
+    func tryLock() -> Bool { pthread_mutex_trylock(m) == 0 }
 
     @inline(__always) func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(m)

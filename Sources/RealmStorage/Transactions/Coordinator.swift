@@ -6,6 +6,8 @@ import Glibc
 /// this process for in-memory databases and read-only files whose lock file cannot be created.
 protocol Coordinator: AnyObject, Sendable {
     func lockWriter() throws
+    /// `lockWriter` without waiting: false when another thread or process is the writer.
+    func tryLockWriter() throws -> Bool
     func unlockWriter()
     func claimReaderSlot(version: UInt64) throws -> Int
     func setReaderVersion(_ version: UInt64, slot: Int)
@@ -26,6 +28,7 @@ final class LocalCoordinator: Coordinator, @unchecked Sendable {
     private var nextSlot = 0
 
     func lockWriter() throws { writer.lock() }
+    func tryLockWriter() throws -> Bool { writer.tryLock() }
     func unlockWriter() { writer.unlock() }
 
     func claimReaderSlot(version: UInt64) throws -> Int {

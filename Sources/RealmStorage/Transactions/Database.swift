@@ -368,6 +368,24 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// `beginWrite` without waiting: nil when another thread or process holds the write transaction (an
+    /// interactive program can then say so and try again, instead of freezing).
+    public func tryBeginWrite() throws -> WriteTransaction? {
+        if isReadOnly { throw StorageError.readOnly(path: path) }
+        try refuseIfThisThreadWrites()
+        guard try coordinator.tryLockWriter() else { return nil }
+        ownerLock.withLock { writerThread = pthread_self() }
+        do {
+            let mapping = store.mapping
+            let meta = try Database.latestMeta(store: store, mapping: mapping)
+            let oldest = min(coordinator.oldestReaderVersion() ?? meta.version, meta.version)
+            return try WriteTransaction(database: self, meta: meta, mapping: mapping, oldestReader: oldest)
+        } catch {
+            endWrite()
+            throw error
+        }
+    }
+
     /// Runs `body` in a write transaction and commits it; if `body` throws, nothing is written.
     @discardableResult
     public func write<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
