@@ -37,6 +37,10 @@ public final class BrowserApp {
             if event == nil || now.uptimeNanoseconds - lastPoll.uptimeNanoseconds >= UInt64(pollMilliseconds) * 1_000_000 {
                 lastPoll = now
                 changed = checkForChanges() || changed
+                if state.pendingWrite != nil {
+                    state.retryPendingWrite(data: data)
+                    changed = true
+                }
             }
             if changed && !state.shouldQuit { draw() }
         }

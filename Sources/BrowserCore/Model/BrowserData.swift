@@ -5,8 +5,10 @@ import RealmStorage
 /// rows read on demand — a table of a million objects costs one O(log n) key lookup per visible row.
 public final class BrowserData {
     public let database: Database
-    public private(set) var snapshot: Snapshot
-    public private(set) var fileBytes: Int
+    /// The version read: a snapshot, or the explicit write transaction while one is open (reads then see its
+    /// uncommitted changes).
+    public internal(set) var snapshot: Snapshot
+    public internal(set) var fileBytes: Int
     /// Lists and backlink sets read in this snapshot (a list is stored whole, so one read gives every row).
     private var collections: [String: [Value]] = [:]
     private var tables: [String: TableHandle] = [:]
@@ -22,7 +24,23 @@ public final class BrowserData {
         fileBytes = BrowserData.size(of: database)
     }
 
-    deinit { snapshot.close() }
+    deinit {
+        if let tx = transaction { tx.rollback() } else { snapshot.close() }
+    }
+
+    /// The write transaction begun with `t`, until it is committed or rolled back.
+    public internal(set) var transaction: WriteTransaction?
+    /// Cells changed in it (marked on screen) and how many edits it holds.
+    public internal(set) var changedCells: Set<CellID> = []
+    public internal(set) var pendingEdits = 0
+
+    /// Forgets what was read (after a write in the open transaction).
+    func invalidateCaches() {
+        collections.removeAll()
+        tables.removeAll()
+        properties.removeAll()
+        objectLinesCache = nil
+    }
 
     public var path: String { database.path }
     public var isReadOnly: Bool { database.isReadOnly }
@@ -33,6 +51,8 @@ public final class BrowserData {
     /// nothing changed: reads the two meta slots, no reader slot.
     @discardableResult
     public func refreshIfChanged() throws -> Bool {
+        // While this browser holds the write transaction nobody else can commit.
+        guard transaction == nil else { return false }
         guard try database.latestVersion() != snapshot.version else { return false }
         let fresh = try database.snapshot()
         snapshot.close()

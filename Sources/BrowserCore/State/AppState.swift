@@ -92,6 +92,12 @@ public struct AppState: Equatable, Sendable {
     /// A question waiting for y/n, and work for the app to do outside the reducer (`BrowserApp` takes it).
     public var confirmation: Confirmation?
     public var task: AppTask?
+    /// Objects of the current table marked with Space (for `d`); cleared when the table changes.
+    public var marked: Set<ObjectKey> = []
+    /// A link or list being filled from a table of objects.
+    public var picker: PickRequest?
+    /// A write waiting for another process to release the write lock (retried at every poll; Esc gives up).
+    public var pendingWrite: WriteIntent?
     /// Progress of the task being done (`:demo`), for the status bar.
     public var progress: TaskProgress?
 

@@ -24,6 +24,17 @@ public enum Command: String, CaseIterable, Sendable {
     case sortAscending = "sort-ascending"
     case sortDescending = "sort-descending"
     case palette = "command-palette"
+    case edit = "edit"
+    case add = "add"
+    case addNew = "add-new"
+    case delete = "delete"
+    case mark = "mark"
+    case moveElementDown = "move-element-down"
+    case moveElementUp = "move-element-up"
+    case setNull = "set-null"
+    case begin = "begin"
+    case commit = "commit"
+    case rollback = "rollback"
 }
 
 /// One entry of the key map: the key sequences, the command and a line of help.
@@ -68,6 +79,17 @@ public struct KeyMap: Sendable {
         Binding(keys: [[.char("[")]], command: .sortAscending, help: "sort by this column, ascending (again: unsorted)"),
         Binding(keys: [[.char("]")]], command: .sortDescending, help: "sort by this column, descending (again: unsorted)"),
         Binding(keys: [[.char(":")]], command: .palette, help: "command palette: any command by name, schema, info, verify, …"),
+        Binding(keys: [[.char("e")]], command: .edit, help: "edit the value (a link: pick its object; a list: open it to edit)"),
+        Binding(keys: [[.char("a")]], command: .add, help: "new object here (free primary key); in a list: add an element"),
+        Binding(keys: [[.char("A")]], command: .addNew, help: "in a list of objects: create a new object and add it"),
+        Binding(keys: [[.char("d")]], command: .delete, help: "delete the marked or selected objects (asks first); in a list: remove"),
+        Binding(keys: [[.char(" ")]], command: .mark, help: "mark or unmark the object (for d)"),
+        Binding(keys: [[.char("J")]], command: .moveElementDown, help: "move the list element down"),
+        Binding(keys: [[.char("K")]], command: .moveElementUp, help: "move the list element up"),
+        Binding(keys: [[.ctrl("n")]], command: .setNull, help: "choosing a link: set it to null (typing a value: Ctrl-N too)"),
+        Binding(keys: [[.char("t")]], command: .begin, help: "begin a write transaction: edits stay uncommitted until Ctrl-S"),
+        Binding(keys: [[.ctrl("s")]], command: .commit, help: "commit the write transaction"),
+        Binding(keys: [[.ctrl("z")]], command: .rollback, help: "roll the write transaction back"),
         Binding(keys: [[.ctrl("l")]], command: .redraw, help: "redraw the screen"),
     ])
 

@@ -23,10 +23,14 @@ public struct TaskProgress: Equatable, Sendable {
 /// A yes/no question shown in the status bar (`y` or Enter answers yes).
 public struct Confirmation: Equatable, Sendable {
     public var question: String
-    public var task: AppTask
+    public var action: ConfirmedAction
     public init(_ question: String, task: AppTask) {
         self.question = question
-        self.task = task
+        action = .task(task)
+    }
+    public init(_ question: String, action: ConfirmedAction) {
+        self.question = question
+        self.action = action
     }
 }
 
@@ -88,6 +92,7 @@ extension AppState {
                               lines: report.description.split(separator: "\n").map(String.init))
             case .compact:
                 if data.isReadOnly { throw PaletteFailure("The file is open read-only: compacting needs it writable") }
+                if data.isInTransaction { throw PaletteFailure("A write transaction is open: commit (Ctrl-S) or roll back (Ctrl-Z) first") }
                 task = .compact
             case .export:
                 guard !rest.isEmpty else { throw PaletteFailure("export needs a file: :export people.json (or .csv)") }
@@ -106,6 +111,7 @@ extension AppState {
                 if FileManager.default.fileExists(atPath: path) { throw PaletteFailure("\(path) already exists: choose a new file") }
                 task = .demo(path: path, objects: objects)
             case .open:
+                if data.isInTransaction { throw PaletteFailure("A write transaction is open: commit (Ctrl-S) or roll back (Ctrl-Z) first") }
                 guard !rest.isEmpty else { throw PaletteFailure("open needs a file: :open other.realm") }
                 guard FileManager.default.fileExists(atPath: rest) else { throw PaletteFailure("\(rest): no such file") }
                 task = .open(path: rest)
@@ -116,11 +122,16 @@ extension AppState {
     }
 
     /// Keys while a question waits for its answer.
-    mutating func handleConfirmationKey(_ key: Key) {
+    mutating func handleConfirmationKey(_ key: Key, data: BrowserData) {
         guard let c = confirmation else { return }
         confirmation = nil
         switch key {
-        case .char("y"), .char("Y"), .enter: task = c.task
+        case .char("y"), .char("Y"), .enter:
+            switch c.action {
+            case .task(let t): task = t
+            case .write(let w): perform(w, data: data)
+            case .quit: shouldQuit = true
+            }
         default: message = StatusMessage("Cancelled")
         }
     }

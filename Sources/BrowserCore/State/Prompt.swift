@@ -13,6 +13,8 @@ public struct Prompt: Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
         case query
         case command
+        /// A value being typed into a cell.
+        case edit(EditTarget)
     }
 
     public var kind: Kind
@@ -30,7 +32,18 @@ public struct Prompt: Equatable, Sendable {
     }
 
     /// `/` or `:`.
-    public var sigil: String { kind == .query ? "/" : ":" }
+    public var sigil: String {
+        switch kind {
+        case .query: return "/"
+        case .command: return ":"
+        case .edit(let t):
+            switch t.place {
+            case .property: return "\(t.property.name) ›"
+            case .listElement(let i): return "\(t.property.name)[\(i)] ›"
+            case .listAppend: return "\(t.property.name) + ›"
+            }
+        }
+    }
 }
 
 /// An error shown under the prompt: the message and the cells of the text it is about.

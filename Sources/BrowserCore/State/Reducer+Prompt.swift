@@ -29,6 +29,16 @@ extension AppState {
         case .enter:
             submitPrompt(p, data: data)
             return
+        case _ where { if case .edit = p.kind { return true } else { return false } }():
+            guard case .edit(let target) = p.kind else { return }
+            var q = p
+            if handleEditorKey(key, &q, target, data: data) {
+                if prompt != nil { prompt = q }
+                return
+            }
+            if q.editor.handle(key) { q.error = nil }
+            prompt = q
+            return
         case .up, .ctrl("p"):
             walkHistory(&p, by: -1)
         case .down, .ctrl("n"):
@@ -104,6 +114,8 @@ extension AppState {
             prompt = nil
             AppState.remember(text, in: &commandHistory)
             runPalette(text, data: data)
+        case .edit(let target):
+            submitEdit(p, target, data: data)
         }
     }
 

@@ -40,7 +40,12 @@ extension AppState {
     // MARK: Keys
 
     mutating func handleKey(_ key: Key, data: BrowserData, keyMap: KeyMap) {
-        if confirmation != nil { handleConfirmationKey(key); return }
+        if confirmation != nil { handleConfirmationKey(key, data: data); return }
+        if pendingWrite != nil, key == .escape {
+            pendingWrite = nil
+            message = StatusMessage("Gave up waiting: nothing was written")
+            return
+        }
         if prompt != nil { handlePromptKey(key, data: data); return }
         if pager != nil { handlePagerKey(key); return }
         if showHelp {
@@ -90,7 +95,7 @@ extension AppState {
 
     mutating func runThrowing(_ c: Command, data: BrowserData) throws {
         switch c {
-        case .quit: shouldQuit = true; return
+        case .quit: quit(data: data); return
         case .help: showHelp = true; helpTop = 0; return
         case .redraw: needsFullRedraw = true; return
         case .palette: openPalette(); return
@@ -98,12 +103,30 @@ extension AppState {
         case .sortAscending, .sortDescending:
             try sortByColumn(ascending: c == .sortAscending, data: data)
             return
+        case .edit: focus = .table; try editSelected(data: data); return
+        case .add: focus = .table; try add(data: data, createNew: false); return
+        case .addNew: focus = .table; try add(data: data, createNew: true); return
+        case .delete: focus = .table; try deleteSelected(data: data); return
+        case .mark: try toggleMark(data: data); return
+        case .moveElementDown: try moveElement(by: 1, data: data); return
+        case .moveElementUp: try moveElement(by: -1, data: data); return
+        case .setNull:
+            if picker != nil { pickNull(data: data) } else { message = StatusMessage("Ctrl-N sets null while choosing a link or typing a value") }
+            return
+        case .begin: beginTransaction(data: data); return
+        case .commit: try commitTransaction(data: data); return
+        case .rollback: try rollbackTransaction(data: data); return
         case .switchFocus:
             if stack.count == 1 { focus = focus == .sidebar ? .table : .sidebar }
             return
         case .back:
             if stack.count > 1 {
                 stack.removeLast()
+                marked = []
+                if let p = picker, stack.count < p.depth {
+                    picker = nil
+                    message = StatusMessage("Nothing chosen: nothing was written")
+                }
             } else if focus == .sidebar {
                 focus = .table
             } else {
@@ -155,6 +178,7 @@ extension AppState {
             classPositions[name] = t
         }
         classIndex = i
+        marked = []
         let name = classes[i].name
         stack = [.table(classPositions[name] ?? TableScreen(source: .objects(className: name, filter: nil)))]
     }
@@ -187,7 +211,9 @@ extension AppState {
             if t.column == 0 && stack.count == 1 { focus = .sidebar } else { t.column = max(0, t.column - 1) }
         case .firstColumn: t.column = 0
         case .lastColumn: t.column = max(0, columns.count - 1)
-        case .open: try openCell(t, columns: columns, data: data)
+        case .open:
+            if picker != nil, try pick(data: data) { return }
+            try openCell(t, columns: columns, data: data)
         case .incomingLinks:
             guard let cls = data.rowClass(t.source), let key = try data.key(row: t.row, in: t.source) else {
                 message = StatusMessage("No object selected")
@@ -267,7 +293,10 @@ extension AppState {
         push(.object(o))
     }
 
-    mutating func push(_ s: Screen) { stack.append(s) }
+    mutating func push(_ s: Screen) {
+        stack.append(s)
+        marked = []
+    }
 
     // MARK: Object view
 
@@ -303,7 +332,11 @@ extension AppState {
             switch fields[o.field].kind {
             case .property(let p):
                 if try !openProperty(o.object, p, data: data) {
-                    message = StatusMessage("\(p.name) is a plain value")
+                    if data.isReadOnly {
+                        message = StatusMessage("\(p.name) is a plain value (the file is open read-only)")
+                    } else {
+                        try edit(o.object, p, data: data)
+                    }
                 }
             case .incoming(let c, let p, _):
                 push(.table(TableScreen(source: .backlinks(owner: o.object, originClass: c, property: p))))

@@ -6,24 +6,36 @@ extension Renderer {
         let y = state.size.height - 1
         let w = state.size.width
         canvas.fill(x: 0, y: y, width: w, height: 1, role: .normal)
-        canvas.draw(p.sigil, x: 0, y: y, role: .statusKey)
-        let hint = p.kind == .query ? "Enter runs · Esc cancels · ↑↓ history" : "Enter runs · Tab completes · Esc cancels"
-        let hintShown = w - Canvas.width(of: hint) - 2 > 40
-        let fieldWidth = max(2, w - 2 - (hintShown ? Canvas.width(of: hint) + 3 : 1))
+        let sigil = Canvas.truncate(p.sigil, to: max(1, w / 3))
+        canvas.draw(sigil, x: 0, y: y, role: .statusKey)
+        let x0 = Canvas.width(of: sigil) + 1
+        let hint: String
+        switch p.kind {
+        case .query: hint = "Enter runs · Esc cancels · ↑↓ history"
+        case .command: hint = "Enter runs · Tab completes · Esc cancels"
+        case .edit(let t):
+            hint = ValueParser.hint(t.type) + " · Enter saves" + (t.property.isOptional || t.type == .mixed ? " · Ctrl-N null" : "") + " · Esc"
+        }
+        let hintShown = w - x0 - Canvas.width(of: hint) - 2 > 30
+        let fieldWidth = max(2, w - x0 - (hintShown ? Canvas.width(of: hint) + 3 : 1))
         let (text, cursorX) = p.editor.visible(width: fieldWidth)
-        canvas.draw(text, x: 2, y: y, maxWidth: fieldWidth, role: .normal)
-        canvas.setRole(.cursorCell, x: 2 + cursorX, y: y, width: 1)
+        canvas.draw(text, x: x0, y: y, maxWidth: fieldWidth, role: .normal)
+        canvas.setRole(.cursorCell, x: x0 + cursorX, y: y, width: 1)
         if hintShown { canvas.draw(hint, x: w - Canvas.width(of: hint) - 1, y: y, role: .status) }
         guard let e = p.error, y >= 2 else { return }
         // The message on its own line, then the caret line right above the text (lined up with the text as
         // shown: scrolled so the cursor is in view).
-        let isProblem = e.width > 0 || p.kind == .query
+        let isProblem: Bool
+        switch p.kind {
+        case .command: isProblem = e.width > 0
+        default: isProblem = true
+        }
         canvas.fill(x: 0, y: y - 2, width: w, height: 2, role: .normal)
         canvas.draw(Canvas.truncate(e.message, to: w - 3), x: 2, y: y - 2, maxWidth: w - 3, role: isProblem ? .statusError : .statusMessage)
         let start = e.start - (p.editor.cursorCell - cursorX)
         if e.width > 0 && start >= 0 && start < fieldWidth {
             let caret = "^" + String(repeating: "~", count: max(0, min(e.width, fieldWidth - start) - 1))
-            canvas.draw(caret, x: 2 + start, y: y - 1, role: .statusError)
+            canvas.draw(caret, x: x0 + start, y: y - 1, role: .statusError)
         }
     }
 

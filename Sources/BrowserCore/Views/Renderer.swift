@@ -98,6 +98,9 @@ public struct Renderer {
         let file = NSStringPath(path: data.path).lastComponent
         let info = "\(file)  \(ValueFormat.byteSize(data.fileBytes))  v\(data.version)  schema \(data.schemaVersion)  \(data.isReadOnly ? "read-only" : "writable")"
         var right = "? help"
+        if data.isInTransaction {
+            right = "TX \(data.pendingEdits) edit\(data.pendingEdits == 1 ? "" : "s") · Ctrl-S commit · Ctrl-Z roll back  " + right
+        }
         switch state.stack.last {
         case .table(let t)?:
             let n = (try? data.rowCount(t.source)) ?? 0
@@ -187,6 +190,22 @@ public struct Renderer {
                 canvas.drawField(cell.text, x: r.x + pc.x + 1, y: y, width: pc.width, role: cell.role, rightAligned: cell.rightAligned)
                 canvas.draw("│", x: r.x + pc.x + pc.width + 2, y: y, role: .border)
             }
+            // Marked rows (Space) and cells the open transaction changed.
+            if !state.marked.isEmpty || data.isInTransaction, let cls = data.rowClass(t.source),
+               let key = try? data.key(row: row, in: t.source) {
+                if state.marked.contains(key) {
+                    canvas.setRole(.sidebarSelected, x: r.x, y: y, width: r.width)
+                    canvas.draw("•", x: r.x, y: y, role: .sidebarSelected)
+                }
+                for pc in placed {
+                    if case .property(let p) = columns[pc.index].kind, data.isChanged(ObjectRef(className: cls, key: key), p.name) {
+                        canvas.setRole(.warning, x: r.x + pc.x + 1, y: y, width: pc.width)
+                    }
+                }
+            }
+            if case .list(let owner, let p) = t.source, data.isChanged(owner, p) {
+                canvas.setRole(.warning, x: r.x, y: y, width: 1)
+            }
             if row == t.row {
                 canvas.setRole(focused ? .cursorRow : .cursorRowInactive, x: r.x, y: y, width: r.width)
                 if focused, let pc = placed.first(where: { $0.index == t.column }) {
@@ -256,7 +275,7 @@ public struct Renderer {
         }
         canvas.draw(" Keys ", x: x0 + 2, y: y0, role: .dialogTitle)
         let keyW = min(20, max(8, lines.map { Canvas.width(of: $0.0) }.max() ?? 8))
-        let nameW = min(16, lines.map { $0.1.count }.max() ?? 8)
+        let nameW = min(18, lines.map { $0.1.count }.max() ?? 8)
         let rows = max(0, h - 2)
         let top = min(state.helpTop, max(0, lines.count - rows))
         for (n, l) in lines.dropFirst(top).prefix(rows).enumerated() {
