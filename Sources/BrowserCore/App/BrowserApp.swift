@@ -38,7 +38,7 @@ public final class BrowserApp {
                 lastPoll = now
                 changed = checkForChanges() || changed
                 if state.pendingWrite != nil {
-                    state.retryPendingWrite(data: data)
+                    retryPendingWrite()
                     changed = true
                 }
             }
@@ -59,6 +59,11 @@ public final class BrowserApp {
     public func perform(_ command: Command) {
         state.reduce(.command(command), data: data, keyMap: keyMap)
         runPendingTask()
+    }
+
+    /// Tries again a write that waited for another process's write lock.
+    public func retryPendingWrite() {
+        state.retryPendingWrite(data: data)
     }
 
     // MARK: Tasks

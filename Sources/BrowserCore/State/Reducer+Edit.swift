@@ -23,7 +23,14 @@ extension AppState {
                 guard case .list(let owner, _) = t.source, let v = try data.element(row: t.row, in: t.source) else { return }
                 startEditor(EditTarget(object: owner, property: p, place: .listElement(t.row)), text: ValueParser.editText(v))
             case .index:
-                message = StatusMessage("# is the position in the list: J and K move the element")
+                // In a list of values the index stands for its element.
+                if case .list(let owner, let pName) = t.source, data.rowClass(t.source) == nil,
+                   var p = data.classSchema(owner.className)?.property(named: pName), let v = try data.element(row: t.row, in: t.source) {
+                    p.isList = false
+                    startEditor(EditTarget(object: owner, property: p, place: .listElement(t.row)), text: ValueParser.editText(v))
+                } else {
+                    message = StatusMessage("# is the position in the list: J and K move the element")
+                }
             case .incoming:
                 message = StatusMessage("Incoming links change where they start: open the linking object and edit its link")
             }
