@@ -111,6 +111,33 @@ struct EndToEndTests {
         _ = try t.waitFor { $0.contains("EXITED:0") }
     }
 
+    @Test func editInATransactionAndReadItBackFromTheCommandLine() throws {
+        let dir = TempDir()
+        let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
+        try #require(try runProcess(bin, ["demo", "d.realm", "--objects", "2000", "--seed", "1"], in: dir.path).status == 0)
+        let t = try Tmux(command: "\(bin) d.realm", in: dir.path, width: 110, height: 30)
+        defer { t.kill() }
+        _ = try t.waitFor { $0.contains("Classes") && $0.contains("Company") }
+        t.send("Tab", "j", "j", "j", "j", "Tab")
+        _ = try t.waitFor { title($0) == "Person" }
+        // A wrong value first: nothing is written, the editor says why.
+        t.send("t", "l", "e", "C-u", "名前 ✏️", "Enter", "l", "e", "C-u", "old", "Enter")
+        var screen = try t.waitFor { $0.contains("'old' is not an integer") }
+        t.send("C-u", "77", "Enter")
+        screen = try t.waitFor { $0.contains("TX 2 edits") }
+        // Uncommitted: another process does not see it.
+        var q = try runProcess(bin, ["query", "d.realm", "Person", "id == 0", "--format", "json"], in: dir.path)
+        #expect(!q.stdout.contains("名前 ✏️"))
+        t.send("C-s")
+        screen = try t.waitFor { $0.contains("Committed 2 edits") }
+        q = try runProcess(bin, ["query", "d.realm", "Person", "id == 0", "--format", "json"], in: dir.path)
+        #expect(q.stdout.contains("\"name\": \"名前 ✏️\""), "\(q.stdout)")
+        #expect(q.stdout.contains("\"age\": 77"), "\(q.stdout)")
+        t.send("Q")
+        _ = try t.waitFor { $0.contains("EXITED:0") }
+        _ = screen
+    }
+
     @Test(arguments: ["SIGTERM", "SIGSEGV", "Ctrl-C", "SIGHUP"])
     func theTerminalIsRestoredOnEveryWayOut(way: String) throws {
         let dir = TempDir()
