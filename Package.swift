@@ -15,12 +15,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         // The storage engine: file format, copy-on-write B+trees, MVCC transactions.
         .target(
             name: "RealmStorage",
-            dependencies: [.product(name: "Atomics", package: "swift-atomics")],
+            dependencies: [.product(name: "Atomics", package: "swift-atomics"), .product(name: "Crypto", package: "swift-crypto")],
             // Exclusivity is checked statically; the dynamic checks cost 10-15 % of insert time (perf, realm-bench).
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),

@@ -117,11 +117,8 @@ public final class Migration {
 /// The schema version of the Realm file at `fileURL`, read without opening it as a Realm (no models, no
 /// migration). A file that does not exist is an error.
 public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
-    if encryptionKey != nil {
-        throw RealmError.invalidConfiguration("encrypted Realms are not supported yet (no encryption key can be used)")
-    }
     return try RealmError.wrap {
-        let db = try Database.open(path: fileURL.path, options: DatabaseOptions(readOnly: true))
+        let db = try Database.open(path: fileURL.path, options: DatabaseOptions(readOnly: true, encryptionKey: encryptionKey.map { [UInt8]($0) }))
         return try db.read { $0.schemaVersion }
     }
 }

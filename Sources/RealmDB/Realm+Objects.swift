@@ -100,11 +100,13 @@ extension Realm {
     // MARK: Files
 
     /// Writes a compacted copy of the current version to a new file.
+    /// `encryptionKey` (64 bytes) encrypts the copy, nil writes it plain: so a copy can encrypt, decrypt or
+    /// change the key of a file.
     public func writeCopy(toFile url: URL, encryptionKey: Data? = nil) throws {
         verifyThread("Realm")
-        if encryptionKey != nil {
-            throw RealmError.invalidConfiguration("encrypted copies are not supported yet")
+        if let k = encryptionKey, k.count != 64 {
+            throw RealmError.invalidConfiguration("an encryption key must be 64 bytes, got \(k.count)")
         }
-        try RealmError.wrap { try rlm.database.writeCopy(to: url.path) }
+        try RealmError.wrap { try rlm.database.writeCopy(to: url.path, encryptionKey: encryptionKey.map { [UInt8]($0) }) }
     }
 }

@@ -165,7 +165,6 @@ final class RealmCore {
             guard key.count == 64 else {
                 throw RealmError.invalidConfiguration("an encryption key must be 64 bytes, got \(key.count)")
             }
-            throw RealmError.invalidConfiguration("encrypted Realms are not supported yet (no encryption key can be used)")
         }
         if configuration.deleteRealmIfMigrationNeeded && configuration.migrationBlock != nil {
             throw RealmError.invalidConfiguration("a migrationBlock cannot be used with deleteRealmIfMigrationNeeded (the file is deleted instead of migrated)")
@@ -204,7 +203,7 @@ final class RealmCore {
         try RealmError.wrap {
             if let id = c.inMemoryIdentifier { return try Database.inMemory(identifier: id) }
             let compact = c.shouldCompactOnLaunch.map(CompactCallback.init)
-            let options = DatabaseOptions(readOnly: c.readOnly,
+            let options = DatabaseOptions(readOnly: c.readOnly, encryptionKey: c.encryptionKey.map { [UInt8]($0) },
                                           shouldCompactOnLaunch: compact.map { box in { @Sendable total, used in box.f(total, used) } })
             return try Database.open(path: c.resolvedPath!, options: options)
         }

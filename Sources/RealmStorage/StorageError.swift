@@ -48,6 +48,14 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case differentDatabases(path: String, otherPath: String)
     /// The snapshot was closed; its version may no longer be read.
     case snapshotClosed(path: String, version: UInt64)
+    /// The file is encrypted and was opened without a key.
+    case encryptionKeyRequired(path: String)
+    /// A key was given for a file that is not encrypted.
+    case notEncrypted(path: String)
+    /// The key does not open this encrypted file. The key itself is never part of the message.
+    case invalidKey(path: String)
+    /// An encryption key must be 64 bytes.
+    case invalidKeyLength(Int)
 
     public var description: String {
         switch self {
@@ -76,6 +84,10 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .writeInProgress(let p): return "\(p): this thread already has a write transaction open"
         case .differentDatabases(let p, let o): return "\(p): cannot compare with a snapshot of another database (\(o))"
         case .snapshotClosed(let p, let v): return "\(p): the snapshot of version \(v) was closed"
+        case .encryptionKeyRequired(let p): return "\(p): the file is encrypted: open it with its 64-byte key"
+        case .notEncrypted(let p): return "\(p): a key was given but the file is not encrypted"
+        case .invalidKey(let p): return "\(p): invalid key: this key does not open the file"
+        case .invalidKeyLength(let n): return "an encryption key is 64 bytes, this one is \(n)"
         }
     }
 }

@@ -21,7 +21,7 @@ struct Browse: ParsableCommand {
     @OptionGroup var key: KeyOptions
 
     func run() throws {
-        try key.check()
+        let keyBytes = try key.key()
         let env = ProcessInfo.processInfo.environment
         // The theme first: a mistake in it is reported before the screen is taken over.
         let themeName = theme ?? env["REALM_BROWSER_THEME"].flatMap { $0.isEmpty ? nil : $0 } ?? "dark"
@@ -36,12 +36,19 @@ struct Browse: ParsableCommand {
         let file = path ?? "demo.realm"
         if path == nil && !FileManager.default.fileExists(atPath: file) {
             printError("realm-browser: generating the demo database \(file) …")
-            let db = try Database.open(path: file)
+            let db = try Database.open(path: file, options: DatabaseOptions(encryptionKey: keyBytes))
             let bar = ProgressBar("demo")
             try DemoDatabase(progress: bar.update).generate(into: db)
             bar.finish()
         }
-        let db = try openExisting(file, readOnly: readOnly)
+        let db: Database
+        do {
+            db = try openExisting(file, readOnly: readOnly, key: keyBytes)
+        } catch StorageError.encryptionKeyRequired(_) where keyBytes == nil && isatty(0) != 0 {
+            // An encrypted file and a person at the terminal: ask, without echoing what is typed.
+            let typed = try readHiddenLine(prompt: "\(file) is encrypted. Key (128 hex digits, not shown): ")
+            db = try openExisting(file, readOnly: readOnly, key: try KeyOptions.parseHex(typed, source: "the key typed"))
+        }
         let data = try BrowserData(database: db)
         let terminal: NCursesTerminal
         do {
@@ -69,13 +76,13 @@ struct Demo: ParsableCommand {
     }
 
     func run() throws {
-        try key.check()
+        let keyBytes = try key.key()
         if FileManager.default.fileExists(atPath: path) {
             guard force else { throw CommandFailure(message: "\(path) exists; give --force to replace it") }
             try? FileManager.default.removeItem(atPath: path)
             try? FileManager.default.removeItem(atPath: path + ".lock")
         }
-        let db = try Database.open(path: path)
+        let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: keyBytes))
         let bar = ProgressBar("demo")
         let demo = DemoDatabase(objects: objects, seed: seed, progress: bar.update)
         try demo.generate(into: db)
@@ -95,8 +102,8 @@ struct SchemaCommand: ParsableCommand {
     @OptionGroup var key: KeyOptions
 
     func run() throws {
-        try key.check()
-        let db = try openExisting(path, readOnly: true)
+        let keyBytes = try key.key()
+        let db = try openExisting(path, readOnly: true, key: keyBytes)
         try db.read { s in
             switch format {
             case .text:
@@ -151,8 +158,8 @@ struct Query: ParsableCommand {
     }
 
     func run() throws {
-        try key.check()
-        let db = try openExisting(path, readOnly: true)
+        let keyBytes = try key.key()
+        let db = try openExisting(path, readOnly: true, key: keyBytes)
         try db.read { s in
             guard s.classSchema(className) != nil else {
                 throw CommandFailure(message: "no class named '\(className)' in \(path) (it has: \(s.schema.map(\.name).joined(separator: ", ")))")
@@ -215,10 +222,10 @@ struct Import: ParsableCommand {
     @OptionGroup var key: KeyOptions
 
     func run() throws {
-        try key.check()
+        let keyBytes = try key.key()
         let dataBytes = try readFile(data)
         let schemaFile = try schema.map { try SchemaFile.parse(try readFile($0), file: $0) }
-        let db = try Database.open(path: path)
+        let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: keyBytes))
         let bar = ProgressBar("import")
         let report = try DataImport(file: data, schema: schemaFile, progress: bar.update).run(dataBytes, into: db)
         bar.finish()
@@ -241,8 +248,8 @@ struct Export: ParsableCommand {
     @OptionGroup var key: KeyOptions
 
     func run() throws {
-        try key.check()
-        let db = try openExisting(path, readOnly: true)
+        let keyBytes = try key.key()
+        let db = try openExisting(path, readOnly: true, key: keyBytes)
         try db.read { s in
             let names = classes.isEmpty ? s.schema.map(\.name) : classes
             for c in names where s.classSchema(c) == nil {
@@ -274,9 +281,9 @@ struct Compact: ParsableCommand {
     @OptionGroup var key: KeyOptions
 
     func run() throws {
-        try key.check()
+        let keyBytes = try key.key()
         let before = fileSize(path)
-        let db = try openExisting(path, readOnly: false)
+        let db = try openExisting(path, readOnly: false, key: keyBytes)
         try db.compact()
         let after = fileSize(path)
         print("\(path): \(InfoReport.bytes(before)) → \(InfoReport.bytes(after))")
@@ -291,8 +298,8 @@ struct Info: ParsableCommand {
     @OptionGroup var key: KeyOptions
 
     func run() throws {
-        try key.check()
-        let db = try openExisting(path, readOnly: true)
+        let keyBytes = try key.key()
+        let db = try openExisting(path, readOnly: true, key: keyBytes)
         print(try InfoReport(database: db).text, terminator: "")
     }
 }
@@ -305,8 +312,8 @@ struct Verify: ParsableCommand {
     @OptionGroup var key: KeyOptions
 
     func run() throws {
-        try key.check()
-        let db = try openExisting(path, readOnly: true)
+        let keyBytes = try key.key()
+        let db = try openExisting(path, readOnly: true, key: keyBytes)
         let report = try db.verify()
         if report.isOK {
             print(report)

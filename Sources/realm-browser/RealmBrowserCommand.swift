@@ -61,20 +61,78 @@ struct KeyOptions: ParsableArguments {
     @Option(name: .customLong("key"), help: "The 64-byte encryption key as 128 hex digits.")
     var keyHex: String?
 
-    /// Until encryption lands, a key is refused with a clear message (never echoing the key).
-    func check() throws {
-        if keyFile != nil || keyHex != nil {
-            throw CommandFailure(message: "encrypted files are not supported yet; --key and --key-file cannot be used")
+    /// The key given, if any: 64 bytes from 128 hex digits (`--key`, or `REALM_KEY` in the environment,
+    /// which keeps it out of the process list), or from a file of 64 raw bytes or 128 hex digits. Errors say
+    /// what is wrong with the key, never the key itself.
+    func key() throws -> [UInt8]? {
+        if keyFile != nil && keyHex != nil { throw CommandFailure(message: "give --key or --key-file, not both") }
+        if let path = keyFile {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CommandFailure(message: "\(path): cannot read the key file")
+            }
+            if data.count == 64 { return [UInt8](data) }
+            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return try KeyOptions.parseHex(text, source: "the key file \(path)")
         }
+        if let hex = keyHex ?? ProcessInfo.processInfo.environment["REALM_KEY"] {
+            return try KeyOptions.parseHex(hex, source: keyHex != nil ? "--key" : "REALM_KEY")
+        }
+        return nil
     }
+
+    static func parseHex(_ text: String, source: String) throws -> [UInt8] {
+        let digits = Array(text.utf8)
+        guard digits.count == 128 else {
+            throw CommandFailure(message: "\(source): a key is 64 bytes, written as 128 hex digits (found \(digits.count) characters)")
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 48...57: return c - 48
+            case 97...102: return c - 87
+            case 65...70: return c - 55
+            default: return nil
+            }
+        }
+        for i in stride(from: 0, to: 128, by: 2) {
+            guard let hi = nibble(digits[i]), let lo = nibble(digits[i + 1]) else {
+                throw CommandFailure(message: "\(source): not a hex key (only 0-9 and a-f may appear)")
+            }
+            out.append(hi << 4 | lo)
+        }
+        return out
+    }
+
+    /// Checks the key options before anything is opened.
+    func check() throws { _ = try key() }
 }
 
 /// Opens a database file that must exist, with a clear message when it does not.
-func openExisting(_ path: String, readOnly: Bool) throws -> Database {
+func openExisting(_ path: String, readOnly: Bool, key: [UInt8]? = nil) throws -> Database {
     var isDir: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
         throw CommandFailure(message: "\(path): no such file")
     }
     guard !isDir.boolValue else { throw CommandFailure(message: "\(path): is a directory, not a database file") }
-    return try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly))
+    return try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly, encryptionKey: key))
+}
+
+/// Reads one line from the terminal with echo off (for keys), restoring the terminal whatever happens.
+func readHiddenLine(prompt: String) throws -> String {
+    let fd = open("/dev/tty", O_RDWR)
+    guard fd >= 0 else { throw CommandFailure(message: "no terminal to read the key from: give --key-file") }
+    defer { close(fd) }
+    var saved = termios()
+    tcgetattr(fd, &saved)
+    var quiet = saved
+    quiet.c_lflag &= ~tcflag_t(ECHO)
+    tcsetattr(fd, TCSAFLUSH, &quiet)
+    defer { tcsetattr(fd, TCSAFLUSH, &saved) }
+    _ = prompt.withCString { write(fd, $0, strlen($0)) }
+    var bytes: [UInt8] = []
+    var c: UInt8 = 0
+    while read(fd, &c, 1) == 1, c != 10, c != 13 { bytes.append(c) }
+    _ = write(fd, "\n", 1)
+    return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
 }

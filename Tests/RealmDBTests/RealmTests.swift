@@ -204,3 +204,44 @@ struct Boom: Error {}
         }
     }
 }
+
+/// The seeds' encryption: a 64-byte key on every open, a wrong key an error.
+@Suite struct EncryptedRealmTests {
+    @Test func aKeyOpensTheRealmAndAWrongOneDoesNot() throws {
+        let dir = TempDir()
+        let url = URL(fileURLWithPath: dir.file("enc.realm"))
+        var key = Data(count: 64)
+        for i in 0..<64 { key[i] = UInt8(i * 3 & 0xFF) }
+        var config = Realm.Configuration(fileURL: url, encryptionKey: key, objectTypes: [Dog.self, Person.self])
+        try {
+            let r = try Realm(configuration: config)
+            try r.write { try r.create(Dog.self, value: ["name": "秘密の犬 Rex"]) }
+        }()
+        #expect(try Realm(configuration: config).objects(Dog.self).first?.name == "秘密の犬 Rex")
+        let raw = try Data(contentsOf: url)
+        #expect(raw.range(of: Data("秘密の犬".utf8)) == nil)
+        var wrong = key
+        wrong[0] ^= 1
+        config.encryptionKey = wrong
+        do {
+            _ = try Realm(configuration: config)
+            Issue.record("a wrong key opened the file")
+        } catch let e as RealmError {
+            #expect(e.description.contains("invalid key"))
+        }
+        config.encryptionKey = nil
+        do {
+            _ = try Realm(configuration: config)
+            Issue.record("no key opened the file")
+        } catch let e as RealmError {
+            #expect(e.description.contains("encrypted"))
+        }
+        // A decrypted copy opens without a key; a copy with another key needs that key.
+        config.encryptionKey = key
+        let r = try Realm(configuration: config)
+        let plainURL = URL(fileURLWithPath: dir.file("plain.realm"))
+        try r.writeCopy(toFile: plainURL, encryptionKey: nil)
+        #expect(try Realm(configuration: .init(fileURL: plainURL, objectTypes: [Dog.self, Person.self])).objects(Dog.self).count == 1)
+        #expect(try schemaVersionAtURL(url, encryptionKey: key) == 0)
+    }
+}

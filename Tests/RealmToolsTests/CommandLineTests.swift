@@ -318,3 +318,39 @@ let peopleSchema = """
         #expect(r.stderr.contains("page") || r.stderr.contains("checksum") || r.stderr.contains("corrupt"), "\(r.stderr)")
     }
 }
+
+/// `--key`, `--key-file`, `REALM_KEY`: encrypted files from the command line.
+@Suite struct CommandLineEncryptionTests {
+    static let hex = (0..<64).map { String(format: "%02x", ($0 * 5 + 1) & 0xFF) }.joined()
+
+    @Test func demoQueryInfoVerifyCompactAndExportWithAKey() throws {
+        let dir = TempDir()
+        let demo = try cli(dir, "demo", "e.realm", "--objects", "300", "--key", Self.hex)
+        #expect(demo.status == 0, "\(demo.stderr)")
+        let raw = try Data(contentsOf: URL(fileURLWithPath: dir.file("e.realm")))
+        #expect(raw.prefix(8) == Data("RBDBCRYP".utf8))
+        write(dir, "key.txt", Self.hex + "\n")
+        let count = try cli(dir, "query", "e.realm", "Person", "TRUEPREDICATE", "--format", "count", "--key-file", "key.txt")
+        #expect(count.status == 0 && Int(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 > 0, "\(count.stderr)")
+        for sub in ["info", "verify", "schema"] {
+            let r = try cli(dir, sub, "e.realm", "--key-file", "key.txt")
+            #expect(r.status == 0, "\(sub): \(r.stderr)")
+        }
+        #expect(try cli(dir, "compact", "e.realm", "--key", Self.hex).status == 0)
+        #expect(try cli(dir, "verify", "e.realm", "--key", Self.hex).status == 0)
+        // Without the key, with a wrong one, with a malformed one: each says what is wrong, never the key.
+        let none = try cli(dir, "info", "e.realm")
+        #expect(none.status == 1 && none.stderr.contains("encrypted"), "\(none.stderr)")
+        let wrongHex = String(Self.hex.reversed())
+        let wrong = try cli(dir, "info", "e.realm", "--key", wrongHex)
+        #expect(wrong.status == 1 && wrong.stderr.contains("invalid key") && !wrong.stderr.contains(wrongHex), "\(wrong.stderr)")
+        let short = try cli(dir, "info", "e.realm", "--key", "abcd")
+        #expect(short.status == 1 && short.stderr.contains("128 hex digits") && !short.stderr.contains("abcd"), "\(short.stderr)")
+        let notHex = try cli(dir, "info", "e.realm", "--key", String(repeating: "zz", count: 64))
+        #expect(notHex.status == 1 && notHex.stderr.contains("not a hex key"), "\(notHex.stderr)")
+        // A key for a plain file.
+        #expect(try cli(dir, "demo", "p.realm", "--objects", "50").status == 0)
+        let plain = try cli(dir, "info", "p.realm", "--key", Self.hex)
+        #expect(plain.status == 1 && plain.stderr.contains("not encrypted"), "\(plain.stderr)")
+    }
+}

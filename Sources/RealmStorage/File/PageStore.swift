@@ -12,10 +12,26 @@ final class Mapping: @unchecked Sendable {
     // stores every write happens under the writer lock into pages no published snapshot can reach.
     let base: UnsafeMutableRawPointer
     let length: Int
+    /// For an encrypted file this mapping is the plaintext mirror, filled page by page on first read
+    /// (`materializeNode`); nil otherwise.
+    weak var encryptedStore: PageStore?
 
     init(base: UnsafeMutableRawPointer, length: Int) {
         self.base = base
         self.length = length
+    }
+
+    /// Makes the pages of the node at `ref` readable in this mapping (decrypting and authenticating them)
+    /// when the file is encrypted; nothing otherwise.
+    @inline(__always) func materializeNode(_ ref: UInt64, limit: UInt64) throws {
+        guard let store = encryptedStore else { return }
+        try store.materializeNode(ref, limit: limit)
+    }
+
+    /// Makes the two meta slots readable: a slot that fails authentication reads as zeros (an empty slot).
+    func materializeMetaSlots() {
+        guard let store = encryptedStore else { return }
+        store.materializeMetaSlots()
     }
 
     deinit { munmap(base, length) }
@@ -35,14 +51,178 @@ final class PageStore: @unchecked Sendable {
     static let defaultReservation = 1 << 36  // 64 GiB of address space; pages beyond the file are never touched
 
     /// Opens a file store. `fd` is owned by the store from here on.
-    init(path: String, fd: Int32, readOnly: Bool) throws {
+    init(path: String, fd: Int32, readOnly: Bool, cipher: PageCipher? = nil) throws {
         self.path = path
         self.fd = fd
         self.isMemory = false
         self.readOnly = readOnly
+        self.cipher = cipher
         let size = try PageStore.fileSize(fd: fd, path: path)
-        _mapping = try PageStore.mapFile(fd: fd, path: path, length: max(PageStore.defaultReservation, size * 2))
-        knownBytes = size
+        if cipher != nil {
+            let file = try PageStore.mapFile(fd: fd, path: path, length: max(PageStore.defaultReservation, size * 2))
+            cipherMappings = [file]
+            cipherBase = UnsafeRawPointer(file.base)
+            cipherLength = file.length
+            physicalBytes = size
+            _mapping = try PageStore.mapAnonymous(length: PageStore.encryptedReservation, path: path)
+            nonceTable = try PageStore.mapAnonymous(length: PageStore.encryptedReservation / pageSize * 16, path: path)
+            knownBytes = Int(EncryptedLayout.logicalPages(physicalBytes: size)) * pageSize
+            _mapping.encryptedStore = self
+        } else {
+            _mapping = try PageStore.mapFile(fd: fd, path: path, length: max(PageStore.defaultReservation, size * 2))
+            knownBytes = size
+        }
+    }
+
+    // MARK: Encryption (nil / unused for plain files)
+
+    let cipher: PageCipher?
+    /// The ciphertext file mapped read-only; replaced (the old ones kept mapped) when the file outgrows it.
+    private var cipherMappings: [Mapping] = []
+    private var cipherBase: UnsafeRawPointer?
+    private var cipherLength = 0
+    /// Physical bytes of the file known to exist (reads past them would fault).
+    private var physicalBytes = 0
+    /// Per logical page: the nonce of the ciphertext decrypted into the mirror (12 bytes) and a valid flag.
+    private var nonceTable: Mapping?
+    private let decryptLock = PthreadMutex()
+    /// Address space of the plaintext mirror (256 GiB; pages are only backed once read).
+    static let encryptedReservation = 1 << 38
+
+    var isEncrypted: Bool { cipher != nil }
+
+    /// Writes the encryption header (physical page 0) of a new encrypted file.
+    func writeEncryptionHeader() throws {
+        guard let c = cipher else { return }
+        let bytes = EncryptionHeader(salt: c.salt, keyCheck: c.keyCheck).encode()
+        try bytes.withUnsafeBytes { try pwriteAll($0, at: 0, operation: "write the encryption header") }
+        stateLock.withLock { physicalBytes = max(physicalBytes, pageSize) }
+    }
+
+    private func pwriteAll(_ bytes: UnsafeRawBufferPointer, at offset: Int, operation: String = "write") throws {
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StorageError.io(path: path, operation: operation, errno: errno)
+            }
+            done += n
+        }
+    }
+
+    /// Whether the physical page lies inside the file (asking the OS only when not already known).
+    private func physicallyPresent(_ physicalPage: UInt64) -> Bool {
+        let end = Int(physicalPage + 1) * pageSize
+        if end <= stateLock.withLock({ physicalBytes }) && end <= cipherLength { return true }
+        guard let size = try? PageStore.fileSize(fd: fd, path: path) else { return false }
+        try? stateLock.withLock {
+            physicalBytes = max(physicalBytes, size)
+            if size > cipherLength {
+                let file = try PageStore.mapFile(fd: fd, path: path, length: max(PageStore.defaultReservation, size * 2))
+                cipherMappings.append(file)
+                cipherBase = UnsafeRawPointer(file.base)
+                cipherLength = file.length
+            }
+        }
+        return end <= size && end <= cipherLength
+    }
+
+    /// Decrypts logical page `p` into the mirror unless the mirror already holds the ciphertext now in the
+    /// file (same nonce). False when the page fails authentication (or is not in the file).
+    private func materialize(_ p: UInt64) -> Bool {
+        guard let cipher, let table = nonceTable else { return true }
+        let phys = EncryptedLayout.physical(p), metaPhys = EncryptedLayout.metadataPage(p)
+        guard Int(p + 1) * pageSize <= PageStore.encryptedReservation, physicallyPresent(phys), let base = cipherBase else { return false }
+        let entry = base + Int(metaPhys) * pageSize + EncryptedLayout.entryOffset(p)
+        let slot = table.base + Int(p) * 16
+        if slot.load(fromByteOffset: 12, as: UInt32.self) == 1 && memcmp(slot, entry, 12) == 0 { return true }
+        return decryptLock.withLock {
+            if slot.load(fromByteOffset: 12, as: UInt32.self) == 1 && memcmp(slot, entry, 12) == 0 { return true }
+            var nonce = [UInt8](repeating: 0, count: 12)
+            nonce.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: entry, count: 12)) }
+            let ok = nonce.withUnsafeBytes { n in
+                cipher.open(UnsafeRawBufferPointer(start: base + Int(phys) * pageSize, count: pageSize), nonce: n,
+                            tag: UnsafeRawBufferPointer(start: entry + 12, count: 16), logicalPage: p,
+                            into: UnsafeMutableRawBufferPointer(start: _mapping.base + Int(p) * pageSize, count: pageSize))
+            }
+            guard ok else { return false }
+            nonce.withUnsafeBytes { slot.copyMemory(from: $0.baseAddress!, byteCount: 12) }
+            slot.storeBytes(of: UInt32(1), toByteOffset: 12, as: UInt32.self)
+            return true
+        }
+    }
+
+    /// `Mapping.materializeNode`: the node's first page (for its length), then the rest.
+    func materializeNode(_ ref: UInt64, limit: UInt64) throws {
+        func fail(_ p: UInt64) -> StorageError {
+            StorageError.corrupt(path: path, location: "page \(p)", reason: "fails authentication (wrong key, damage or a torn write)")
+        }
+        guard ref < limit else { return }   // the caller reports references outside the version
+        guard materialize(ref) else { throw fail(ref) }
+        let length = Int(UInt32(littleEndian: UnsafeRawPointer(_mapping.base + Int(ref) * pageSize).loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        let pages = UInt64(max(1, pagesFor(bytes: length)))
+        var p = ref + 1
+        while p < ref + pages && p < limit {
+            guard materialize(p) else { throw fail(p) }
+            p += 1
+        }
+    }
+
+    /// Both meta slots: one that fails authentication reads as zeros (as a torn slot would read as damaged).
+    func materializeMetaSlots() {
+        for p: UInt64 in 0..<2 where !materialize(p) {
+            decryptLock.withLock { memset(_mapping.base + Int(p) * pageSize, 0, pageSize) }
+        }
+    }
+
+    /// Encrypts and writes whole logical pages starting at `page`; the plaintext goes to the mirror too.
+    private func writeEncrypted(_ plain: UnsafeRawBufferPointer, atPage page: UInt64) throws {
+        guard let cipher, let table = nonceTable else { return }
+        let count = UInt64(plain.count / pageSize)
+        guard Int(page + count) * pageSize <= PageStore.encryptedReservation else {
+            throw StorageError.io(path: path, operation: "grow the encrypted file past 256 GiB", errno: EFBIG)
+        }
+        var p = page
+        while p < page + count {
+            // One group at a time: its run of ciphertext pages, then its metadata page.
+            let groupEnd = min(page + count, (p / EncryptedLayout.group + 1) * EncryptedLayout.group)
+            let metaPhys = EncryptedLayout.metadataPage(p)
+            var meta = [UInt8](repeating: 0, count: pageSize)
+            if physicallyPresent(metaPhys), let base = cipherBase {
+                meta.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: base + Int(metaPhys) * pageSize, count: pageSize)) }
+            }
+            var run: [UInt8] = []
+            run.reserveCapacity(Int(groupEnd - p) * pageSize)
+            var nonces: [(UInt64, [UInt8])] = []
+            for q in p..<groupEnd {
+                let src = UnsafeRawBufferPointer(rebasing: plain[Int(q - page) * pageSize..<Int(q - page + 1) * pageSize])
+                let sealed = try cipher.seal(src, logicalPage: q)
+                run.append(contentsOf: sealed.ciphertext)
+                let at = EncryptedLayout.entryOffset(q)
+                meta.replaceSubrange(at..<at + 12, with: sealed.nonce)
+                meta.replaceSubrange(at + 12..<at + 28, with: sealed.tag)
+                nonces.append((q, sealed.nonce))
+            }
+            try run.withUnsafeBytes { try pwriteAll($0, at: Int(EncryptedLayout.physical(p)) * pageSize) }
+            try meta.withUnsafeBytes { try pwriteAll($0, at: Int(metaPhys) * pageSize) }
+            // The mirror and the nonce table: this process reads what it wrote without decrypting it.
+            decryptLock.withLock {
+                for (q, nonce) in nonces {
+                    (_mapping.base + Int(q) * pageSize).copyMemory(from: plain.baseAddress! + Int(q - page) * pageSize, byteCount: pageSize)
+                    let slot = table.base + Int(q) * 16
+                    nonce.withUnsafeBytes { slot.copyMemory(from: $0.baseAddress!, byteCount: 12) }
+                    slot.storeBytes(of: UInt32(1), toByteOffset: 12, as: UInt32.self)
+                }
+            }
+            let end = Int(EncryptedLayout.physical(groupEnd - 1) + 1) * pageSize
+            stateLock.withLock {
+                physicalBytes = max(physicalBytes, end)
+                knownBytes = max(knownBytes, Int(groupEnd) * pageSize)
+            }
+            _ = physicallyPresent(EncryptedLayout.physical(groupEnd - 1))   // remaps when the file outgrew the map
+            p = groupEnd
+        }
     }
 
     /// Creates an empty in-memory store.
@@ -51,6 +231,7 @@ final class PageStore: @unchecked Sendable {
         self.fd = -1
         self.isMemory = true
         self.readOnly = false
+        self.cipher = nil
         _mapping = try PageStore.mapAnonymous(length: PageStore.defaultReservation, path: name)
     }
 
@@ -69,7 +250,11 @@ final class PageStore: @unchecked Sendable {
     private var memoryBytes = 0
     func currentSize() throws -> Int {
         if isMemory { return stateLock.withLock { memoryBytes } }
-        let size = try PageStore.fileSize(fd: fd, path: path)
+        var size = try PageStore.fileSize(fd: fd, path: path)
+        if cipher != nil {
+            stateLock.withLock { physicalBytes = max(physicalBytes, size) }
+            size = Int(EncryptedLayout.logicalPages(physicalBytes: size)) * pageSize
+        }
         stateLock.withLock { knownBytes = max(knownBytes, size) }
         return size
     }
@@ -94,6 +279,9 @@ final class PageStore: @unchecked Sendable {
         try stateLock.withLock {
             if !isMemory { knownBytes = max(knownBytes, bytes) }
             if bytes <= _mapping.length { return }
+            if cipher != nil {
+                throw StorageError.io(path: path, operation: "grow the encrypted file past 256 GiB", errno: EFBIG)
+            }
             let newLength = max(bytes * 2, _mapping.length * 2)
             if isMemory {
                 let m = try PageStore.mapAnonymous(length: newLength, path: path)
@@ -108,6 +296,16 @@ final class PageStore: @unchecked Sendable {
     /// Writes `bytes` at page `page`. Pages written must not be reachable from any published version.
     func write(_ bytes: UnsafeRawBufferPointer, atPage page: UInt64) throws {
         let offset = Int(page) * pageSize
+        if cipher != nil {
+            if bytes.count % pageSize == 0 {
+                try writeEncrypted(bytes, atPage: page)
+            } else {
+                var padded = [UInt8](bytes)
+                padded.append(contentsOf: repeatElement(0, count: pagesFor(bytes: bytes.count) * pageSize - bytes.count))
+                try padded.withUnsafeBytes { try writeEncrypted($0, atPage: page) }
+            }
+            return
+        }
         if isMemory {
             try ensureMapped(bytes: offset + bytes.count)
             stateLock.withLock {
@@ -131,6 +329,16 @@ final class PageStore: @unchecked Sendable {
     /// Writes nodes to consecutive pages starting at `page`, each padded with zeros to whole pages, in one
     /// `pwritev` per batch of buffers (no copying into a staging buffer).
     func write(pages chunks: [[UInt8]], atPage page: UInt64) throws {
+        if cipher != nil {
+            var all: [UInt8] = []
+            all.reserveCapacity(chunks.reduce(0) { $0 + pagesFor(bytes: $1.count) * pageSize })
+            for c in chunks {
+                all.append(contentsOf: c)
+                all.append(contentsOf: repeatElement(0, count: pagesFor(bytes: c.count) * pageSize - c.count))
+            }
+            try all.withUnsafeBytes { try writeEncrypted($0, atPage: page) }
+            return
+        }
         if isMemory {
             var p = page
             for c in chunks {
@@ -208,10 +416,14 @@ final class PageStore: @unchecked Sendable {
 
     func truncate(toPages pages: UInt64) throws {
         if isMemory { stateLock.withLock { memoryBytes = min(memoryBytes, Int(pages) * pageSize) }; return }
-        if ftruncate(fd, off_t(Int(pages) * pageSize)) != 0 {
+        let bytes = cipher != nil ? Int(EncryptedLayout.physicalPages(logical: pages)) * pageSize : Int(pages) * pageSize
+        if ftruncate(fd, off_t(bytes)) != 0 {
             throw StorageError.io(path: path, operation: "ftruncate", errno: errno)
         }
-        stateLock.withLock { knownBytes = Int(pages) * pageSize }
+        stateLock.withLock {
+            knownBytes = Int(pages) * pageSize
+            if cipher != nil { physicalBytes = bytes }
+        }
     }
 
     static func fileSize(fd: Int32, path: String) throws -> Int {

@@ -6,9 +6,16 @@ extension Database {
     /// Writes a compacted copy of the newest version to `path`, which must not exist: only live data,
     /// contiguous, with object keys, schema and schema version preserved.
     public func writeCopy(to path: String) throws {
+        try writeCopy(to: path, encryptionKey: encryptionKey)
+    }
+
+    /// `writeCopy(to:)` with the copy's key: nil writes a plain copy (decrypting an encrypted file), a key an
+    /// encrypted one (encrypting a plain file, or changing the key).
+    public func writeCopy(to path: String, encryptionKey key: [UInt8]?) throws {
         if access(path, F_OK) == 0 { throw StorageError.io(path: path, operation: "create the copy", errno: EEXIST) }
+        if let key, key.count != PageCipher.keyLength { throw StorageError.invalidKeyLength(key.count) }
         try read { source in
-            let target = try Database.open(path: path)
+            let target = try Database.open(path: path, options: DatabaseOptions(encryptionKey: key))
             try Database.copy(from: source, into: target)
         }
         unlink(path + ".lock")
@@ -104,7 +111,7 @@ extension Database {
         unlink(temp + ".lock")
         let done = try coordinator.withExclusiveAccess {
             try read { source in
-                let target = try Database.open(path: temp)
+                let target = try Database.open(path: temp, options: DatabaseOptions(encryptionKey: encryptionKey))
                 try Database.copy(from: source, into: target)
             }
             unlink(temp + ".lock")

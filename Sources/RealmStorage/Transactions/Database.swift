@@ -10,8 +10,13 @@ public struct DatabaseOptions: Sendable {
     /// (only when no other process has it open).
     public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil
 
-    public init(readOnly: Bool = false,
+    /// The 64-byte key of an encrypted file (AES-256-GCM pages); nil for a plain file. A new file opened
+    /// with a key is created encrypted.
+    public var encryptionKey: [UInt8]? = nil
+
+    public init(readOnly: Bool = false, encryptionKey: [UInt8]? = nil,
                 shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil) {
+        self.encryptionKey = encryptionKey
         self.readOnly = readOnly
         self.shouldCompactOnLaunch = shouldCompactOnLaunch
     }
@@ -27,6 +32,9 @@ public final class Database: @unchecked Sendable {
     public let path: String
     public let isInMemory: Bool
     public let isReadOnly: Bool
+    /// The key the file was opened with (never printed).
+    let encryptionKey: [UInt8]?
+    public var isEncrypted: Bool { encryptionKey != nil && !isInMemory }
     private var _store: PageStore
     let coordinator: any Coordinator
     private let ownerLock = PthreadMutex()
@@ -47,7 +55,16 @@ public final class Database: @unchecked Sendable {
     func reopenStore() throws {
         let fd = Glibc.open(path, (isReadOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC)
         if fd < 0 { throw StorageError.io(path: path, operation: "reopen", errno: errno) }
-        let fresh = try PageStore(path: path, fd: fd, readOnly: isReadOnly)
+        var cipher: PageCipher?
+        if let key = encryptionKey {
+            do {
+                cipher = try Database.precheckEncryption(fd: fd, size: try PageStore.fileSize(fd: fd, path: path), path: path, key: key)
+            } catch {
+                Glibc.close(fd)
+                throw error
+            }
+        }
+        let fresh = try PageStore(path: path, fd: fd, readOnly: isReadOnly, cipher: cipher)
         ownerLock.withLock { _store = fresh }
         decodedLeaves = DecodedLeaves()
     }
@@ -66,6 +83,10 @@ public final class Database: @unchecked Sendable {
         let (db, launched): (Database, Bool) = try registryLock.withLock {
             if let existing = openFiles[key]?.value {
                 if existing.isReadOnly && !options.readOnly { throw StorageError.readOnly(path: path) }
+                if existing.encryptionKey != options.encryptionKey {
+                    if existing.encryptionKey == nil { throw StorageError.notEncrypted(path: path) }
+                    throw options.encryptionKey == nil ? StorageError.encryptionKeyRequired(path: path) : StorageError.invalidKey(path: path)
+                }
                 return (existing, false)
             }
             let db = try Database(filePath: path, options: options)
@@ -98,6 +119,7 @@ public final class Database: @unchecked Sendable {
         path = "memory:" + memoryIdentifier
         isInMemory = true
         isReadOnly = false
+        encryptionKey = nil
         _store = try PageStore(memoryNamed: path)
         coordinator = LocalCoordinator()
         try initialiseEmpty()
@@ -107,26 +129,38 @@ public final class Database: @unchecked Sendable {
         path = filePath
         isInMemory = false
         isReadOnly = options.readOnly
+        encryptionKey = options.encryptionKey
+        if let k = options.encryptionKey, k.count != PageCipher.keyLength { throw StorageError.invalidKeyLength(k.count) }
         // Look at the file before creating anything beside it: a foreign or newer file is reported as such.
         let flags = options.readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
         let fd = Glibc.open(filePath, flags | O_CLOEXEC, 0o644)
         if fd < 0 { throw StorageError.io(path: filePath, operation: "open", errno: errno) }
         let size: Int
+        var cipher: PageCipher?
         do {
             size = try PageStore.fileSize(fd: fd, path: filePath)
-            if size > 0 { try Database.precheckHeader(fd: fd, size: size, path: filePath) }
+            if size > 0 {
+                cipher = try Database.precheckEncryption(fd: fd, size: size, path: filePath, key: options.encryptionKey)
+                if cipher == nil {
+                    try Database.precheckHeader(fd: fd, size: size, path: filePath)
+                    // Our plain format: a key means the caller expected an encrypted file.
+                    if options.encryptionKey != nil { throw StorageError.notEncrypted(path: filePath) }
+                }
+            }
             if size == 0 && options.readOnly { throw StorageError.truncated(path: filePath, expectedBytes: UInt64(2 * pageSize), actualBytes: 0) }
+            if size == 0, let key = options.encryptionKey { cipher = PageCipher(userKey: key, salt: PageCipher.randomSalt()) }
         } catch {
             Glibc.close(fd)
             throw error
         }
-        let store = try PageStore(path: filePath, fd: fd, readOnly: options.readOnly)
+        let store = try PageStore(path: filePath, fd: fd, readOnly: options.readOnly, cipher: cipher)
         _store = store
         let lockPath = filePath + ".lock"
         let readOnly = options.readOnly
         let setUp: () throws -> Void = {
             if try store.currentSize() == 0 {
                 if readOnly { throw StorageError.readOnly(path: filePath) }
+                try store.writeEncryptionHeader()
                 try Database.writeEmpty(store: store)
             }
             try Database.recoverIfTorn(store: store)
@@ -168,6 +202,30 @@ public final class Database: @unchecked Sendable {
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         if let d = real(dir.isEmpty ? "/" : dir) { return d == "/" ? "/" + name : d + "/" + name }
         return path
+    }
+
+    /// For an encrypted file (its encryption header), the cipher of `key`: a missing key, a wrong key, a key
+    /// for a plain file and a damaged or newer header are each their own error. nil for a plain file opened
+    /// without a key.
+    private static func precheckEncryption(fd: Int32, size: Int, path: String, key: [UInt8]?) throws -> PageCipher? {
+        var head = [UInt8](repeating: 0, count: pageSize)
+        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min(size, pageSize), 0) }
+        if n < 0 { throw StorageError.io(path: path, operation: "read", errno: errno) }
+        let encrypted = head.withUnsafeBytes { EncryptionHeader.isEncrypted(UnsafeRawBufferPointer(rebasing: $0[0..<max(0, n)])) }
+        guard encrypted else { return nil }
+        guard let key else { throw StorageError.encryptionKeyRequired(path: path) }
+        guard n == pageSize else {
+            throw StorageError.truncated(path: path, expectedBytes: UInt64(4 * pageSize), actualBytes: UInt64(size))
+        }
+        switch head.withUnsafeBytes({ EncryptionHeader.decode($0) }) {
+        case .notEncrypted: return nil
+        case .newer(let v): throw StorageError.newerFormat(path: path, fileVersion: v, supported: EncryptionHeader.formatVersion)
+        case .damaged: throw StorageError.corrupt(path: path, location: "encryption header (page 0)", reason: "bad checksum or impossible values")
+        case .valid(let h):
+            let cipher = PageCipher(userKey: key, salt: h.salt)
+            guard cipher.keyCheck == h.keyCheck else { throw StorageError.invalidKey(path: path) }
+            return cipher
+        }
     }
 
     /// Reports a foreign, newer or truncated file before anything is created beside it.
@@ -219,6 +277,7 @@ public final class Database: @unchecked Sendable {
     }
 
     static func readSlots(mapping: Mapping) -> [Meta.Decoded] {
+        mapping.materializeMetaSlots()
         let base = UnsafeRawBufferPointer(start: mapping.base, count: 2 * pageSize)
         return [Meta.decode(UnsafeRawBufferPointer(rebasing: base[0..<pageSize])),
                 Meta.decode(UnsafeRawBufferPointer(rebasing: base[pageSize..<2 * pageSize]))]
@@ -265,6 +324,11 @@ public final class Database: @unchecked Sendable {
         }
         // Zero the torn slot so every later reader, in any process, picks the whole one.
         let zero = [UInt8](repeating: 0, count: pageSize)
+        if store.readOnly && store.isEncrypted {
+            // Zeroing through another descriptor would hit the encryption header: ignore the slot here.
+            store.tornMeta = newest.meta
+            return
+        }
         if store.readOnly {
             do {
                 try zeroSlotThroughOwnDescriptor(store.path, slot: newest.slot, version: newest.meta.version)
@@ -306,6 +370,8 @@ public final class Database: @unchecked Sendable {
         if meta.pageCount * UInt64(pageSize) > fileBytes { return false }
         func nodeOK(_ ref: UInt64) -> Bool {
             guard ref >= 2, ref < meta.pageCount else { return false }
+            // An encrypted page that fails authentication is torn (or damaged): not whole.
+            guard (try? mapping.materializeNode(ref, limit: meta.pageCount)) != nil else { return false }
             let start = mapping.base.advanced(by: Int(ref) * pageSize)
             let length = Int(UnsafeRawPointer(start).loadUnaligned(fromByteOffset: 4, as: UInt32.self))
             guard length >= nodeHeaderSize, ref + UInt64(pagesFor(bytes: length)) <= meta.pageCount else { return false }

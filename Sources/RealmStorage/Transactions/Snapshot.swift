@@ -71,6 +71,7 @@ public class Snapshot: NodeSource {
 
     func node(_ ref: UInt64, expected: NodeType?) throws -> UnsafeRawBufferPointer {
         guard ref >= 2, ref < pageLimit else { throw corrupt(ref, "reference outside the file (\(pageLimit) pages)") }
+        try mapping.materializeNode(ref, limit: pageLimit)
         let start = UnsafeRawPointer(mapping.base.advanced(by: Int(ref) * pageSize))
         let length = Int(UInt32(littleEndian: start.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
         guard length >= nodeHeaderSize, ref + UInt64(pagesFor(bytes: length)) <= pageLimit else {

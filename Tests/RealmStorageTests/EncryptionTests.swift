@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+@testable import RealmStorage
+
+/// Encrypted files: AES-256-GCM pages, the key checked at open, every page authenticated on read.
+@Suite struct EncryptionTests {
+    static let key = (0..<64).map { UInt8(($0 * 7 + 3) & 0xFF) }
+    static let otherKey = (0..<64).map { UInt8(($0 * 11 + 5) & 0xFF) }
+    static let marker = "secret-marker-日本語-🔑"
+
+    static let schema = ClassSchema(name: "Thing", properties: [
+        PropertySchema(name: "id", type: .int, isPrimaryKey: true),
+        PropertySchema(name: "text", type: .string, isIndexed: true),
+        PropertySchema(name: "long", type: .string, isOptional: true),
+        PropertySchema(name: "flag", type: .bool),
+        PropertySchema(name: "f", type: .float),
+        PropertySchema(name: "d", type: .double),
+        PropertySchema(name: "when", type: .date),
+        PropertySchema(name: "oid", type: .objectId),
+        PropertySchema(name: "u", type: .uuid),
+        PropertySchema(name: "dec", type: .decimal128),
+        PropertySchema(name: "blob", type: .data, isOptional: true),
+        PropertySchema(name: "any", type: .mixed, isOptional: true),
+        PropertySchema(name: "tags", type: .string, isList: true),
+    ])
+
+    static func values(_ i: Int) -> [String: Value] {
+        [
+            "id": .int(Int64(i)), "text": .string("\(marker) \(i)"),
+            "long": i % 50 == 0 ? .string(String(repeating: "長い", count: 3000)) : .null,
+            "flag": .bool(i % 2 == 0), "f": .float(Float(i) / 4), "d": .double(Double(i) * 1e-3 - 7),
+            "when": .date(Timestamp(seconds: Int64(i) * 86_400 - 2_000_000_000, nanoseconds: Int32(i % 1000))),
+            "oid": .objectId(ObjectId(byteArray: (0..<12).map { UInt8(($0 + i) & 0xFF) })),
+            "u": .uuid(UUID(uuidString: String(format: "%08X-0000-4000-8000-000000000000", i))!),
+            "dec": .decimal128(Decimal128(string: "\(i).25")!),
+            "blob": i % 100 == 0 ? .data((0..<20_000).map { UInt8(($0 * i) & 0xFF) }) : .null,
+            "any": i % 3 == 0 ? .string("mixed \(i)") : .int(Int64(i)),
+        ]
+    }
+
+    static func fill(_ db: Database, count: Int = 600) throws {
+        try db.write { tx in
+            try tx.createClass(schema)
+            for i in 0..<count {
+                _ = try tx.createObject("Thing", values(i), lists: ["tags": [.string("t\(i)"), .string("🏷️")]])
+            }
+        }
+    }
+
+    static func check(_ db: Database, count: Int = 600) throws {
+        try db.read { s in
+            let t = try s.table("Thing")
+            #expect(try s.count(t) == count)
+            for i in stride(from: 0, to: count, by: 7) {
+                let k = try #require(try s.object(t, primaryKey: .int(Int64(i))))
+                for (name, v) in values(i) { #expect(try s.value(k, s.property(t, name)) == v, "\(name) of \(i)") }
+                #expect(try s.list(k, s.property(t, "tags")) == [.string("t\(i)"), .string("🏷️")])
+            }
+            if count > 42 { #expect(try s.find(s.property(t, "text"), equalTo: .string("\(marker) 42")).count == 1) }
+        }
+    }
+
+    @Test func everyValueTypeRoundTripsAndNothingIsPlainOnDisk() throws {
+        let dir = TempDir()
+        let path = dir.file("e.realm")
+        do {
+            let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: Self.key))
+            #expect(db.isEncrypted)
+            try Self.fill(db)
+            try Self.check(db)
+        }
+        let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: Self.key))
+        try Self.check(db)
+        #expect(try db.verify().isOK)
+        let raw = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(raw.range(of: Data(Self.marker.utf8)) == nil)
+        #expect(raw.range(of: Data("Thing".utf8)) == nil)
+        #expect(raw.prefix(8) == Data("RBDBCRYP".utf8))
+    }
+
+    @Test func keysAreCheckedAtOpenWithAClearErrorEach() throws {
+        let dir = TempDir()
+        let path = dir.file("e.realm"), plain = dir.file("p.realm")
+        do { try Self.fill(try Database.open(path: path, options: DatabaseOptions(encryptionKey: Self.key)), count: 10) }
+        do { try Self.fill(try Database.open(path: plain), count: 10) }
+        #expect(throws: StorageError.invalidKey(path: path)) {
+            try Database.open(path: path, options: DatabaseOptions(encryptionKey: Self.otherKey))
+        }
+        #expect(throws: StorageError.encryptionKeyRequired(path: path)) { try Database.open(path: path) }
+        #expect(throws: StorageError.encryptionKeyRequired(path: path)) {
+            try Database.open(path: path, options: DatabaseOptions(readOnly: true))
+        }
+        #expect(throws: StorageError.notEncrypted(path: plain)) {
+            try Database.open(path: plain, options: DatabaseOptions(encryptionKey: Self.key))
+        }
+        #expect(throws: StorageError.invalidKeyLength(32)) {
+            try Database.open(path: dir.file("new.realm"), options: DatabaseOptions(encryptionKey: Array(Self.key.prefix(32))))
+        }
+        // The messages never hold the key.
+        let hex = Self.otherKey.map { String(format: "%02x", $0) }.joined()
+        #expect(!"\(StorageError.invalidKey(path: path))".contains(hex))
+        // The right key still opens it, read-only too.
+        try Self.check(try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: Self.key)), count: 10)
+    }
+
+    @Test func flippedBitsAreDetectedNeverReadAsValues() throws {
+        let dir = TempDir()
+        let original = dir.file("o.realm")
+        do {
+            let db = try Database.open(path: original, options: DatabaseOptions(encryptionKey: Self.key))
+            try Self.fill(db, count: 300)
+            // A last small commit: a flip in one of its pages reads as a torn commit, and the file opens at
+            // the version before it, which holds every Thing.
+            try db.write { try $0.createClass(ClassSchema(name: "Extra", properties: [PropertySchema(name: "n", type: .int)])) }
+        }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: original))
+        let pages = bytes.count / pageSize
+        var rng = SplitMix64(seed: 99)
+        var detected = 0, unaffected = 0
+        for trial in 0..<24 {
+            var damaged = bytes
+            let page = 1 + Int(rng.next() % UInt64(pages - 1))
+            let offset = page * pageSize + Int(rng.next() % UInt64(pageSize))
+            damaged[offset] ^= UInt8(1 << (rng.next() % 8))
+            let path = dir.file("d\(trial).realm")
+            try damaged.write(to: URL(fileURLWithPath: path))
+            do {
+                let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: Self.key))
+                let report = try db.verify()
+                if report.isOK {
+                    // The flip hit a page nothing reads (free space): everything must read back exactly.
+                    try Self.check(db, count: 300)
+                    unaffected += 1
+                } else {
+                    #expect(report.problems.contains { $0.contains("authentication") || $0.contains("page") }, "\(report)")
+                    detected += 1
+                }
+            } catch let e as StorageError {
+                switch e {
+                case .corrupt, .truncated: detected += 1
+                default: Issue.record("page \(page): unexpected error \(e)")
+                }
+            }
+        }
+        #expect(detected > 0)
+        #expect(detected + unaffected == 24)
+    }
+
+    @Test func aTornCommitLeavesTheLastWholeVersion() throws {
+        let dir = TempDir()
+        let path = dir.file("t.realm")
+        var logged: [Extent] = []
+        do {
+            let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: Self.key))
+            try Self.fill(db, count: 100)
+            try db.write { tx in _ = try tx.createObject("Thing", Self.values(100)) }
+            logged = try db.read { s in
+                let root = try s.node(s.meta.catalogueRef, expected: .catalogue)
+                return (CommitRoot.logEntries(root) ?? []) + [Extent(page: s.meta.catalogueRef, count: 1)]
+            }
+        }
+        // Damage the ciphertext of one page the last commit wrote, as a crash mid-write would.
+        let victim = try #require(logged.first)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let at = Int(EncryptedLayout.physical(victim.page)) * pageSize + 100
+        bytes[at] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: Self.key))
+        try Self.check(db, count: 100)
+        #expect(try db.verify().isOK)
+        try db.write { tx in _ = try tx.createObject("Thing", Self.values(100)) }
+        try Self.check(db, count: 101)
+    }
+
+    @Test func copiesEncryptDecryptAndChangeTheKey() throws {
+        let dir = TempDir()
+        let plain = dir.file("p.realm")
+        let db = try Database.open(path: plain)
+        try Self.fill(db, count: 200)
+        try db.writeCopy(to: dir.file("e1.realm"), encryptionKey: Self.key)
+        let e1 = try Database.open(path: dir.file("e1.realm"), options: DatabaseOptions(encryptionKey: Self.key))
+        try Self.check(e1, count: 200)
+        try e1.writeCopy(to: dir.file("e2.realm"), encryptionKey: Self.otherKey)
+        #expect(throws: StorageError.invalidKey(path: dir.file("e2.realm"))) {
+            try Database.open(path: dir.file("e2.realm"), options: DatabaseOptions(encryptionKey: Self.key))
+        }
+        try Self.check(try Database.open(path: dir.file("e2.realm"), options: DatabaseOptions(encryptionKey: Self.otherKey)), count: 200)
+        try e1.writeCopy(to: dir.file("p2.realm"), encryptionKey: nil)
+        try Self.check(try Database.open(path: dir.file("p2.realm")), count: 200)
+        // writeCopy(to:) keeps the source's key.
+        try e1.writeCopy(to: dir.file("e3.realm"))
+        #expect(throws: StorageError.encryptionKeyRequired(path: dir.file("e3.realm"))) { try Database.open(path: dir.file("e3.realm")) }
+    }
+
+    @Test func compactionKeepsAFileEncrypted() throws {
+        let dir = TempDir()
+        let path = dir.file("c.realm")
+        do {
+            let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: Self.key))
+            try Self.fill(db, count: 300)
+            try db.write { tx in
+                let t = try tx.table("Thing")
+                for i in 0..<150 { try tx.delete(t, try #require(try tx.object(t, primaryKey: .int(Int64(i * 2))))) }
+            }
+            try db.compact()
+            #expect(try db.verify().isOK)
+        }
+        let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: Self.key))
+        #expect(try db.read { try $0.count("Thing") } == 150)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).prefix(8) == Data("RBDBCRYP".utf8))
+    }
+
+    @Test func manySmallCommitsAndReopens() throws {
+        let dir = TempDir()
+        let path = dir.file("m.realm")
+        for round in 0..<5 {
+            let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: Self.key))
+            if round == 0 { try db.write { try $0.createClass(Self.schema) } }
+            for i in 0..<40 {
+                let id = round * 40 + i
+                try db.write { tx in _ = try tx.createObject("Thing", Self.values(id)) }
+            }
+            #expect(try db.read { try $0.count("Thing") } == (round + 1) * 40)
+            #expect(try db.verify().isOK)
+        }
+    }
+}
