@@ -19,6 +19,7 @@ struct Options {
     var repeats = 5
     var directory: String?
     var changes = false
+    var encryption = false
     var browser = false
     var browserFile: String?
 
@@ -42,6 +43,8 @@ struct Options {
           --dir PATH         directory for the database files (default
                              ./.build/bench-tmp, else $TMPDIR); a fresh
                              subdirectory is made and removed afterwards
+          --encryption       instead of SQLite: the same workloads on an encrypted
+                             engine file against a plain one (the cost of AES)
           --changes          instead: time Snapshot.changes(in:since:) on a table of
                              --objects objects (engine only)
           --browser          instead: time the terminal browser on one class of
@@ -87,6 +90,8 @@ struct Options {
             case "--quick":
                 try noValue()
                 options.quick = true
+            case "--encryption":
+                options.encryption = true
             case "--changes":
                 try noValue()
                 options.changes = true
@@ -337,11 +342,11 @@ extension String {
 
 /// The closing table. Returns false when a result differed between the
 /// targets or SQLite failed.
-func printTable(workloads: [Workload], engine: TargetRun, sqlite: TargetRun) -> Bool {
+func printTable(workloads: [Workload], engine: TargetRun, sqlite: TargetRun, names: (String, String) = ("engine", "sqlite")) -> Bool {
     var ok = true
     var mismatches = 0
     var ratios: [Double] = []
-    var rows: [[String]] = [["workload", "engine ms", "sqlite ms", "sqlite/engine", "result"]]
+    var rows: [[String]] = [["workload", "\(names.0) ms", "\(names.1) ms", "\(names.1)/\(names.0)", "result"]]
     for (index, workload) in workloads.enumerated() {
         let e = engine.outcomes[index], s = sqlite.outcomes[index]
         var ratio = "n/a"
@@ -388,13 +393,13 @@ func printTable(workloads: [Workload], engine: TargetRun, sqlite: TargetRun) -> 
 
     Output.line("")
     let size = { (run: TargetRun) in run.fileSize.map(Format.bytes) ?? "n/a" }
-    Output.line("file size after insert: engine \(size(engine)), sqlite \(size(sqlite))")
+    Output.line("file size after insert: \(names.0) \(size(engine)), \(names.1) \(size(sqlite))")
     if ratios.isEmpty {
-        Output.line("geometric mean of sqlite/engine: n/a (engine not measured)")
+        Output.line("geometric mean of \(names.1)/\(names.0): n/a (\(names.0) not measured)")
     } else {
         let mean = exp(ratios.map { log($0) }.reduce(0, +) / Double(ratios.count))
-        Output.line(String(format: "geometric mean of sqlite/engine over %d workloads: %.2f", ratios.count, mean)
-            + (mean >= 1 ? " (engine faster)" : " (sqlite faster)"))
+        Output.line(String(format: "geometric mean of \(names.1)/\(names.0) over %d workloads: %.2f", ratios.count, mean)
+            + (mean >= 1 ? " (\(names.0) faster)" : " (\(names.1) faster)"))
     }
     if mismatches > 0 {
         Output.line("MISMATCH in \(mismatches) workload(s): the targets disagree, so their times are not comparable")
@@ -510,6 +515,19 @@ struct BenchMain {
         Output.line("data generated in \(Format.ms(Timing.milliseconds(clock.now - start))) ms")
         Output.line("")
 
+        if options.encryption {
+            // The same workloads on an encrypted and a plain file: the cost of encryption, side by side.
+            let key = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let encrypted = run(EngineTarget(encryptionKey: key), workloads: workloads, directory: runDirectory + "/encrypted")
+            try? files.removeItem(atPath: runDirectory + "/encrypted")
+            let plain = run(EngineTarget(), workloads: workloads, directory: runDirectory + "/plain")
+            try? files.removeItem(atPath: runDirectory + "/plain")
+            Output.line("")
+            let ok = printTable(workloads: workloads, engine: encrypted, sqlite: plain, names: ("encrypted", "plain"))
+            Output.line("(plain/encrypted of 0.83 means the encrypted file took 20 % longer)")
+            if !ok { exit(1) }
+            return
+        }
         let engine = run(EngineTarget(), workloads: workloads, directory: runDirectory + "/engine")
         try? files.removeItem(atPath: runDirectory + "/engine")
         let sqlite = run(SQLiteTarget(), workloads: workloads, directory: runDirectory + "/sqlite")

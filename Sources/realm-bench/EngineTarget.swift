@@ -8,19 +8,27 @@ import RealmQuery
 import RealmStorage
 
 final class EngineTarget: BenchTarget {
-    let name = "engine"
+    let name: String
     private var db: Database?
     private var path = ""
+    /// With a key the same workloads run on an encrypted file (`--encryption`).
+    private let key: [UInt8]?
+
+    init(encryptionKey: [UInt8]? = nil) {
+        key = encryptionKey
+        name = encryptionKey == nil ? "engine" : "encrypted"
+    }
 
     func setUp(directory: String) throws {
         path = directory + "/bench.realm"
-        db = try Database.open(path: path)
+        db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: key))
     }
 
     private var database: Database { db! }
 
     func settingsDescription() -> String? {
-        "engine: copy-on-write B+tree, columnar clusters, one fdatasync per commit"
+        "\(name): copy-on-write B+tree, columnar clusters, one fdatasync per commit"
+            + (key == nil ? "" : ", AES-256-GCM pages")
     }
 
     func insertAll(_ people: [Person]) throws -> Int {

@@ -5,7 +5,7 @@ import RealmStorage
 /// property PROPERTY is "w0", "w1", ..., and prints `committed` once the commit is durable.
 enum AppendObjects {
     static func run(path: String, className: String, property: String, count: Int) throws {
-        let db = try Database.open(path: path)
+        let db = try Database.open(path: path, options: workerOptions)
         try db.write { tx in
             let table = try tx.table(className)
             for i in 0..<count { try tx.createObject(table, [property: .string("w\(i)")]) }

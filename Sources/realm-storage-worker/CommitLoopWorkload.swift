@@ -194,7 +194,7 @@ enum CommitLoop {
 
     /// `commit-loop PATH`: commits transactions from where the file left off, forever.
     static func run(path: String) throws -> Never {
-        let db = try Database.open(path: path)
+        let db = try Database.open(path: path, options: workerOptions)
         var i = try db.read { try lastTransaction($0) } + 1
         emit("start \(i)")
         while true {

@@ -86,7 +86,7 @@ enum SharedCounter {
 
     /// `writer PATH ID COUNT`.
     static func runWriter(path: String, id: Int, count: Int) throws {
-        let db = try Database.open(path: path)
+        let db = try Database.open(path: path, options: workerOptions)
         try ensureSchema(db)
         emit("start \(id)")
         for seq in 0..<count {
@@ -151,7 +151,7 @@ enum SharedCounter {
     /// `reader PATH SECONDS [UNTIL]`: checks snapshots for SECONDS seconds, or until it has seen the counter
     /// reach UNTIL. Prints `ok N max=C` (N snapshots checked) or `VIOLATION ...` and exits 1.
     static func runReader(path: String, seconds: Double, until: Int?) throws {
-        let db = try Database.open(path: path)
+        let db = try Database.open(path: path, options: workerOptions)
         let start = monotonicSeconds()
         var checked = 0
         var lastVersion: UInt64 = 0
@@ -184,7 +184,7 @@ enum SharedCounter {
     /// `pin PATH`: takes a snapshot, prints `pinned VERSION` and holds it until killed (a reader that dies
     /// holding its reader slot).
     static func runPin(path: String) throws -> Never {
-        let db = try Database.open(path: path)
+        let db = try Database.open(path: path, options: workerOptions)
         let s = try db.snapshot()
         emit("pinned \(s.version)")
         while true {

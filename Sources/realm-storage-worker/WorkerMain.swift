@@ -15,7 +15,15 @@ import RealmStorage
 @main
 struct WorkerMain {
     static func main() {
-        let args = Array(CommandLine.arguments.dropFirst())
+        var args = Array(CommandLine.arguments.dropFirst())
+        // `--key HEX` anywhere: open the file encrypted with that 64-byte key.
+        if let i = args.firstIndex(of: "--key"), i + 1 < args.count {
+            let hex = Array(args[i + 1].utf8)
+            workerOptions = DatabaseOptions(encryptionKey: stride(from: 0, to: hex.count - 1, by: 2).map {
+                UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16) ?? 0
+            })
+            args.removeSubrange(i...i + 1)
+        }
         do {
             switch (args.first, args.count) {
             case ("commit-loop", 2):
@@ -32,7 +40,7 @@ struct WorkerMain {
                 try SharedCounter.runPin(path: args[1])
             case ("hold-writer", 2):
                 // Begins a write transaction, prints `holding`, and keeps it until killed.
-                let db = try Database.open(path: args[1])
+                let db = try Database.open(path: args[1], options: workerOptions)
                 let tx = try db.beginWrite()
                 emit("holding")
                 while true {
@@ -63,6 +71,9 @@ struct WorkerMain {
         exit(64)
     }
 }
+
+/// How every workload opens its file (`--key` sets the encryption key).
+nonisolated(unsafe) var workerOptions = DatabaseOptions()
 
 /// Writes one line to standard output, unbuffered.
 func emit(_ line: String) { writeAll(1, line + "\n") }

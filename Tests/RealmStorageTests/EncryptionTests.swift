@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RealmStorage
+@testable import realm_storage_worker
 
 /// Encrypted files: AES-256-GCM pages, the key checked at open, every page authenticated on read.
 @Suite struct EncryptionTests {
@@ -223,5 +224,50 @@ import Testing
             #expect(try db.read { try $0.count("Thing") } == (round + 1) * 40)
             #expect(try db.verify().isOK)
         }
+    }
+}
+
+/// Several processes on one encrypted file: each sees the others' commits (pages another process rewrote
+/// are decrypted again, never read stale from this process's plaintext mirror).
+@Suite(.serialized) struct EncryptedMultiProcessTests {
+    @Test func writersAndAReaderInSeparateProcesses() throws {
+        let dir = TempDir()
+        let path = dir.file("shared.realm")
+        let hex = EncryptionTests.key.map { String(format: "%02x", $0) }.joined()
+        let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: EncryptionTests.key))
+        try SharedCounter.ensureSchema(db)
+        let writers = 2, perWriter = 120, total = writers * perWriter
+        var children: [WorkerProcess] = []
+        defer { for c in children { c.sendKill() } }
+        let reader = try WorkerProcess(["reader", path, "120", "\(total)", "--key", hex], stderrPath: dir.file("reader.stderr"))
+        children.append(reader)
+        #expect(reader.readLine(timeout: 30)?.hasPrefix("start reader") == true)
+        let ws = try (1...writers).map { w -> WorkerProcess in
+            let c = try WorkerProcess(["writer", path, "\(w)", "\(perWriter)", "--key", hex], stderrPath: dir.file("w\(w).stderr"))
+            children.append(c)
+            return c
+        }
+        // This process reads meanwhile, with the same invariants, through its own mirror.
+        var last = 0
+        while ws.contains(where: { !$0.hasExited() }) {
+            switch try db.read({ try SharedCounter.check($0) }) {
+            case .failure(let e): Issue.record("in-process reader: \(e)")
+            case .success(let c):
+                #expect(c >= last)
+                last = c
+            }
+            usleep(2000)
+        }
+        for w in ws {
+            let status = try w.waitForExit(timeout: 60)
+            #expect(WorkerProcess.exitedNormally(status), "\(w.arguments): \(WorkerProcess.describe(status))\(w.stderrTail())")
+        }
+        let status = try reader.waitForExit(timeout: 60)
+        let out = reader.remainingLines(timeout: 5)
+        #expect(WorkerProcess.exitedNormally(status) && out.last?.contains("max=\(total)") == true, "\(out)\(reader.stderrTail())")
+        let final = try db.read { try SharedCounter.check($0) }
+        guard case .success(let c) = final else { Issue.record("final state fails the invariants"); return }
+        #expect(c == total)
+        #expect(try db.verify().isOK)
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Atomics
 
 /// One read-only (file) or read-write (memory) view of the database's pages.
 ///
@@ -14,7 +15,11 @@ final class Mapping: @unchecked Sendable {
     let length: Int
     /// For an encrypted file this mapping is the plaintext mirror, filled page by page on first read
     /// (`materializeNode`); nil otherwise.
-    weak var encryptedStore: PageStore?
+    ///
+    /// Unowned: a weak load on every node read cost more than the decryption check itself (`perf`). The store
+    /// outlives every mapping in use: a snapshot holds its database, which holds the store, and the store is
+    /// only replaced (compaction) while no snapshot of the process is open.
+    unowned(unsafe) var encryptedStore: PageStore?
 
     init(base: UnsafeMutableRawPointer, length: Int) {
         self.base = base
@@ -64,6 +69,8 @@ final class PageStore: @unchecked Sendable {
             cipherBase = UnsafeRawPointer(file.base)
             cipherLength = file.length
             physicalBytes = size
+            readableBase.store(Int(bitPattern: file.base), ordering: .releasing)
+            readableBytes.store(min(size, file.length), ordering: .releasing)
             _mapping = try PageStore.mapAnonymous(length: PageStore.encryptedReservation, path: path)
             nonceTable = try PageStore.mapAnonymous(length: PageStore.encryptedReservation / pageSize * 16, path: path)
             knownBytes = Int(EncryptedLayout.logicalPages(physicalBytes: size)) * pageSize
@@ -83,6 +90,16 @@ final class PageStore: @unchecked Sendable {
     private var cipherLength = 0
     /// Physical bytes of the file known to exist (reads past them would fault).
     private var physicalBytes = 0
+    /// What the read path may touch without a lock: the current ciphertext map's base address and the bytes
+    /// both in the file and in that map (published after the map they describe; old maps are never unmapped).
+    private let readableBase = ManagedAtomic<Int>(0)
+    private let readableBytes = ManagedAtomic<Int>(0)
+
+    /// Publishes the ciphertext map and size the lock-free read path uses (under `stateLock`).
+    private func publishReadable() {
+        readableBase.store(Int(bitPattern: cipherBase), ordering: .releasing)
+        readableBytes.store(min(physicalBytes, cipherLength), ordering: .releasing)
+    }
     /// Per logical page: the nonce of the ciphertext decrypted into the mirror (12 bytes) and a valid flag.
     private var nonceTable: Mapping?
     private let decryptLock = PthreadMutex()
@@ -96,7 +113,10 @@ final class PageStore: @unchecked Sendable {
         guard let c = cipher else { return }
         let bytes = EncryptionHeader(salt: c.salt, keyCheck: c.keyCheck).encode()
         try bytes.withUnsafeBytes { try pwriteAll($0, at: 0, operation: "write the encryption header") }
-        stateLock.withLock { physicalBytes = max(physicalBytes, pageSize) }
+        stateLock.withLock {
+            physicalBytes = max(physicalBytes, pageSize)
+            publishReadable()
+        }
     }
 
     private func pwriteAll(_ bytes: UnsafeRawBufferPointer, at offset: Int, operation: String = "write") throws {
@@ -114,9 +134,9 @@ final class PageStore: @unchecked Sendable {
     /// Whether the physical page lies inside the file (asking the OS only when not already known).
     private func physicallyPresent(_ physicalPage: UInt64) -> Bool {
         let end = Int(physicalPage + 1) * pageSize
-        if end <= stateLock.withLock({ physicalBytes }) && end <= cipherLength { return true }
+        if end <= readableBytes.load(ordering: .acquiring) { return true }
         guard let size = try? PageStore.fileSize(fd: fd, path: path) else { return false }
-        try? stateLock.withLock {
+        return (try? stateLock.withLock {
             physicalBytes = max(physicalBytes, size)
             if size > cipherLength {
                 let file = try PageStore.mapFile(fd: fd, path: path, length: max(PageStore.defaultReservation, size * 2))
@@ -124,21 +144,38 @@ final class PageStore: @unchecked Sendable {
                 cipherBase = UnsafeRawPointer(file.base)
                 cipherLength = file.length
             }
-        }
-        return end <= size && end <= cipherLength
+            publishReadable()
+            return end <= min(physicalBytes, cipherLength)
+        }) ?? false
     }
+
+    /// The ciphertext map for lock-free reads.
+    private var readBase: UnsafeRawPointer? { UnsafeRawPointer(bitPattern: readableBase.load(ordering: .acquiring)) }
 
     /// Decrypts logical page `p` into the mirror unless the mirror already holds the ciphertext now in the
     /// file (same nonce). False when the page fails authentication (or is not in the file).
-    private func materialize(_ p: UInt64) -> Bool {
+    ///
+    /// `alwaysCheck`: compare with the file's nonce even when confirmed in this epoch (the meta slots, which
+    /// every commit rewrites and which are read to find out whether another process committed at all).
+    private func materialize(_ p: UInt64, alwaysCheck: Bool = false) -> Bool {
         guard let cipher, let table = nonceTable else { return true }
         let phys = EncryptedLayout.physical(p), metaPhys = EncryptedLayout.metadataPage(p)
-        guard Int(p + 1) * pageSize <= PageStore.encryptedReservation, physicallyPresent(phys), let base = cipherBase else { return false }
-        let entry = base + Int(metaPhys) * pageSize + EncryptedLayout.entryOffset(p)
+        guard Int(p + 1) * pageSize <= PageStore.encryptedReservation, physicallyPresent(phys), let base = readBase else { return false }
         let slot = table.base + Int(p) * 16
-        if slot.load(fromByteOffset: 12, as: UInt32.self) == 1 && memcmp(slot, entry, 12) == 0 { return true }
+        // Confirmed since the last commit of another process: nothing can have changed the page.
+        let now = epoch.load(ordering: .acquiring)
+        let seen = slot.load(fromByteOffset: 12, as: UInt32.self)
+        if seen == now && !alwaysCheck { return true }
+        let entry = base + Int(metaPhys) * pageSize + EncryptedLayout.entryOffset(p)
+        if seen != 0 && memcmp(slot, entry, 12) == 0 {
+            slot.storeBytes(of: now, toByteOffset: 12, as: UInt32.self)
+            return true
+        }
         return decryptLock.withLock {
-            if slot.load(fromByteOffset: 12, as: UInt32.self) == 1 && memcmp(slot, entry, 12) == 0 { return true }
+            if slot.load(fromByteOffset: 12, as: UInt32.self) != 0 && memcmp(slot, entry, 12) == 0 {
+                slot.storeBytes(of: now, toByteOffset: 12, as: UInt32.self)
+                return true
+            }
             var nonce = [UInt8](repeating: 0, count: 12)
             nonce.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: entry, count: 12)) }
             let ok = nonce.withUnsafeBytes { n in
@@ -148,9 +185,34 @@ final class PageStore: @unchecked Sendable {
             }
             guard ok else { return false }
             nonce.withUnsafeBytes { slot.copyMemory(from: $0.baseAddress!, byteCount: 12) }
-            slot.storeBytes(of: UInt32(1), toByteOffset: 12, as: UInt32.self)
+            slot.storeBytes(of: now, toByteOffset: 12, as: UInt32.self)
             return true
         }
+    }
+
+    /// Bumped whenever a version this process did not commit is seen: pages confirmed under an older epoch
+    /// are checked against the file's nonces again on their next read (another process may have reused them).
+    private let epoch = ManagedAtomic<UInt32>(1)
+    private let lastVersion = ManagedAtomic<UInt64>(0)
+
+    /// The newest version was read from the meta slots.
+    func observe(version: UInt64) {
+        guard cipher != nil else { return }
+        let last = lastVersion.load(ordering: .acquiring)
+        if version != last {
+            lastVersion.store(version, ordering: .releasing)
+            if last != 0 {
+                var next = epoch.load(ordering: .relaxed) &+ 1
+                if next == 0 { next = 1 }
+                epoch.store(next, ordering: .releasing)
+            }
+        }
+    }
+
+    /// This process committed `version` (its pages are in the mirror already).
+    func committed(version: UInt64) {
+        guard cipher != nil else { return }
+        lastVersion.store(version, ordering: .releasing)
     }
 
     /// `Mapping.materializeNode`: the node's first page (for its length), then the rest.
@@ -171,7 +233,7 @@ final class PageStore: @unchecked Sendable {
 
     /// Both meta slots: one that fails authentication reads as zeros (as a torn slot would read as damaged).
     func materializeMetaSlots() {
-        for p: UInt64 in 0..<2 where !materialize(p) {
+        for p: UInt64 in 0..<2 where !materialize(p, alwaysCheck: true) {
             decryptLock.withLock { memset(_mapping.base + Int(p) * pageSize, 0, pageSize) }
         }
     }
@@ -189,7 +251,7 @@ final class PageStore: @unchecked Sendable {
             let groupEnd = min(page + count, (p / EncryptedLayout.group + 1) * EncryptedLayout.group)
             let metaPhys = EncryptedLayout.metadataPage(p)
             var meta = [UInt8](repeating: 0, count: pageSize)
-            if physicallyPresent(metaPhys), let base = cipherBase {
+            if physicallyPresent(metaPhys), let base = readBase {
                 meta.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: base + Int(metaPhys) * pageSize, count: pageSize)) }
             }
             var run: [UInt8] = []
@@ -212,13 +274,14 @@ final class PageStore: @unchecked Sendable {
                     (_mapping.base + Int(q) * pageSize).copyMemory(from: plain.baseAddress! + Int(q - page) * pageSize, byteCount: pageSize)
                     let slot = table.base + Int(q) * 16
                     nonce.withUnsafeBytes { slot.copyMemory(from: $0.baseAddress!, byteCount: 12) }
-                    slot.storeBytes(of: UInt32(1), toByteOffset: 12, as: UInt32.self)
+                    slot.storeBytes(of: epoch.load(ordering: .acquiring), toByteOffset: 12, as: UInt32.self)
                 }
             }
             let end = Int(EncryptedLayout.physical(groupEnd - 1) + 1) * pageSize
             stateLock.withLock {
                 physicalBytes = max(physicalBytes, end)
                 knownBytes = max(knownBytes, Int(groupEnd) * pageSize)
+                publishReadable()
             }
             _ = physicallyPresent(EncryptedLayout.physical(groupEnd - 1))   // remaps when the file outgrew the map
             p = groupEnd
@@ -252,7 +315,10 @@ final class PageStore: @unchecked Sendable {
         if isMemory { return stateLock.withLock { memoryBytes } }
         var size = try PageStore.fileSize(fd: fd, path: path)
         if cipher != nil {
-            stateLock.withLock { physicalBytes = max(physicalBytes, size) }
+            stateLock.withLock {
+                physicalBytes = max(physicalBytes, size)
+                publishReadable()
+            }
             size = Int(EncryptedLayout.logicalPages(physicalBytes: size)) * pageSize
         }
         stateLock.withLock { knownBytes = max(knownBytes, size) }
@@ -422,7 +488,10 @@ final class PageStore: @unchecked Sendable {
         }
         stateLock.withLock {
             knownBytes = Int(pages) * pageSize
-            if cipher != nil { physicalBytes = bytes }
+            if cipher != nil {
+                physicalBytes = bytes
+                publishReadable()
+            }
         }
     }
 

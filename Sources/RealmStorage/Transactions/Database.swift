@@ -293,6 +293,7 @@ public final class Database: @unchecked Sendable {
         guard let meta = best else {
             throw StorageError.corrupt(path: store.path, location: "header (pages 0 and 1)", reason: "neither meta slot is valid (bad checksum or impossible values)")
         }
+        store.observe(version: meta.version)
         let (holds, size) = try store.holds(bytes: Int(meta.pageCount) * pageSize)
         if !holds {
             throw StorageError.truncated(path: store.path, expectedBytes: meta.pageCount * UInt64(pageSize), actualBytes: UInt64(size))

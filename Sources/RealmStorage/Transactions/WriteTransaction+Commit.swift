@@ -60,6 +60,7 @@ extension WriteTransaction {
                            pageCount: freeSpace.endPage)
         try newMeta.encode().withUnsafeBytes { try database.store.write($0, atPage: newVersion % 2) }
         try database.store.sync()
+        database.store.committed(version: newVersion)
         writtenLeaves.version = newVersion
         writtenLeaves.store = ObjectIdentifier(database.store)
         database.decodedLeaves = writtenLeaves
