@@ -138,6 +138,28 @@ struct EndToEndTests {
         _ = screen
     }
 
+    @Test func anEncryptedFileAsksForItsKeyWithoutShowingIt() throws {
+        let dir = TempDir()
+        let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
+        let hex = (0..<64).map { String(format: "%02x", ($0 * 13 + 7) & 0xFF) }.joined()
+        try #require(try runProcess(bin, ["demo", "k.realm", "--objects", "300", "--key", hex], in: dir.path).status == 0)
+        // A wrong key first: a clear error, the terminal given back.
+        let bad = try Tmux(command: "\(bin) k.realm", in: dir.path, width: 100, height: 20)
+        _ = try bad.waitFor { $0.contains("is encrypted. Key") }
+        bad.send(String(hex.reversed()), "Enter")
+        var screen = try bad.waitFor { $0.contains("EXITED:1") }
+        #expect(screen.contains("invalid key") && !screen.contains(String(hex.reversed())), "\(screen)")
+        bad.kill()
+        let t = try Tmux(command: "\(bin) k.realm", in: dir.path, width: 100, height: 20)
+        defer { t.kill() }
+        _ = try t.waitFor { $0.contains("is encrypted. Key") }
+        t.send(hex, "Enter")
+        screen = try t.waitFor { $0.contains("Classes") && $0.contains("Company") }
+        #expect(!screen.contains(hex.prefix(16)))
+        t.send("Q")
+        _ = try t.waitFor { $0.contains("EXITED:0") }
+    }
+
     @Test(arguments: ["SIGTERM", "SIGSEGV", "Ctrl-C", "SIGHUP"])
     func theTerminalIsRestoredOnEveryWayOut(way: String) throws {
         let dir = TempDir()
