@@ -22,7 +22,7 @@ public final class NCursesTerminal: Terminal {
     public enum ColorMode: String, Sendable { case none, basic8 = "8 colours", indexed256 = "256 colours", direct = "true colour" }
 
     /// Takes over the terminal. Throws when standard input or output is not a terminal.
-    public init(theme: Theme, noColor: Bool) throws {
+    public init(theme: Theme, noColor: Bool, mouse: Bool = true) throws {
         guard isatty(0) == 1, isatty(1) == 1 else {
             throw TerminalError(description: "the browser needs a terminal (standard input and output must be a TTY); "
                                 + "for scripts, use a subcommand such as `realm-browser info FILE`")
@@ -46,6 +46,7 @@ public final class NCursesTerminal: Terminal {
         keypad(shim_stdscr(), true)
         set_escdelay(25)
         curs_set(0)
+        if mouse { _ = shim_mouse_on() }
         size = Size(width: Int(shim_COLS()), height: Int(shim_LINES()))
         setUpColors(theme: theme, noColor: noColor)
     }
@@ -179,6 +180,15 @@ public final class NCursesTerminal: Terminal {
                 size = Size(width: Int(shim_COLS()), height: Int(shim_LINES()))
                 last = nil
                 return .resize(size)
+            }
+            if code == KEY_MOUSE {
+                var x: Int32 = 0, y: Int32 = 0
+                switch shim_get_mouse(&x, &y) {
+                case 1: return .mouse(.click(x: Int(x), y: Int(y)))
+                case 4: return .mouse(.wheelUp(x: Int(x), y: Int(y)))
+                case 5: return .mouse(.wheelDown(x: Int(x), y: Int(y)))
+                default: return nil
+                }
             }
             return NCursesTerminal.key(code).map { .key($0) }
         }

@@ -29,4 +29,19 @@ static inline FILE *shim_stdin(void) { return stdin; }
 static inline int shim_KEY_CODE_YES(void) { return KEY_CODE_YES; }
 /// Sets attributes and an extended colour pair (pairs above 32767 need the opts argument).
 static inline int shim_attr_set_pair(attr_t attrs, int pair) { return attr_set(attrs, (short)(pair > 32767 ? 0 : pair), pair > 32767 ? &pair : NULL); }
+/// Clicks and the wheel (buttons 4 and 5), reported at once (no click interval).
+static inline int shim_mouse_on(void) {
+    mouseinterval(0);
+    return mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL) != 0;
+}
+/// The last mouse event: 1 click, 4 wheel up, 5 wheel down, 0 anything else.
+static inline int shim_get_mouse(int *x, int *y) {
+    MEVENT e;
+    if (getmouse(&e) != OK) return 0;
+    *x = e.x; *y = e.y;
+    if (e.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) return 1;
+    if (e.bstate & BUTTON4_PRESSED) return 4;
+    if (e.bstate & BUTTON5_PRESSED) return 5;
+    return 0;
+}
 #endif

@@ -18,6 +18,9 @@ struct Browse: ParsableCommand {
     @Option(help: ArgumentHelp("A theme: \(Theme.builtinNames.joined(separator: ", ")), a NAME.toml in ~/.config/realm-browser/themes, or a path to a .toml file (default: $REALM_BROWSER_THEME, else dark).", valueName: "name"))
     var theme: String?
 
+    @Flag(name: .customLong("no-mouse"), help: "Leave the mouse to the terminal (selecting text); also REALM_BROWSER_NO_MOUSE=1.")
+    var noMouse = false
+
     @OptionGroup var key: KeyOptions
 
     func run() throws {
@@ -52,7 +55,8 @@ struct Browse: ParsableCommand {
         let data = try BrowserData(database: db)
         let terminal: NCursesTerminal
         do {
-            terminal = try NCursesTerminal(theme: chosen, noColor: !(env["NO_COLOR"] ?? "").isEmpty)
+            terminal = try NCursesTerminal(theme: chosen, noColor: !(env["NO_COLOR"] ?? "").isEmpty,
+                                           mouse: !noMouse && (env["REALM_BROWSER_NO_MOUSE"] ?? "").isEmpty)
         } catch let e as TerminalError {
             throw CommandFailure(message: e.description)
         }

@@ -115,3 +115,56 @@ import TestSupport
         }
     }
 }
+
+/// The mouse: clicks select, the wheel scrolls.
+@Suite struct MouseTests {
+    @Test func clicksSelectClassesRowsAndCellsAndTheWheelScrolls() throws {
+        let n = 200
+        let h = try Harness(size: Size(width: 80, height: 20), fill: { tx in
+            try Fixture.fill(tx)
+            try tx.createClasses([ClassSchema(name: "Item", properties: [PropertySchema(name: "value", type: .int)])])
+            for i in 0..<n { _ = try tx.createObject("Item", ["value": .int(Int64(i))]) }
+        })
+        func row() -> Int { if case .table(let t)? = h.state.stack.last { return t.row }; return -1 }
+        func column() -> Int { if case .table(let t)? = h.state.stack.last { return t.column }; return -1 }
+        // The class list: Person, Dog, Item (row 2 of the list is y 4).
+        h.terminal.mouse(.click(x: 2, y: 4))
+        h.app.processPendingInput()
+        #expect(h.state.classes[h.state.classIndex].name == "Item")
+        #expect(h.state.focus == .sidebar)
+        // A row of the table: y 5 is the fourth row (header at y 1).
+        let area = Layout.tableArea(h.state)
+        h.terminal.mouse(.click(x: area.x + 2, y: 5))
+        h.app.processPendingInput()
+        #expect(row() == 3)
+        #expect(h.state.focus == .table)
+        h.terminal.mouse(.wheelDown(x: area.x + 2, y: 5))
+        h.app.processPendingInput()
+        #expect(row() == 6)
+        h.terminal.mouse(.wheelUp(x: area.x + 2, y: 5))
+        h.terminal.mouse(.wheelUp(x: area.x + 2, y: 5))
+        h.app.processPendingInput()
+        #expect(row() == 0)
+        // A click past the last row selects nothing new; a click on a cell picks its column.
+        h.type("\t")   // back to the class list, then Person
+        h.terminal.mouse(.click(x: 2, y: 2))
+        h.app.processPendingInput()
+        h.terminal.mouse(.click(x: area.x + 2, y: 15))
+        h.app.processPendingInput()
+        #expect(row() == 0)
+        let placed = try #require({ () -> [Layout.PlacedColumn]? in
+            guard case .table(let t)? = h.state.stack.last else { return nil }
+            return Layout.placeColumns(widths: t.widths, frozen: 1, left: t.left, width: area.width)
+        }())
+        let second = try #require(placed.dropFirst().first)
+        h.terminal.mouse(.click(x: area.x + second.x + 1, y: 3))
+        h.app.processPendingInput()
+        #expect(column() == second.index)
+        #expect(row() == 1)
+        // The wheel in the help scrolls it; a click does not close a prompt.
+        h.type("?")
+        h.terminal.mouse(.wheelDown(x: 10, y: 10))
+        h.app.processPendingInput()
+        #expect(h.state.helpTop == 3)
+    }
+}

@@ -138,6 +138,41 @@ struct EndToEndTests {
         _ = screen
     }
 
+    @Test func rollbackDeleteWithBacklinksAndTheMouse() throws {
+        let dir = TempDir()
+        let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
+        try #require(try runProcess(bin, ["demo", "d.realm", "--objects", "2000", "--seed", "1"], in: dir.path).status == 0)
+        func count(_ cls: String, _ q: String) throws -> Int {
+            let r = try runProcess(bin, ["query", "d.realm", cls, q, "--format", "count"], in: dir.path)
+            return Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+        let ownerless = try count("Dog", "owner == nil")
+        let ownedByFirst = try count("Dog", "owner.id == 0")
+        try #require(ownedByFirst > 0)
+        let t = try Tmux(command: "\(bin) d.realm", in: dir.path, width: 110, height: 30)
+        defer { t.kill() }
+        _ = try t.waitFor { $0.contains("Classes") && $0.contains("Company") }
+        // The mouse: a click on Person in the class list (the fifth class, line 6).
+        t.send("-l", "\u{1B}[<0;3;7M")
+        var screen = try t.waitFor { title($0) == "Person" }
+        // A transaction rolled back changes nothing in the file.
+        t.send("Tab", "t", "l", "e", "C-u", "Rolled Back", "Enter")
+        screen = try t.waitFor { $0.contains("TX 1 edit") }
+        t.send("C-z")
+        screen = try t.waitFor { $0.contains("Rolled back 1 edit") }
+        #expect(try count("Person", "name == 'Rolled Back'") == 0)
+        // Deleting person 0 (first row): its dogs lose their owner.
+        t.send("g", "g", "d")
+        screen = try t.waitFor { $0.contains("Delete Person #0") }
+        t.send("y")
+        screen = try t.waitFor { $0.contains("Deleted 1 Person object") }
+        #expect(try count("Person", "id == 0") == 0)
+        #expect(try count("Dog", "owner == nil") == ownerless + ownedByFirst)
+        t.send("Q")
+        _ = try t.waitFor { $0.contains("EXITED:0") }
+        _ = screen
+    }
+
     @Test func anEncryptedFileAsksForItsKeyWithoutShowingIt() throws {
         let dir = TempDir()
         let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")

@@ -51,6 +51,7 @@ public final class BrowserApp {
         switch event {
         case .key(let k): state.reduce(.key(k), data: data, keyMap: keyMap)
         case .resize(let s): state.reduce(.resize(s), data: data, keyMap: keyMap)
+        case .mouse(let m): state.reduce(.mouse(m), data: data, keyMap: keyMap)
         }
         runPendingTask()
     }

@@ -36,8 +36,16 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What a terminal reports: a key, or a new size.
+/// What a terminal reports: a key, a new size, or the mouse.
 public enum TerminalEvent: Hashable, Sendable {
     case key(Key)
     case resize(Size)
+    case mouse(MouseEvent)
+}
+
+/// A mouse click or wheel turn at a cell.
+public enum MouseEvent: Hashable, Sendable {
+    case click(x: Int, y: Int)
+    case wheelUp(x: Int, y: Int)
+    case wheelDown(x: Int, y: Int)
 }

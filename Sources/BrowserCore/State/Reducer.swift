@@ -6,6 +6,7 @@ public enum Action: Equatable, Sendable {
     case key(Key)
     case command(Command)
     case resize(Size)
+    case mouse(MouseEvent)
     case databaseChanged
 }
 
@@ -31,6 +32,9 @@ extension AppState {
         case .resize(let newSize):
             size = newSize
             needsFullRedraw = true
+        case .mouse(let m):
+            message = nil
+            handleMouse(m, data: data)
         case .databaseChanged:
             databaseChanged(data)
         }

@@ -46,6 +46,9 @@ public final class VirtualTerminal: Terminal {
         input += KeyDecoder.keys(bytes).map { .key($0) }
     }
 
+    /// Queues a mouse event (tests).
+    public func mouse(_ m: MouseEvent) { input.append(.mouse(m)) }
+
     /// The screen as text, one line per row.
     public var text: String { screen.text }
 }
