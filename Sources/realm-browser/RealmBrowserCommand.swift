@@ -17,8 +17,11 @@ struct RealmBrowserCommand: ParsableCommand {
     )
 
     static func main() {
+        // The arguments are copied before the key is scrubbed from the process's memory.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        scrubKeyArguments()
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch let e as CommandFailure {
             printError("realm-browser: \(e.message)")
@@ -135,4 +138,25 @@ func readHiddenLine(prompt: String) throws -> String {
     while read(fd, &c, 1) == 1, c != 10, c != 13 { bytes.append(c) }
     _ = write(fd, "\n", 1)
     return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+}
+
+/// Overwrites the value of `--key` in the process's own argument memory (what `ps` and /proc/PID/cmdline
+/// show), after Swift has copied the arguments: the key is used, never left on display.
+func scrubKeyArguments() {
+    let argc = Int(CommandLine.argc)
+    let argv = CommandLine.unsafeArgv
+    var i = 1
+    while i < argc {
+        guard let arg = argv[i] else { i += 1; continue }
+        let s = String(cString: arg)
+        if s == "--key", i + 1 < argc, let value = argv[i + 1] {
+            memset(value, 0x2A, strlen(value))   // '*'
+            i += 2
+            continue
+        }
+        if s.hasPrefix("--key=") {
+            memset(arg + 6, 0x2A, strlen(arg) - 6)
+        }
+        i += 1
+    }
 }

@@ -193,6 +193,15 @@ struct EndToEndTests {
         #expect(!screen.contains(hex.prefix(16)))
         t.send("Q")
         _ = try t.waitFor { $0.contains("EXITED:0") }
+        t.kill()
+        // Given with --key, the key does not stay in the process list.
+        let k = try Tmux(command: "\(bin) k.realm --key \(hex)", in: dir.path, width: 100, height: 20)
+        defer { k.kill() }
+        _ = try k.waitFor { $0.contains("Classes") }
+        let pid = try #require(k.browserPid())
+        let cmdline = try String(decoding: Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")), as: UTF8.self)
+        #expect(cmdline.contains("--key") && !cmdline.contains(hex.prefix(8)), "\(cmdline)")
+        k.send("Q")
     }
 
     @Test(arguments: ["SIGTERM", "SIGSEGV", "Ctrl-C", "SIGHUP"])
