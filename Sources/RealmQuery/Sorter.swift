@@ -70,6 +70,7 @@ struct Sorter {
 
     func sort(_ keys: [ObjectKey], _ descriptors: [(path: BoundPath, ascending: Bool)], keysAreSorted: Bool) throws -> [ObjectKey] {
         if keys.count < 2 { return keys }
+        if let walked = try indexWalk(keys, descriptors, keysAreSorted: keysAreSorted) { return walked }
         let columns = try descriptors.map { try column($0.path, keys, keysAreSorted: keysAreSorted) }
         var order = [Int32](0..<Int32(keys.count))
         // A single string key: sort by an 8-byte big-endian prefix first, the bytes only on ties.
@@ -119,6 +120,33 @@ struct Sorter {
             return a < c
         }
         return order.map { keys[Int($0)] }
+    }
+
+    /// A sort by one indexed string or int property of a good part of the class, in key order: the index
+    /// already holds the objects in that order (equal values in key order, which is the stable order of
+    /// key-ordered input), so walk it and keep the keys asked for. nil when that does not apply.
+    func indexWalk(_ keys: [ObjectKey], _ descriptors: [(path: BoundPath, ascending: Bool)], keysAreSorted: Bool) throws -> [ObjectKey]? {
+        guard keysAreSorted, descriptors.count == 1, let prop = descriptors[0].path.directProperty,
+              let s = ex.schema(cls, prop), s.isIndexed, !s.isList, s.type == .string || s.type == .int else { return nil }
+        let table = try ex.table(cls)
+        let total = try ex.snapshot.count(table)
+        // Walking the whole index for a few keys costs more than sorting them.
+        guard keys.count * 4 >= total, let (order, starts) = try ex.snapshot.keysInIndexOrder(ex.handle(cls, prop)) else { return nil }
+        let everything = keys.count == order.count
+        let wanted: Set<ObjectKey> = everything ? [] : Set(keys)
+        var out: [ObjectKey] = []
+        out.reserveCapacity(keys.count)
+        if descriptors[0].ascending {
+            for k in order where everything || wanted.contains(k) { out.append(k) }
+        } else {
+            // Runs of equal values from the last to the first, each in key order (a stable descending sort).
+            var end = order.count
+            for start in starts.reversed() {
+                for k in order[start..<end] where everything || wanted.contains(k) { out.append(k) }
+                end = start
+            }
+        }
+        return out.count == keys.count ? out : nil
     }
 
     /// The first object of each distinct combination of values (equal as `==` in queries: strings bytewise).

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// A class of objects as seen by one snapshot: resolve once, then use for fast access.
 public struct TableHandle: Sendable {
     public let name: String
@@ -347,5 +350,42 @@ extension Snapshot {
             return out.count < limit
         }
         return out
+    }
+}
+
+// MARK: - Index order
+
+extension Snapshot {
+    /// Every object of the class in the order of the index on `p` (an indexed string or int property): the
+    /// keys, and where each run of equal values starts. Equal values are in key order, nulls first. nil when
+    /// `p` has no index of that kind, or when the index holds strings cut at 240 bytes (their order among
+    /// themselves is not in the index). Sorting by an indexed property is then a walk, not a sort.
+    public func keysInIndexOrder(_ p: PropertyHandle) throws -> (keys: [ObjectKey], runStarts: [Int])? {
+        let (c, info) = try currentInfo(p)
+        guard info.isIndexed, !info.isList, !info.keyIsValue, info.type == .string || info.type == .int else { return nil }
+        var keys: [ObjectKey] = []
+        keys.reserveCapacity(Int(c.objectCount))
+        var starts: [Int] = []
+        var last: [UInt8] = []
+        var usable = true
+        try indexTree(c.classID, info).scan(from: [], source: self) { entry in
+            guard entry.count > 8 else { usable = false; return false }
+            let value = UnsafeRawBufferPointer(rebasing: entry[0..<(entry.count - 8)])
+            // Only a value that long can be a cut string (tag, 240 bytes, marker).
+            if info.type == .string && value.count >= IndexKey.maxStringBytes + 3 && IndexKey.isTruncated(encoded: value) {
+                usable = false
+                return false
+            }
+            let same = value.count == last.count && last.withUnsafeBytes { memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0 }
+            if keys.isEmpty || !same {
+                starts.append(keys.count)
+                last.removeAll(keepingCapacity: true)
+                last.append(contentsOf: value)
+            }
+            keys.append(ObjectKey(IndexKey.objectKey(fromEntry: entry)))
+            return true
+        }
+        guard usable, keys.count == Int(c.objectCount) else { return nil }
+        return (keys, starts)
     }
 }
