@@ -342,8 +342,14 @@ struct ColumnReader {
     ///   - offset, length: the column block, from the cluster's column directory.
     ///   - count: the number of rows (objects or list elements).
     ///   - nullable: when false, a block with a null bitmap is rejected as corrupt.
+    /// Whether every end offset of a `.bytes` column was checked at init; when not (`checkAllOffsets: false`,
+    /// for reading one row), each row's bounds are checked when it is read.
+    let offsetsChecked: Bool
+
     init(node: UnsafeRawBufferPointer, offset: Int, length: Int, count: Int, encoding: ColumnEncoding,
-         type: PropertyType, linkStorage: LinkStorage = .plusOne, nullable: Bool = true) throws(CodecError) {
+         type: PropertyType, linkStorage: LinkStorage = .plusOne, nullable: Bool = true,
+         checkAllOffsets: Bool = true) throws(CodecError) {
+        offsetsChecked = checkAllOffsets || encoding != .bytes
         guard offset >= 0, length >= 0, offset <= node.count, length <= node.count - offset else {
             throw CodecError("column block \(offset)+\(length) outside the node of \(node.count) bytes")
         }
@@ -401,12 +407,12 @@ struct ColumnReader {
             let area = Int64(length - pos)
             var previous: Int64 = 0
             var bad = false
-            primary.forEach { i, end in
+            if checkAllOffsets { primary.forEach { i, end in
                 if end < previous || end > area || (anyOutOfLine && flags[i] != 0 && end - previous != 16) {
                     bad = true
                 }
                 previous = end
-            }
+            } }
             if bad { throw CodecError("variable-length end offsets out of order or outside the block") }
             fixedSize = 0
         case .bool: fixedSize = BitmapReader.byteLength(count: count)
@@ -521,9 +527,19 @@ struct ColumnReader {
         return anyOutOfLine && !isNull(i) && secondary[i] != 0
     }
 
+    /// Whether row `i`'s bytes lie inside the block (what init checks for every row of a checked reader).
+    func rowBoundsOK(_ i: Int) -> Bool {
+        guard encoding == .bytes, i >= 0, i < count else { return false }
+        let start = i == 0 ? 0 : primary[i - 1], end = primary[i]
+        guard start >= 0, start <= end, end <= Int64(payloadLength) else { return false }
+        if anyOutOfLine && secondary[i] != 0 && end - start != 16 { return false }
+        return true
+    }
+
     /// The blob ref and length of an out-of-line row (unvalidated), nil when the row is inline.
     func blobReference(at i: Int) -> (ref: UInt64, length: UInt64)? {
         guard isOutOfLine(i) else { return nil }
+        if !offsetsChecked && !rowBoundsOK(i) { return nil }
         let start = i == 0 ? 0 : Int(primary[i - 1])
         return (UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: start, as: UInt64.self)),
                 UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self)))
@@ -538,6 +554,7 @@ struct ColumnReader {
         if isNull(i) || (anyOutOfLine && secondary[i] != 0) { return nil }
         let start = i == 0 ? 0 : Int(truncatingIfNeeded: primary[i &- 1])
         let end = Int(truncatingIfNeeded: primary[i])
+        if !offsetsChecked && !rowBoundsOK(i) { return nil }
         return try body(UnsafeRawBufferPointer(start: payload + start, count: end &- start))
     }
 
@@ -559,6 +576,7 @@ struct ColumnReader {
     /// bad mixed tag or payload, a bad blob reference) and whatever `loadBlob` throws.
     func value(at i: Int, loadBlob: (UInt64, Int) throws -> [UInt8]) throws -> Value {
         if isNull(i) { return .null }
+        if !offsetsChecked && !rowBoundsOK(i) { throw CodecError("variable-length end offsets of row \(i) out of order or outside the block") }
         switch encoding {
         case .int:
             let v = primary[i]
