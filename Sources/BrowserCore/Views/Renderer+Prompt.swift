@@ -64,14 +64,7 @@ extension Renderer {
         let w = min(state.size.width - 2, 110)
         let h = min(state.size.height - 2, p.lines.count + 2)
         let x0 = (state.size.width - w) / 2, y0 = (state.size.height - h) / 2
-        canvas.fill(x: x0, y: y0, width: w, height: h, role: .dialog)
-        canvas.draw("┌" + String(repeating: "─", count: w - 2) + "┐", x: x0, y: y0, role: .dialog)
-        canvas.draw("└" + String(repeating: "─", count: w - 2) + "┘", x: x0, y: y0 + h - 1, role: .dialog)
-        for y in (y0 + 1)..<(y0 + h - 1) {
-            canvas.draw("│", x: x0, y: y, role: .dialog)
-            canvas.draw("│", x: x0 + w - 1, y: y, role: .dialog)
-        }
-        canvas.draw(" \(Canvas.truncate(p.title, to: w - 6)) ", x: x0 + 2, y: y0, role: .dialogTitle)
+        drawFrame(&canvas, Rect(x: x0, y: y0, width: w, height: h), title: p.title)
         let rows = max(0, h - 2)
         for (n, line) in p.lines.dropFirst(p.top).prefix(rows).enumerated() {
             canvas.draw(Canvas.truncate(line, to: w - 4), x: x0 + 2, y: y0 + 1 + n, maxWidth: w - 4, role: .dialog)

@@ -259,21 +259,25 @@ public struct Renderer {
 
     // MARK: Help
 
+    /// A dialog box: filled, framed, its title in the top edge.
+    func drawFrame(_ canvas: inout Canvas, _ r: Rect, title: String) {
+        canvas.fill(x: r.x, y: r.y, width: r.width, height: r.height, role: .dialog)
+        canvas.draw("┌" + String(repeating: "─", count: r.width - 2) + "┐", x: r.x, y: r.y, role: .dialog)
+        canvas.draw("└" + String(repeating: "─", count: r.width - 2) + "┘", x: r.x, y: r.y + r.height - 1, role: .dialog)
+        for y in (r.y + 1)..<(r.y + r.height - 1) {
+            canvas.draw("│", x: r.x, y: y, role: .dialog)
+            canvas.draw("│", x: r.x + r.width - 1, y: y, role: .dialog)
+        }
+        canvas.draw(" \(Canvas.truncate(title, to: r.width - 6)) ", x: r.x + 2, y: r.y, role: .dialogTitle)
+    }
+
     func drawHelp(_ canvas: inout Canvas, _ state: AppState) {
         let w = min(state.size.width - 2, 96)
         let lines = keyMap.bindings.map { (keyMap.keysText($0.command), $0.command.rawValue, $0.help) }
             + PaletteCommand.allCases.map { (":" + $0.rawValue, "", $0.usage) }
         let h = min(state.size.height - 2, lines.count + 2)
         let x0 = (state.size.width - w) / 2, y0 = (state.size.height - h) / 2
-        canvas.fill(x: x0, y: y0, width: w, height: h, role: .dialog)
-        // A frame, the title in the top edge and the hint in the bottom one.
-        canvas.draw("┌" + String(repeating: "─", count: w - 2) + "┐", x: x0, y: y0, role: .dialog)
-        canvas.draw("└" + String(repeating: "─", count: w - 2) + "┘", x: x0, y: y0 + h - 1, role: .dialog)
-        for y in (y0 + 1)..<(y0 + h - 1) {
-            canvas.draw("│", x: x0, y: y, role: .dialog)
-            canvas.draw("│", x: x0 + w - 1, y: y, role: .dialog)
-        }
-        canvas.draw(" Keys ", x: x0 + 2, y: y0, role: .dialogTitle)
+        drawFrame(&canvas, Rect(x: x0, y: y0, width: w, height: h), title: "Keys")
         let keyW = min(20, max(8, lines.map { Canvas.width(of: $0.0) }.max() ?? 8))
         let nameW = min(18, lines.map { $0.1.count }.max() ?? 8)
         let rows = max(0, h - 2)

@@ -423,16 +423,7 @@ public final class Database: @unchecked Sendable {
         let reentrant = ownerLock.withLock { writerThread.map { pthread_equal($0, me) != 0 } ?? false }
         if reentrant { throw StorageError.writeInProgress(path: path) }
         try coordinator.lockWriter()
-        ownerLock.withLock { writerThread = me }
-        do {
-            let mapping = store.mapping
-            let meta = try Database.latestMeta(store: store, mapping: mapping)
-            let oldest = min(coordinator.oldestReaderVersion() ?? meta.version, meta.version)
-            return try WriteTransaction(database: self, meta: meta, mapping: mapping, oldestReader: oldest)
-        } catch {
-            endWrite()
-            throw error
-        }
+        return try startWrite()
     }
 
     /// `beginWrite` without waiting: nil when another thread or process holds the write transaction (an
@@ -441,6 +432,11 @@ public final class Database: @unchecked Sendable {
         if isReadOnly { throw StorageError.readOnly(path: path) }
         try refuseIfThisThreadWrites()
         guard try coordinator.tryLockWriter() else { return nil }
+        return try startWrite()
+    }
+
+    /// The write transaction on the newest version, once this thread holds the writer lock.
+    private func startWrite() throws -> WriteTransaction {
         ownerLock.withLock { writerThread = pthread_self() }
         do {
             let mapping = store.mapping
