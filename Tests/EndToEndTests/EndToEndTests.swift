@@ -72,15 +72,21 @@ struct EndToEndTests {
         #expect(try t.display("#{alternate_on}") == "0")
     }
 
-    @Test func queryWithCJKSortAndExportInARealTerminal() throws {
-        let dir = TempDir()
+    /// The browser in tmux on a new demo database (2,000 objects, seed 1), showing the Person table.
+    func browsePeople(_ dir: TempDir, width: Int) throws -> (bin: String, tmux: Tmux) {
         let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
         try #require(try runProcess(bin, ["demo", "d.realm", "--objects", "2000", "--seed", "1"], in: dir.path).status == 0)
-        let t = try Tmux(command: "\(bin) d.realm", in: dir.path, width: 100, height: 30)
-        defer { t.kill() }
+        let t = try Tmux(command: "\(bin) d.realm", in: dir.path, width: width, height: 30)
         _ = try t.waitFor { $0.contains("Classes") && $0.contains("Company") }
         t.send("Tab", "j", "j", "j", "j", "Tab")
         _ = try t.waitFor { title($0) == "Person" }
+        return (bin, t)
+    }
+
+    @Test func queryWithCJKSortAndExportInARealTerminal() throws {
+        let dir = TempDir()
+        let (_, t) = try browsePeople(dir, width: 100)
+        defer { t.kill() }
 
         // A mistake, typed after CJK text: the caret sits under it, counted in cells.
         t.send("/", "name == '日本' AND agee > 3", "Enter")
@@ -113,13 +119,8 @@ struct EndToEndTests {
 
     @Test func editInATransactionAndReadItBackFromTheCommandLine() throws {
         let dir = TempDir()
-        let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
-        try #require(try runProcess(bin, ["demo", "d.realm", "--objects", "2000", "--seed", "1"], in: dir.path).status == 0)
-        let t = try Tmux(command: "\(bin) d.realm", in: dir.path, width: 110, height: 30)
+        let (bin, t) = try browsePeople(dir, width: 110)
         defer { t.kill() }
-        _ = try t.waitFor { $0.contains("Classes") && $0.contains("Company") }
-        t.send("Tab", "j", "j", "j", "j", "Tab")
-        _ = try t.waitFor { title($0) == "Person" }
         // A wrong value first: nothing is written, the editor says why.
         t.send("t", "l", "e", "C-u", "名前 ✏️", "Enter", "l", "e", "C-u", "old", "Enter")
         var screen = try t.waitFor { $0.contains("'old' is not an integer") }
