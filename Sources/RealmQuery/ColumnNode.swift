@@ -148,6 +148,7 @@ final class ColumnNode: Node {
                     let row = Int(r)
                     let hit = try col.withUTF8(row) { h -> Bool in
                         if !fold { return stringTest(op, h, n) }
+                        if op == .contains { return Semantics.containsFolded(h, n) }
                         if scratch.count < h.count { scratch = [UInt8](repeating: 0, count: max(h.count, 64)) }
                         return scratch.withUnsafeMutableBytes { buf in
                             let b = UnsafeMutableRawBufferPointer(rebasing: buf[0..<h.count])

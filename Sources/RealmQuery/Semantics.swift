@@ -168,6 +168,37 @@ enum Semantics {
         return false
     }
 
+    /// `CONTAINS[c]` without copying: whether the case-folded `n` (not empty, not longer than `h`) occurs in
+    /// `h` folded as `foldCase` folds (ASCII letters, and Latin-1 letters after 0xC3), folding `h` on the fly.
+    /// A needle can only start on a character's first byte, so the 0xC3 context of a match's first byte
+    /// never matters.
+    static func containsFolded(_ h: UnsafeRawBufferPointer, _ n: UnsafeRawBufferPointer) -> Bool {
+        let hc = h.count, nc = n.count
+        guard nc > 0 else { return true }
+        guard nc <= hc, let hb = h.baseAddress?.assumingMemoryBound(to: UInt8.self),
+              let nb = n.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+        @inline(__always) func folded(_ i: Int) -> UInt8 {
+            let c = hb[i]
+            if c >= 65 && c <= 90 { return c | 0x20 }
+            if c >= 0x80 && c <= 0x9E && c != 0x97 && i > 0 && hb[i - 1] == 0xC3 { return c + 0x20 }
+            return c
+        }
+        let first = nb[0]
+        let upper: UInt8 = first >= 97 && first <= 122 ? first - 0x20 : first
+        var i = 0
+        let last = hc - nc
+        while i <= last {
+            let c = hb[i]
+            if c == first || c == upper {
+                var j = 1
+                while j < nc && folded(i + j) == nb[j] { j += 1 }
+                if j == nc { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
     /// `*` matches any run of characters, `?` one character (a whole UTF-8 sequence).
     static func like(_ s: UnsafeRawBufferPointer, _ p: UnsafeRawBufferPointer) -> Bool {
         var si = 0, pi = 0

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import RealmQuery
+@testable import RealmQuery
 @testable import RealmStorage
 import TestSupport
 
@@ -75,5 +75,24 @@ import TestSupport
         try db.write { tx in _ = try tx.createObject("Item", ["name": .string(String(repeating: "x", count: 300))]) }
         let declined = try db.read { s in try s.keysInIndexOrder(s.property(s.table("Item"), "name")) == nil }
         #expect(declined)
+    }
+}
+
+/// `CONTAINS[c]` folds the haystack while it searches; it must agree with folding a copy first.
+@Suite struct FoldedContainsTests {
+    @Test func agreesWithFoldingACopyFirst() {
+        let alphabet = Array("aAbBzZéÉüÜ×÷ßÞþ日本🐶 \u{0}") + ["\u{C3}"].compactMap { $0.first }
+        var rng = SplitMix64(seed: 5)
+        func random(_ n: Int) -> String { String((0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }) }
+        for _ in 0..<5000 {
+            let h = Array(random(Int(rng.next() % 12)).utf8), n0 = Array(random(1 + Int(rng.next() % 3)).utf8)
+            var n = n0
+            n.withUnsafeMutableBytes { Semantics.foldCase($0) }
+            var hf = h
+            hf.withUnsafeMutableBytes { Semantics.foldCase($0) }
+            let expected = n.count <= hf.count && hf.withUnsafeBytes { a in n.withUnsafeBytes { b in Semantics.find(a, b) } }
+            let got = h.withUnsafeBytes { a in n.withUnsafeBytes { b in Semantics.containsFolded(a, b) } }
+            #expect(got == expected, "\(String(decoding: h, as: UTF8.self)) CONTAINS[c] \(String(decoding: n0, as: UTF8.self))")
+        }
     }
 }
