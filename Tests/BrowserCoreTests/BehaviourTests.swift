@@ -168,3 +168,29 @@ import TestSupport
         #expect(h.state.helpTop == 3)
     }
 }
+
+/// On an encrypted file the browser gives decrypted pages back past its budget, and shows the same screen.
+@Suite struct EncryptedBrowsingTests {
+    @Test func decryptedPagesAreTrimmedPastTheBudget() throws {
+        let dir = TempDir()
+        let key = (0..<64).map { UInt8($0) }
+        let db = try Database.open(path: dir.file("e.realm"), options: DatabaseOptions(encryptionKey: key))
+        try db.write { try Fixture.fill($0) }
+        let terminal = VirtualTerminal(size: Size(width: 100, height: 20))
+        let app = BrowserApp(terminal: terminal, data: try BrowserData(database: db))
+        app.draw()
+        let before = terminal.text
+        #expect(db.decryptedBytes > 0)
+        #expect(!app.trimDecryptedPagesIfOverBudget())   // under the default budget
+        let held = db.decryptedBytes
+        app.decryptedBudgetBytes = 0
+        #expect(app.trimDecryptedPagesIfOverBudget())
+        // Only what the fresh snapshot read back (the meta slots and the catalogue) is decrypted now.
+        #expect(db.decryptedBytes < held && db.decryptedBytes <= 4 * 4096, "\(held) → \(db.decryptedBytes)")
+        app.draw()
+        #expect(terminal.text == before)
+        terminal.type("j\r")
+        app.processPendingInput()
+        #expect(terminal.text.contains("佐藤 花子"))
+    }
+}

@@ -271,3 +271,28 @@ import Testing
         #expect(try db.verify().isOK)
     }
 }
+
+/// The decrypted pages can be given back between reads (`trimDecryptedPages`), so memory stays bounded.
+@Suite struct DecryptedPagesTests {
+    @Test func trimmingFreesTheMirrorOnlyWhenNothingReadsAndReadsStayExact() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("t.realm"), options: DatabaseOptions(encryptionKey: EncryptionTests.key))
+        try EncryptionTests.fill(db, count: 400)
+        try EncryptionTests.check(db, count: 400)
+        #expect(db.decryptedBytes > 0)
+        let s = try db.snapshot()
+        #expect(!db.trimDecryptedPages())        // a snapshot is open: nothing freed
+        s.close()
+        let tx = try db.beginWrite()
+        #expect(!db.trimDecryptedPages())        // nor while a write transaction is
+        tx.rollback()
+        #expect(db.trimDecryptedPages())
+        #expect(db.decryptedBytes == 0)
+        try EncryptionTests.check(db, count: 400)   // decrypted again, exactly
+        try db.write { tx in _ = try tx.createObject("Thing", EncryptionTests.values(400)) }
+        #expect(db.trimDecryptedPages())
+        try EncryptionTests.check(db, count: 401)
+        #expect(try db.verify().isOK)
+        #expect(!(try Database.open(path: dir.file("plain.realm"))).trimDecryptedPages())
+    }
+}

@@ -13,6 +13,9 @@ public final class BrowserApp {
     public let keyMap: KeyMap
     /// How often the database is checked for a newer version.
     public var pollMilliseconds = 250
+    /// For an encrypted file: decrypted pages kept in memory before they are given back (at a poll, between
+    /// two screens, when nothing holds a pointer into them). `REALM_BROWSER_DECRYPTED_MB` sets it.
+    public var decryptedBudgetBytes = (Int(ProcessInfo.processInfo.environment["REALM_BROWSER_DECRYPTED_MB"] ?? "") ?? 256) << 20
     private var lastPoll = DispatchTime.now()
 
     public init(terminal: Terminal, data: BrowserData, theme: Theme = .dark, keyMap: KeyMap = .standard) {
@@ -37,6 +40,7 @@ public final class BrowserApp {
             if event == nil || now.uptimeNanoseconds - lastPoll.uptimeNanoseconds >= UInt64(pollMilliseconds) * 1_000_000 {
                 lastPoll = now
                 changed = checkForChanges() || changed
+                trimDecryptedPagesIfOverBudget()
                 if state.pendingWrite != nil {
                     retryPendingWrite()
                     changed = true
@@ -60,6 +64,22 @@ public final class BrowserApp {
     public func perform(_ command: Command) {
         state.reduce(.command(command), data: data, keyMap: keyMap)
         runPendingTask()
+    }
+
+    /// Gives back decrypted pages past the budget: the snapshot is closed for it and taken again (the file
+    /// is not re-read otherwise; the screen shows the same version). True when it trimmed.
+    @discardableResult
+    public func trimDecryptedPagesIfOverBudget() -> Bool {
+        guard data.database.isEncrypted, !data.isInTransaction, data.database.decryptedBytes > decryptedBudgetBytes else { return false }
+        var trimmed = false
+        let before = data.version
+        do {
+            try data.withSnapshotClosed { trimmed = data.database.trimDecryptedPages() }
+            if data.version != before { state.reduce(.databaseChanged, data: data, keyMap: keyMap) }
+        } catch {
+            state.message = StatusMessage("Reading the file again failed: \(error)", isError: true)
+        }
+        return trimmed
     }
 
     /// Tries again a write that waited for another process's write lock.

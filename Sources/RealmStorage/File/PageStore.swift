@@ -186,7 +186,26 @@ final class PageStore: @unchecked Sendable {
             guard ok else { return false }
             nonce.withUnsafeBytes { slot.copyMemory(from: $0.baseAddress!, byteCount: 12) }
             slot.storeBytes(of: now, toByteOffset: 12, as: UInt32.self)
+            mirroredPages.wrappingIncrement(ordering: .relaxed)
             return true
+        }
+    }
+
+    /// Pages put into the mirror since it was last trimmed (decrypted or written; approximate).
+    private let mirroredPages = ManagedAtomic<Int>(0)
+
+    /// Bytes of plaintext the mirror holds (about), for `Database.decryptedBytes`.
+    var mirroredBytes: Int { mirroredPages.load(ordering: .relaxed) * pageSize }
+
+    /// Gives the mirror's memory back: every page is decrypted again on its next read. Only while nothing
+    /// in this process reads the database (`Database.trimDecryptedPages` checks what it can).
+    func trimMirror() {
+        guard cipher != nil, let table = nonceTable else { return }
+        decryptLock.withLock {
+            let pages = min(stateLock.withLock { knownBytes } / pageSize + 1, PageStore.encryptedReservation / pageSize)
+            madvise(_mapping.base, pages * pageSize, MADV_DONTNEED)
+            madvise(table.base, (pages * 16 + pageSize - 1) / pageSize * pageSize, MADV_DONTNEED)
+            mirroredPages.store(0, ordering: .relaxed)
         }
     }
 
@@ -276,6 +295,7 @@ final class PageStore: @unchecked Sendable {
                     nonce.withUnsafeBytes { slot.copyMemory(from: $0.baseAddress!, byteCount: 12) }
                     slot.storeBytes(of: epoch.load(ordering: .acquiring), toByteOffset: 12, as: UInt32.self)
                 }
+                mirroredPages.wrappingIncrement(by: nonces.count, ordering: .relaxed)
             }
             let end = Int(EncryptedLayout.physical(groupEnd - 1) + 1) * pageSize
             stateLock.withLock {

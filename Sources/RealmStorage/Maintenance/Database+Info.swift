@@ -11,3 +11,25 @@ extension Database {
         return max(versions.count, 1)
     }
 }
+
+extension Database {
+    /// For an encrypted file: about how many bytes of decrypted pages this process keeps in memory (pages
+    /// stay decrypted once read, DECISIONS 34); 0 for a plain file.
+    public var decryptedBytes: Int { isEncrypted ? store.mirroredBytes : 0 }
+
+    /// Frees the decrypted pages of an encrypted file; they are decrypted again when next read. Call it
+    /// when no other thread of this process is using the database (a single-threaded program between two
+    /// reads, as the browser does when `decryptedBytes` passes its budget). Returns false, freeing nothing,
+    /// while this process has a snapshot or a write transaction open.
+    @discardableResult
+    public func trimDecryptedPages() -> Bool {
+        guard isEncrypted else { return false }
+        return ownerLock.withLock {
+            guard _openSnapshots == 0, writerThread == nil else { return false }
+            // Clusters kept decoded for the next write read their old node in place.
+            decodedLeaves = DecodedLeaves()
+            _store.trimMirror()
+            return true
+        }
+    }
+}

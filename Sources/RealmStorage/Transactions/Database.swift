@@ -35,11 +35,11 @@ public final class Database: @unchecked Sendable {
     /// The key the file was opened with (never printed).
     let encryptionKey: [UInt8]?
     public var isEncrypted: Bool { encryptionKey != nil && !isInMemory }
-    private var _store: PageStore
+    var _store: PageStore
     let coordinator: any Coordinator
-    private let ownerLock = PthreadMutex()
-    private var writerThread: pthread_t?
-    private var _openSnapshots = 0
+    let ownerLock = PthreadMutex()
+    var writerThread: pthread_t?
+    var _openSnapshots = 0
     /// Clusters the last commit of this process wrote, decoded; only used under the writer lock.
     var decodedLeaves = DecodedLeaves()
 
