@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import RealmStorage
+
+/// `deleteAll` of a class with links in and out drops the class at once and fixes the other classes by
+/// scanning columns (DECISIONS 38). It must leave exactly what deleting the objects one by one leaves.
+@Suite struct DeleteAllTests {
+    func below(_ rng: inout SplitMix64, _ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+
+    static let schema: [ClassSchema] = [
+        ClassSchema(name: "Owner", properties: [
+            PropertySchema(name: "name", type: .string, isPrimaryKey: true),
+            .list("pets", of: "Pet"),
+            .link("best", to: "Pet"),
+            .link("friend", to: "Owner"),
+        ]),
+        ClassSchema(name: "Pet", properties: [
+            PropertySchema(name: "name", type: .string, isIndexed: true),
+            .link("owner", to: "Owner"),
+            .list("toys", of: "Toy"),
+            .link("mate", to: "Pet"),
+            .list("litter", of: "Pet"),
+            PropertySchema(name: "tags", type: .string, isList: true),
+            .linkingObjects("owners", from: "Owner", property: "pets"),
+        ]),
+        ClassSchema(name: "Toy", properties: [
+            PropertySchema(name: "code", type: .int, isPrimaryKey: true),
+            .link("holder", to: "Pet"),
+        ]),
+    ]
+
+    /// Fills a database from `seed`, then in one more transaction makes pending changes and deletes every
+    /// object of `victim`, either with `deleteAll` or one by one.
+    func build(_ db: Database, seed: UInt64, victim: String, bulk: Bool) throws {
+        var rng = SplitMix64(seed: seed)
+        var owners: [ObjectKey] = [], pets: [ObjectKey] = [], toys: [ObjectKey] = []
+        try db.write { tx in
+            try tx.createClasses(Self.schema)
+            for i in 0..<300 { owners.append(try tx.createObject("Owner", ["name": .string("owner \(i) 🐾")])) }
+            for i in 0..<700 {
+                let owner: Value = below(&rng, 4) == 0 ? .null : .link(owners[below(&rng, owners.count)])
+                pets.append(try tx.createObject("Pet", ["name": .string("pet \(i % 50)"), "owner": owner],
+                                                lists: ["tags": [.string("t\(i % 7)"), .string("東京")]]))
+            }
+            for i in 0..<400 {
+                let holder: Value = below(&rng, 5) == 0 ? .null : .link(pets[below(&rng, pets.count)])
+                toys.append(try tx.createObject("Toy", ["code": .int(Int64(i)), "holder": holder]))
+            }
+            let o = try tx.table("Owner"), p = try tx.table("Pet")
+            let ownerPets = try tx.property(o, "pets"), best = try tx.property(o, "best"), friend = try tx.property(o, "friend")
+            let petToys = try tx.property(p, "toys"), mate = try tx.property(p, "mate"), litter = try tx.property(p, "litter")
+            for k in owners {
+                // Lists may hold the same pet twice.
+                for _ in 0..<below(&rng, 6) { try tx.listAppend(k, ownerPets, .link(pets[below(&rng, pets.count)])) }
+                if below(&rng, 2) == 0 { try tx.set(k, best, .link(pets[below(&rng, pets.count)])) }
+                if below(&rng, 3) == 0 { try tx.set(k, friend, .link(owners[below(&rng, owners.count)])) }
+            }
+            for k in pets {
+                for _ in 0..<below(&rng, 4) { try tx.listAppend(k, petToys, .link(toys[below(&rng, toys.count)])) }
+                if below(&rng, 3) == 0 { try tx.set(k, mate, .link(pets[below(&rng, pets.count)])) }
+                for _ in 0..<below(&rng, 3) { try tx.listAppend(k, litter, .link(pets[below(&rng, pets.count)])) }
+            }
+        }
+        try db.write { tx in
+            // Pending changes in the same transaction: new objects and links, both ways.
+            let o = try tx.table("Owner"), p = try tx.table("Pet"), t = try tx.table("Toy")
+            let newPet = try tx.createObject("Pet", ["name": .string("new"), "owner": .link(owners[3])])
+            try tx.listAppend(owners[5], try tx.property(o, "pets"), .link(newPet))
+            try tx.listAppend(newPet, try tx.property(p, "toys"), .link(toys[7]))
+            try tx.set(toys[9], try tx.property(t, "holder"), .link(newPet))
+            try tx.set(pets[11], try tx.property(p, "owner"), .link(owners[13]))
+            try tx.listRemoveAll(owners[17], try tx.property(o, "pets"))
+            try tx.createObject("Owner", ["name": .string("late"), "best": .link(pets[19])])
+            let table = try tx.table(victim)
+            if bulk {
+                try tx.deleteAll(table)
+            } else {
+                for k in try tx.keys(table) { try tx.delete(table, k) }
+            }
+            #expect(try tx.count(table) == 0)
+        }
+    }
+
+    /// Every value, list and backlink set of every object, as text.
+    func dump(_ db: Database) throws -> [String] {
+        try db.read { s in
+            var lines: [String] = []
+            for c in Self.schema {
+                let t = try s.table(c.name)
+                for k in try s.keys(t) {
+                    var fields: [String] = []
+                    for p in c.properties {
+                        let h = try s.property(t, p.name)
+                        fields.append(p.isList ? "\(p.name)=\(try s.list(k, h))" : "\(p.name)=\(try s.value(k, h))")
+                    }
+                    for b in try s.allBacklinks(k, in: t) { fields.append("←\(b.className).\(b.property)=\(b.keys)") }
+                    lines.append("\(c.name) #\(k.rawValue) " + fields.joined(separator: " "))
+                }
+            }
+            return lines
+        }
+    }
+
+    @Test(arguments: ["Pet", "Owner", "Toy"])
+    func deleteAllMatchesDeletingOneByOne(victim: String) throws {
+        let dir = TempDir()
+        for seed: UInt64 in [1, 2] {
+            let bulk = try Database.open(path: dir.file("bulk-\(victim)-\(seed).realm"))
+            let single = try Database.open(path: dir.file("single-\(victim)-\(seed).realm"))
+            try build(bulk, seed: seed, victim: victim, bulk: true)
+            try build(single, seed: seed, victim: victim, bulk: false)
+            let expected = try dump(single)
+            #expect(expected.count > 600)
+            #expect(try dump(bulk) == expected)
+            let report = try bulk.verify()
+            #expect(report.isOK, "\(report)")
+            // The class is usable afterwards, and the freed space is reused without overlap.
+            try bulk.write { tx in
+                try tx.createObject(victim, victim == "Toy" ? ["code": .int(1)] : victim == "Owner" ? ["name": .string("again")] : [:])
+            }
+            #expect(try bulk.read { try $0.count(victim) } == 1)
+            #expect(try bulk.verify().isOK)
+        }
+    }
+}
