@@ -85,6 +85,7 @@ struct Demo: ParsableCommand {
             guard force else { throw CommandFailure(message: "\(path) exists; give --force to replace it") }
             try? FileManager.default.removeItem(atPath: path)
             try? FileManager.default.removeItem(atPath: path + ".lock")
+            try? FileManager.default.removeItem(atPath: path + ".log")
         }
         let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: keyBytes))
         let bar = ProgressBar("demo")

@@ -47,6 +47,15 @@ import Glibc
             let child = try WorkerProcess(["commit-loop", path], stderrPath: dir.file("child-\(round).stderr"))
             // The child resumes after the last transaction in the file.
             let first = child.readLine(timeout: 60)
+            // A child killed after its transaction's commit-log record was synced, but before the commit
+            // returned, leaves that transaction to land later: the next first opener replays the record
+            // (DECISIONS 39). A check made meanwhile through a process that was not the first opener saw the
+            // version before it. The new child then starts one further on; the checks after the next kill
+            // cover the replayed transaction with the rest of the file.
+            if first == "start \(inFile + 2)" && inFile == lastReported {
+                inFile += 1
+                lastReported = inFile
+            }
             guard first == "start \(inFile + 1)" else {
                 child.sendKill()
                 let status = try child.waitForExit(timeout: 10)
@@ -203,6 +212,8 @@ import Glibc
         let victim = try #require(try commitLogExtents(bytes, newest).first)
         for j in 0..<pageSize { bytes[Int(victim.page) * pageSize + j] = 0xA5 }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
+        // The torn commit's commit-log record never reached the disk either (a whole record would be replayed).
+        unlink(path + ".log")
 
         let readOnly = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
         #expect(try readOnly.read { $0.version } == newest.version - 1)

@@ -156,7 +156,7 @@ import Glibc
             var bytes = original
             for s in slotsToPatch {
                 let o = s * pageSize
-                bytes.replaceSubrange(o + 8..<o + 12, with: [2, 0, 0, 0])
+                bytes.replaceSubrange(o + 8..<o + 12, with: [UInt8(Meta.formatVersion + 1), 0, 0, 0])
                 let sum = bytes.withUnsafeBytes { hash64(UnsafeRawBufferPointer(rebasing: $0[o..<o + 120])) }
                 withUnsafeBytes(of: sum.littleEndian) { bytes.replaceSubrange(o + 120..<o + 128, with: $0) }
             }
@@ -164,7 +164,7 @@ import Glibc
             Kit.write(bytes, to: p)
             for readOnly in [false, true] {
                 let e = Kit.storageError { _ = try Database.open(path: p, options: DatabaseOptions(readOnly: readOnly)) }
-                #expect(e == .newerFormat(path: p, fileVersion: 2, supported: Meta.formatVersion))
+                #expect(e == .newerFormat(path: p, fileVersion: Meta.formatVersion + 1, supported: Meta.formatVersion))
                 if let e {
                     #expect(!e.description.lowercased().contains("encrypt"), "\(e)")
                     #expect(e.description.contains("newer"))

@@ -1,7 +1,8 @@
 /// One of the two meta slots (pages 0 and 1): the root of one committed version.
 struct Meta: Equatable {
     static let magic: [UInt8] = [0x52, 0x42, 0x44, 0x42, 0x00, 0x0D, 0x0A, 0x1A]
-    static let formatVersion: UInt32 = 1
+    /// 2 added the commit log fields; files of format 1 read as having no log.
+    static let formatVersion: UInt32 = 2
     static let encodedSize = 128
     /// Largest page count a slot may claim (4 PiB): keeps `pageCount * pageSize` and the like from overflowing.
     static let maxPageCount: UInt64 = 1 << 40
@@ -12,6 +13,12 @@ struct Meta: Equatable {
     var commitLogRef: UInt64
     var pageCount: UInt64
     var flags: UInt64 = 0
+    /// Names this data file to its commit log (`<path>.log`): a random nonzero value chosen when the file is
+    /// made; 0 when it has no log (encrypted and in-memory databases, files from format 1).
+    var logID: UInt64 = 0
+    /// The log generation and the end of its records after this commit (see `CommitLog`).
+    var logGeneration: UInt64 = 0
+    var logEnd: UInt64 = 0
 
     func encode() -> [UInt8] {
         var w = ByteWriter(capacity: pageSize)
@@ -24,6 +31,9 @@ struct Meta: Equatable {
         w.u64(commitLogRef)
         w.u64(pageCount)
         w.u64(flags)
+        w.u64(logID)
+        w.u64(logGeneration)
+        w.u64(logEnd)
         w.zeros(120 - w.count)
         w.u64(hash64(w.bytes))
         w.zeros(pageSize - w.count)
@@ -42,11 +52,12 @@ struct Meta: Equatable {
         if !zip(page[0..<8], magic).allSatisfy({ $0 == $1 }) { return .foreign }
         let format = page.u32(at: 8)
         if format > formatVersion { return .newer(format) }
-        if format != formatVersion { return .damaged }
+        if format < 1 { return .damaged }
         if hash64(UnsafeRawBufferPointer(rebasing: page[0..<120])) != page.u64(at: 120) { return .damaged }
         if page.u32(at: 12) != UInt32(pageSize) { return .damaged }
         let m = Meta(version: page.u64(at: 16), catalogueRef: page.u64(at: 24), freeListRef: page.u64(at: 32),
-                     commitLogRef: page.u64(at: 40), pageCount: page.u64(at: 48), flags: page.u64(at: 56))
+                     commitLogRef: page.u64(at: 40), pageCount: page.u64(at: 48), flags: page.u64(at: 56),
+                     logID: page.u64(at: 64), logGeneration: page.u64(at: 72), logEnd: page.u64(at: 80))
         if m.pageCount < 2 || m.pageCount > maxPageCount || m.catalogueRef >= m.pageCount || m.freeListRef >= m.pageCount
             || m.commitLogRef >= m.pageCount { return .damaged }
         return .valid(m)

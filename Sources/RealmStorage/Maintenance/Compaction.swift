@@ -15,7 +15,9 @@ extension Database {
         if access(path, F_OK) == 0 { throw StorageError.io(path: path, operation: "create the copy", errno: EEXIST) }
         if let key, key.count != PageCipher.keyLength { throw StorageError.invalidKeyLength(key.count) }
         try read { source in
-            let target = try Database.open(path: path, options: DatabaseOptions(encryptionKey: key))
+            var options = DatabaseOptions(encryptionKey: key)
+            options.usesCommitLog = false  // the copy is synced whole; it has no log to leave behind
+            let target = try Database.open(path: path, options: options)
             try Database.copy(from: source, into: target)
         }
         unlink(path + ".lock")
@@ -111,7 +113,9 @@ extension Database {
         unlink(temp + ".lock")
         let done = try coordinator.withExclusiveAccess {
             try read { source in
-                let target = try Database.open(path: temp, options: DatabaseOptions(encryptionKey: encryptionKey))
+                var options = DatabaseOptions(encryptionKey: encryptionKey)
+                options.usesCommitLog = false
+                let target = try Database.open(path: temp, options: options)
                 try Database.copy(from: source, into: target)
             }
             unlink(temp + ".lock")
@@ -121,5 +125,21 @@ extension Database {
         if !done {
             throw StorageError.inUseByAnotherProcess(path: path, operation: "compact")
         }
+    }
+}
+
+extension Database {
+    /// Makes the data file hold every commit by itself: syncs it and retires the commit log's records
+    /// (DECISIONS 39). Copy the file with ordinary tools after this (and while no one writes). Checkpoints
+    /// also run on their own as the log fills; nothing for in-memory, encrypted or read-only databases.
+    public func checkpoint() throws {
+        guard let log = commitLog else { return }
+        try refuseIfThisThreadWrites()
+        try coordinator.lockWriter()
+        defer { coordinator.unlockWriter() }
+        let meta = try latestMeta()
+        guard meta.logID != 0, access(log.path, F_OK) == 0 else { return }
+        try store.sync()
+        _ = try log.retire(after: meta)
     }
 }

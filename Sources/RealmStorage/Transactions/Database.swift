@@ -14,6 +14,10 @@ public struct DatabaseOptions: Sendable {
     /// with a key is created encrypted.
     public var encryptionKey: [UInt8]? = nil
 
+    /// Small commits sync a log beside the file instead of the file (DECISIONS 39); copies made by
+    /// `writeCopy` and compaction write without one.
+    var usesCommitLog = true
+
     public init(readOnly: Bool = false, encryptionKey: [UInt8]? = nil,
                 shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil) {
         self.encryptionKey = encryptionKey
@@ -37,6 +41,8 @@ public final class Database: @unchecked Sendable {
     public var isEncrypted: Bool { encryptionKey != nil && !isInMemory }
     var _store: PageStore
     let coordinator: any Coordinator
+    /// The commit log of a plain file opened for writing; nil otherwise (used under the writer lock).
+    let commitLog: CommitLog?
     let ownerLock = PthreadMutex()
     var writerThread: pthread_t?
     var _openSnapshots = 0
@@ -120,6 +126,7 @@ public final class Database: @unchecked Sendable {
         isInMemory = true
         isReadOnly = false
         encryptionKey = nil
+        commitLog = nil
         _store = try PageStore(memoryNamed: path)
         coordinator = LocalCoordinator()
         try initialiseEmpty()
@@ -130,6 +137,7 @@ public final class Database: @unchecked Sendable {
         isInMemory = false
         isReadOnly = options.readOnly
         encryptionKey = options.encryptionKey
+        commitLog = options.readOnly || options.encryptionKey != nil || !options.usesCommitLog ? nil : CommitLog(dataPath: filePath)
         if let k = options.encryptionKey, k.count != PageCipher.keyLength { throw StorageError.invalidKeyLength(k.count) }
         // Look at the file before creating anything beside it: a foreign or newer file is reported as such.
         let flags = options.readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
@@ -163,6 +171,7 @@ public final class Database: @unchecked Sendable {
                 try store.writeEncryptionHeader()
                 try Database.writeEmpty(store: store)
             }
+            try Database.replayCommitLog(store: store)
             try Database.recoverIfTorn(store: store)
         }
         do {
@@ -262,7 +271,8 @@ public final class Database: @unchecked Sendable {
 
     /// Writes the two meta pages of an empty database (version 1 in slot B, slot A empty).
     static func writeEmpty(store: PageStore) throws {
-        let empty = Meta(version: 1, catalogueRef: 0, freeListRef: 0, commitLogRef: 0, pageCount: 2)
+        let logID: UInt64 = store.isMemory || store.isEncrypted ? 0 : UInt64.random(in: 1...UInt64.max)
+        let empty = Meta(version: 1, catalogueRef: 0, freeListRef: 0, commitLogRef: 0, pageCount: 2, logID: logID)
         // Only slot B is written: page 0 reads as zeros (an empty slot A) once the file is two pages long, and
         // no crash can leave a file that has a zero page 0 but no valid slot.
         try empty.encode().withUnsafeBytes { try store.write($0, atPage: 1) }
@@ -299,6 +309,57 @@ public final class Database: @unchecked Sendable {
             throw StorageError.truncated(path: store.path, expectedBytes: meta.pageCount * UInt64(pageSize), actualBytes: UInt64(size))
         }
         return meta
+    }
+
+    /// Run by the first process to open a plain file: writes the whole records of the commit log's current
+    /// generation into the data file (a machine crash may have lost page writes the log made durable), with
+    /// the meta slots of the last two, syncs the file and retires the records. A log of another file (its
+    /// identity differs) is left alone; the next logged commit replaces it.
+    static func replayCommitLog(store: PageStore) throws {
+        guard !store.isMemory, !store.isEncrypted else { return }
+        var logID: UInt64 = 0
+        for s in readSlots(mapping: store.mapping) { if case .valid(let m) = s, m.logID != 0 { logID = m.logID } }
+        guard logID != 0, let (generation, records) = try CommitLog.readRecords(path: store.path + ".log", logID: logID),
+              !records.isEmpty else { return }
+        let zeros = [UInt8](repeating: 0, count: pageSize)
+        var writes: [(page: UInt64, bytes: [UInt8])] = []
+        for r in records {
+            for e in r.entries {
+                var b = e.bytes
+                b.append(contentsOf: zeros[0..<(pagesFor(bytes: b.count) * pageSize - b.count)])
+                writes.append((e.page, b))
+            }
+        }
+        for r in records.suffix(2) {
+            var b = r.meta
+            b.append(contentsOf: zeros[0..<(pageSize - b.count)])
+            writes.append((r.version % 2, b))
+        }
+        if store.readOnly {
+            // The first opener opened read-only: replay through a descriptor of its own, or say what to do.
+            let fd = Glibc.open(store.path, O_RDWR | O_CLOEXEC)
+            if fd < 0 {
+                throw StorageError.io(path: store.path, operation: "replay the commit log after a crash (opened read-only; "
+                                      + "open the file read-write once to recover it)", errno: errno)
+            }
+            defer { Glibc.close(fd) }
+            for w in writes {
+                var done = 0
+                while done < w.bytes.count {
+                    let n = w.bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(Int(w.page) * pageSize + done)) }
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw StorageError.io(path: store.path, operation: "replay the commit log", errno: errno)
+                    }
+                    done += n
+                }
+            }
+            if fdatasync(fd) != 0 { throw StorageError.io(path: store.path, operation: "fdatasync", errno: errno) }
+        } else {
+            for w in writes { try w.bytes.withUnsafeBytes { try store.write($0, atPage: w.page) } }
+            try store.sync()
+        }
+        try CommitLog(dataPath: store.path).reset(logID: logID, generation: generation + 1)
     }
 
     /// Run by the first process to open the file: if the newest commit is torn (a node it wrote fails its

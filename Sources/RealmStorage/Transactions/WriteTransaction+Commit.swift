@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension WriteTransaction {
     /// Makes every change durable and visible as one new version, atomically: after a crash at any instant the
     /// database opens at either the previous version or this one, whole.
@@ -55,11 +59,38 @@ extension WriteTransaction {
                   at: rootRef, pages: rootPages)
         try flushWrites()
 
-        // 6. The meta slot, then one sync (see docs/DECISIONS.md, 2).
-        let newMeta = Meta(version: newVersion, catalogueRef: rootRef, freeListRef: 0, commitLogRef: 0,
-                           pageCount: freeSpace.endPage)
-        try newMeta.encode().withUnsafeBytes { try database.store.write($0, atPage: newVersion % 2) }
-        try database.store.sync()
+        // 5. Durability: a small commit appends one record to the commit log and syncs only that (DECISIONS
+        //    39); a large one syncs the data file after retiring the log's records. Then the meta slot.
+        var newMeta = Meta(version: newVersion, catalogueRef: rootRef, freeListRef: 0, commitLogRef: 0,
+                           pageCount: freeSpace.endPage, logID: meta.logID, logGeneration: meta.logGeneration,
+                           logEnd: meta.logEnd)
+        let store = database.store
+        if let log = database.commitLog, meta.logID != 0, !logOverflow {
+            let (generation, offset) = try log.appendPosition(after: meta)
+            newMeta.logGeneration = generation
+            newMeta.logEnd = offset + CommitLog.recordSize(entries: logEntries)
+            try log.append(generation: generation, at: offset, meta: newMeta, entries: logEntries)
+            try newMeta.encode().withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
+            if newMeta.logEnd - UInt64(CommitLog.headerSize) > CommitLog.checkpointBytes {
+                // Checkpoint: the data file holds every logged commit once synced; the records are retired.
+                try store.sync()
+                _ = try log.retire(after: newMeta)
+            }
+        } else {
+            if let log = database.commitLog {
+                if meta.logID == 0 {
+                    // A file of format 1: it gets its log identity with this commit.
+                    newMeta.logID = UInt64.random(in: 1...UInt64.max)
+                } else if access(log.path, F_OK) == 0 {
+                    // No record written before this commit may be replayed over the pages it reuses.
+                    try store.sync()
+                    newMeta.logGeneration = try log.retire(after: meta)
+                    newMeta.logEnd = UInt64(CommitLog.headerSize)
+                }
+            }
+            try newMeta.encode().withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
+            try store.sync()
+        }
         database.store.committed(version: newVersion)
         writtenLeaves.version = newVersion
         writtenLeaves.store = ObjectIdentifier(database.store)

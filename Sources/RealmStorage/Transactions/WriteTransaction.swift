@@ -37,6 +37,11 @@ public final class WriteTransaction: Snapshot, NodeSink {
     /// Node writes not yet issued: runs of adjacent pages.
     var pending: [PendingRun] = []
     var pendingBytes = 0
+    /// Every node write issued so far, for the commit log record; dropped (and `logOverflow` set) once they
+    /// pass `CommitLog.recordLimit`, which makes the commit go straight to the data file.
+    var logEntries: [CommitLog.Entry] = []
+    var logBytes = 0
+    var logOverflow = false
     private(set) var isActive = true
     let oldestReader: UInt64
 
@@ -118,6 +123,20 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     /// Issues every queued write (before anything reads the nodes back, and before the meta slot).
     func flushWrites() throws {
+        if database.commitLog != nil && !logOverflow {
+            for run in pending {
+                var page = run.page
+                for c in run.chunks {
+                    logEntries.append(CommitLog.Entry(page: page, bytes: c))
+                    logBytes += c.count
+                    page += UInt64(pagesFor(bytes: c.count))
+                }
+            }
+            if logBytes > CommitLog.recordLimit {
+                logOverflow = true
+                logEntries = []
+            }
+        }
         for run in pending { try database.store.write(pages: run.chunks, atPage: run.page) }
         pending.removeAll(keepingCapacity: true)
         pendingBytes = 0

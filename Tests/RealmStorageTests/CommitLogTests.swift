@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import RealmStorage
+
+/// The commit log (DECISIONS 39): small commits are durable once their log record is synced, before the
+/// data file is. A power loss is simulated by taking the data file as it was at a checkpoint (what the disk
+/// surely holds) with the log as it was later, whole or cut anywhere.
+@Suite struct CommitLogTests {
+    typealias Kit = ErrorTestKit
+
+    /// Every value, list and backlink of every object, as text.
+    static func dump(_ s: Snapshot) throws -> [String] {
+        var lines: [String] = []
+        for c in s.schema {
+            let t = try s.table(c.name)
+            for k in try s.keys(t) {
+                var fields: [String] = []
+                for p in c.properties {
+                    let h = try s.property(t, p.name)
+                    fields.append(p.isList ? "\(p.name)=\(try s.list(k, h))" : "\(p.name)=\(try s.value(k, h))")
+                }
+                for b in try s.allBacklinks(k, in: t) { fields.append("←\(b.className).\(b.property)=\(b.keys)") }
+                lines.append("\(c.name) #\(k.rawValue) " + fields.joined(separator: " "))
+            }
+        }
+        return lines
+    }
+
+    /// One small transaction of a seeded mix: creates, updates, links, list edits and deletes.
+    static func step(_ tx: WriteTransaction, _ i: Int, _ rng: inout SplitMix64) throws {
+        let people = try tx.table("Person"), dogs = try tx.table("Dog")
+        let person = try tx.createObject(people, ["id": .int(Int64(1_000 + i)), "name": .string("p\(i) 東京 🐶"),
+                                                  "age": .int(Int64(i % 90))], lists: ["tags": [.string("t\(i)")]])
+        let dog = try tx.createObject(dogs, ["name": .string("d\(i)"), "weight": .double(Double(i) / 3), "owner": .link(person)])
+        try tx.listAppend(person, tx.property(people, "dogs"), .link(dog))
+        let keys = try tx.keys(people)
+        let other = keys[Int(rng.next() % UInt64(keys.count))]
+        try tx.set(other, tx.property(people, "nickname"), .string(String(repeating: "n", count: Int(rng.next() % 300))))
+        if i % 5 == 4, keys.count > 3 {
+            let victim = keys[Int(rng.next() % UInt64(keys.count))]
+            if victim != person { try tx.delete(people, victim) }
+        }
+    }
+
+    @Test func replayAfterPowerLossKeepsEveryLoggedCommitAndCutsAtATornRecord() throws {
+        let dir = TempDir()
+        let path = dir.file("live.realm")
+        let db = try Database.open(path: path)
+        try db.write { tx in
+            try tx.createClasses(personDogSchema)
+            for i in 0..<200 { try tx.createObject("Person", ["id": .int(Int64(i)), "name": .string("base \(i)"), "age": .int(7)]) }
+        }
+        try db.checkpoint()
+        let base = Kit.bytes(path)  // what the disk surely holds
+
+        var rng = SplitMix64(seed: 39)
+        var dumps: [[String]] = []
+        var ends: [UInt64] = []
+        for i in 0..<40 {
+            try db.write { try Self.step($0, i, &rng) }
+            let meta = try db.latestMeta()
+            #expect(meta.logEnd > UInt64(CommitLog.headerSize), "commit \(i) was not logged")
+            ends.append(meta.logEnd)
+            dumps.append(try db.read { try Self.dump($0) })
+        }
+        let log = Kit.bytes(path + ".log")
+        #expect(Kit.exists(path + ".log"))
+
+        // The whole log: every commit is back, on the file as of the checkpoint.
+        func crashed(_ name: String, log cut: [UInt8]) throws -> Database {
+            let p = dir.file(name)
+            Kit.write(base, to: p)
+            Kit.write(cut, to: p + ".log")
+            return try Database.open(path: p)
+        }
+        let whole = try crashed("whole.realm", log: log)
+        #expect(try whole.read { try Self.dump($0) } == dumps.last!)
+        #expect(try whole.verify().isOK)
+        // The next commit lands on top and survives another crash.
+        try whole.write { try Self.step($0, 40, &rng) }
+        let afterNext = try whole.read { try Self.dump($0) }
+        try whole.checkpoint()
+        #expect(try Database.open(path: dir.file("whole.realm")).read { try Self.dump($0) } == afterNext)
+
+        // Cut inside record k + 1 (or at its start): the file opens at commit k, whole.
+        for k in [0, 1, 7, 20, 38] {
+            let end = Int(ends[k])
+            let next = Int(ends[k + 1])
+            for cut in [end, end + 1, (end + next) / 2, next - 1] {
+                let db = try crashed("cut-\(k)-\(cut).realm", log: Array(log[0..<cut]))
+                #expect(try db.read { try Self.dump($0) } == dumps[k], "log cut at \(cut), inside the record of commit \(k + 1)")
+                #expect(try db.verify().isOK)
+            }
+        }
+        // A flipped byte in record k + 1: the same.
+        var flipped = log
+        flipped[Int(ends[9]) + 100] ^= 0x40
+        let damaged = try crashed("flipped.realm", log: flipped)
+        #expect(try damaged.read { try Self.dump($0) } == dumps[9])
+        #expect(try damaged.verify().isOK)
+    }
+
+    @Test func aReadOnlyFirstOpenerReplaysThroughItsOwnDescriptor() throws {
+        let dir = TempDir()
+        let path = dir.file("a.realm")
+        var expected: [String] = []
+        do {
+            let db = try Database.open(path: path)
+            try db.write { try $0.createClasses(personDogSchema) }
+            try db.checkpoint()
+            let base = Kit.bytes(path)
+            var rng = SplitMix64(seed: 7)
+            for i in 0..<5 { try db.write { try Self.step($0, i, &rng) } }
+            expected = try db.read { try Self.dump($0) }
+            let log = Kit.bytes(path + ".log")
+            Kit.write(base, to: dir.file("b.realm"))
+            Kit.write(log, to: dir.file("b.realm.log"))
+        }
+        let ro = try Database.open(path: dir.file("b.realm"), options: DatabaseOptions(readOnly: true))
+        #expect(try ro.read { try Self.dump($0) } == expected)
+    }
+
+    @Test func aLogOfAnotherFileIsIgnored() throws {
+        let dir = TempDir()
+        let a = dir.file("a.realm"), b = dir.file("b.realm")
+        var rng = SplitMix64(seed: 8)
+        let dbA = try Database.open(path: a)
+        try dbA.write { try $0.createClasses(personDogSchema) }
+        for i in 0..<6 { try dbA.write { try Self.step($0, i, &rng) } }
+        let dbB = try Database.open(path: b)
+        try dbB.write { try $0.createClasses(personDogSchema) }
+        for i in 10..<13 { try dbB.write { try Self.step($0, i, &rng) } }
+        let expected = try dbB.read { try Self.dump($0) }
+        try dbB.checkpoint()
+        // b's file, beside a's log (a stale log left by another database at this path).
+        Kit.write(Kit.bytes(b), to: dir.file("c.realm"))
+        Kit.write(Kit.bytes(a + ".log"), to: dir.file("c.realm.log"))
+        let c = try Database.open(path: dir.file("c.realm"))
+        #expect(try c.read { try Self.dump($0) } == expected)
+        // Its next logged commit replaces the stale log, and survives a crash.
+        try c.write { try Self.step($0, 20, &rng) }
+        let after = try c.read { try Self.dump($0) }
+        Kit.write(Kit.bytes(b), to: dir.file("d.realm"))
+        Kit.write(Kit.bytes(dir.file("c.realm.log")), to: dir.file("d.realm.log"))
+        // d = b's checkpointed file + c's log: c had b's identity, so its record replays onto it.
+        #expect(try Database.open(path: dir.file("d.realm")).read { try Self.dump($0) } == after)
+    }
+
+    @Test func aLargeCommitRetiresTheLogBeforeItReusesPages() throws {
+        let dir = TempDir()
+        let path = dir.file("big.realm")
+        let db = try Database.open(path: path)
+        try db.write { try $0.createClasses(personDogSchema) }
+        var rng = SplitMix64(seed: 9)
+        for i in 0..<30 { try db.write { try Self.step($0, i, &rng) } }
+        // Delete and rewrite most objects in one commit of several MiB: it reuses pages the logged commits wrote.
+        try db.write { tx in
+            let people = try tx.table("Person")
+            for k in try tx.keys(people).prefix(20) { try tx.delete(people, k) }
+            for i in 0..<30_000 {
+                try tx.createObject(people, ["id": .int(Int64(100_000 + i)), "name": .string("bulk \(i) " + String(repeating: "x", count: 40)), "age": .int(1)])
+            }
+        }
+        let meta = try db.latestMeta()
+        #expect(meta.logEnd == UInt64(CommitLog.headerSize), "the large commit went through the log")
+        for i in 30..<33 { try db.write { try Self.step($0, i, &rng) } }
+        let expected = try db.read { try Self.dump($0) }
+        // The file now, with the log: replaying must not write the old records over the large commit's pages.
+        Kit.write(Kit.bytes(path), to: dir.file("copy.realm"))
+        Kit.write(Kit.bytes(path + ".log"), to: dir.file("copy.realm.log"))
+        let copy = try Database.open(path: dir.file("copy.realm"))
+        #expect(try copy.read { try Self.dump($0) } == expected)
+        #expect(try copy.verify().isOK)
+    }
+
+    @Test func aFileOfFormatOneGetsItsLogIdentityOnItsFirstCommit() throws {
+        let dir = TempDir()
+        let path = dir.file("old.realm")
+        var expected: [String] = []
+        do {
+            let db = try Database.open(path: path)
+            try db.write { try $0.createClasses(personDogSchema) }
+            var rng = SplitMix64(seed: 10)
+            try db.write { try Self.step($0, 0, &rng) }
+            try db.checkpoint()
+            expected = try db.read { try Self.dump($0) }
+        }
+        unlink(path + ".log")
+        // Rewrite both meta slots as format 1: no log fields.
+        var bytes = Kit.bytes(path)
+        for s in 0..<2 {
+            let o = s * pageSize
+            guard bytes[o] == Meta.magic[0] else { continue }
+            bytes.replaceSubrange(o + 8..<o + 12, with: [1, 0, 0, 0])
+            bytes.replaceSubrange(o + 64..<o + 88, with: [UInt8](repeating: 0, count: 24))
+            let sum = bytes.withUnsafeBytes { hash64(UnsafeRawBufferPointer(rebasing: $0[o..<o + 120])) }
+            withUnsafeBytes(of: sum.littleEndian) { bytes.replaceSubrange(o + 120..<o + 128, with: $0) }
+        }
+        Kit.write(bytes, to: path)
+        let db = try Database.open(path: path)
+        #expect(try db.latestMeta().logID == 0)
+        #expect(try db.read { try Self.dump($0) } == expected)
+        var rng = SplitMix64(seed: 11)
+        try db.write { try Self.step($0, 1, &rng) }
+        #expect(try db.latestMeta().logID != 0)
+        #expect(try db.latestMeta().logEnd == 0, "the first commit of a format-1 file is synced in the file")
+        try db.write { try Self.step($0, 2, &rng) }
+        #expect(try db.latestMeta().logEnd > UInt64(CommitLog.headerSize))
+        #expect(try db.verify().isOK)
+    }
+
+    @Test func encryptedAndInMemoryDatabasesHaveNoLog() throws {
+        let dir = TempDir()
+        let path = dir.file("enc.realm")
+        let key = [UInt8](repeating: 7, count: 64)
+        let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: key))
+        try db.write { try $0.createClasses(personDogSchema) }
+        #expect(!Kit.exists(path + ".log"))
+        #expect(try db.latestMeta().logID == 0)
+        let memory = try Database.inMemory(identifier: "commit-log-test")
+        try memory.write { try $0.createClasses(personDogSchema) }
+        #expect(try memory.latestMeta().logID == 0)
+    }
+}
