@@ -123,3 +123,37 @@ import Testing
         }
     }
 }
+
+@Suite struct DeleteAllThenInsertTests {
+    /// Inserting after `deleteAll` in the same transaction used index roots remembered from before it
+    /// (the bulk-insert plan), which `deleteAll` had freed.
+    @Test(arguments: [false, true])
+    func insertAfterDeleteAllInOneTransaction(bulkPath: Bool) throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("a.realm"))
+        try db.write { try $0.createClasses(personDogSchema) }
+        func add(_ tx: WriteTransaction, _ i: Int) throws {
+            let people = try tx.table("Person")
+            if bulkPath {
+                let columns = try ["id", "name", "age"].map { try tx.property(people, $0) }
+                try tx.createObject(people, columns: columns, values: [.int(Int64(i)), .string("n\(i % 10)"), .int(1)])
+            } else {
+                try tx.createObject(people, ["id": .int(Int64(i)), "name": .string("n\(i % 10)"), "age": .int(1)])
+            }
+        }
+        try db.write { tx in for i in 0..<3000 { try add(tx, i) } }
+        try db.write { tx in
+            for i in 3000..<3010 { try add(tx, i) }
+            try tx.deleteAll(tx.table("Person"))
+            for i in 5000..<5300 { try add(tx, i) }
+        }
+        #expect(try db.verify().isOK)
+        try db.read { s in
+            let people = try s.table("Person")
+            #expect(try s.count(people) == 300)
+            #expect(try s.find(s.property(people, "name"), equalTo: .string("n3")).count == 30)
+            #expect(try s.object(people, primaryKey: .int(5007)) != nil)
+            #expect(try s.object(people, primaryKey: .int(7)) == nil)
+        }
+    }
+}

@@ -76,48 +76,92 @@ extension WriteTransaction {
         try checkActive()
         precondition(columns.count == values.count, "one value per column")
         let plan = try insertPlan(table)
-        let c = plan.classInfo
+        let positions = try plan.positions(of: columns)
         var row = plan.template
         for i in 0..<columns.count {
-            let p = columns[i]
-            guard p.classID == c.classID, let at = plan.position(of: p.info.columnID), !p.info.isList, p.info.type != .linkingObjects else {
-                throw StorageError.typeMismatch(className: c.name, property: p.name, expected: "a single-valued property of \(c.name)", got: p.name)
-            }
-            row[at] = try validated(values[i], for: c.properties[at], in: c)
+            let at = positions[i]
+            row[at] = try validated(values[i], for: plan.classInfo.properties[at], in: plan.classInfo)
         }
-        return try createObject(c, row: row, lists: [:])
+        return try createObject(plan, row: row, lists: [:])
     }
 
-    /// What inserting into a class needs, worked out once per schema state.
+    /// What inserting into a class needs, worked out once per schema state: nothing on the per-object
+    /// path walks the property list or copies a `PropertyInfo`.
     final class InsertPlan {
         let classInfo: ClassInfo
+        let classIndex: Int
         let template: [Value]
         let columnIDs: [UInt32]
+        /// Position of the primary key, and whether it is the object key (a required int).
+        let primaryKey: Int?
+        let keyIsValue: Bool
+        /// Positions of indexed properties and of to-one links.
+        let indexed: [Int]
+        let links: [Int]
+        /// The last column list seen by `positions(of:)` (bulk inserts pass the same one every time).
+        private var lastColumns: [UInt32] = []
+        private var lastPositions: [Int] = []
 
-        init(_ c: ClassInfo) {
+        init(_ c: ClassInfo, classIndex: Int) {
             classInfo = c
+            self.classIndex = classIndex
             template = c.properties.map(\.defaultValue)
             columnIDs = c.properties.map(\.columnID)
+            primaryKey = c.primaryKeyColumnID == 0 ? nil : c.properties.firstIndex(where: \.isPrimaryKey)
+            keyIsValue = primaryKey.map { c.properties[$0].keyIsValue } ?? false
+            indexed = c.properties.indices.filter { c.properties[$0].isIndexed }
+            links = c.properties.indices.filter { c.properties[$0].type == .link && !c.properties[$0].isList }
         }
 
         @inline(__always) func position(of columnID: UInt32) -> Int? { columnIDs.firstIndex(of: columnID) }
+
+        /// The row positions of `columns`, which must be single-valued properties of this class.
+        func positions(of columns: [PropertyHandle]) throws -> [Int] {
+            if columns.count == lastColumns.count {
+                var same = true
+                for i in columns.indices where columns[i].info.columnID != lastColumns[i] || columns[i].classID != classInfo.classID {
+                    same = false
+                    break
+                }
+                if same { return lastPositions }
+            }
+            var out: [Int] = []
+            for p in columns {
+                guard p.classID == classInfo.classID, let at = position(of: p.info.columnID), !p.info.isList,
+                      p.info.type != .linkingObjects else {
+                    throw StorageError.typeMismatch(className: classInfo.name, property: p.name,
+                                                    expected: "a single-valued property of \(classInfo.name)", got: p.name)
+                }
+                out.append(at)
+            }
+            lastColumns = columns.map(\.info.columnID)
+            lastPositions = out
+            return out
+        }
     }
 
     func insertPlan(_ table: TableHandle) throws -> InsertPlan {
-        if let p = plans[table.classID] { return p }
-        let p = InsertPlan(try classInfo(table))
-        plans[table.classID] = p
+        try insertPlan(classID: table.classID)
+    }
+
+    func insertPlan(classID: UInt32) throws -> InsertPlan {
+        if let p = plans[classID] { return p }
+        let ci = try classIndex(classID)
+        let p = InsertPlan(catalogue.classes[ci], classIndex: ci)
+        plans[classID] = p
         return p
     }
 
     private func createObject(_ c: ClassInfo, row values: [UInt32: Value], lists: [String: [Value]]) throws -> ObjectKey {
-        var row = c.properties.map(\.defaultValue)
+        let plan = try insertPlan(classID: c.classID)
+        var row = plan.template
         for (i, p) in c.properties.enumerated() { if let v = values[p.columnID] { row[i] = v } }
-        return try createObject(c, row: row, lists: lists)
+        return try createObject(plan, row: row, lists: lists)
     }
 
-    /// Creates an object from a row parallel to `c.properties` (already validated).
-    private func createObject(_ c: ClassInfo, row: [Value], lists: [String: [Value]]) throws -> ObjectKey {
+    /// Creates an object from a row parallel to the class's properties (already validated).
+    private func createObject(_ plan: InsertPlan, row: [Value], lists: [String: [Value]]) throws -> ObjectKey {
+        let c = plan.classInfo
         var listValues: [(PropertyInfo, [Value])] = []
         for (name, vs) in lists {
             let p = try info(c, name)
@@ -126,16 +170,15 @@ extension WriteTransaction {
             }
             listValues.append((p, try vs.map { try validated($0, for: p, in: c, element: true) }))
         }
-        let ci = try classIndex(c.classID)
+        let ci = plan.classIndex
         let key: UInt64
-        if c.primaryKeyColumnID != 0, let pki = c.properties.firstIndex(where: \.isPrimaryKey) {
-            let pk = c.properties[pki]
-            if pk.keyIsValue, case .int(let v) = row[pki] {
+        if let pki = plan.primaryKey {
+            if plan.keyIsValue, case .int(let v) = row[pki] {
                 key = ObjectKey.fromPrimaryKey(v).rawValue
-                if try locate(c.classID, key) != nil { throw StorageError.duplicatePrimaryKey(className: c.name, property: pk.name) }
+                if try locate(c.classID, key) != nil { throw StorageError.duplicatePrimaryKey(className: c.name, property: c.properties[pki].name) }
             } else {
-                if try !indexLookup(c.classID, pk, row[pki], limit: 1).isEmpty {
-                    throw StorageError.duplicatePrimaryKey(className: c.name, property: pk.name)
+                if try !indexLookup(c.classID, c.properties[pki], row[pki], limit: 1).isEmpty {
+                    throw StorageError.duplicatePrimaryKey(className: c.name, property: c.properties[pki].name)
                 }
                 key = catalogue.classes[ci].nextObjectKey
                 catalogue.classes[ci].nextObjectKey += 1
@@ -148,11 +191,9 @@ extension WriteTransaction {
         catalogueChanged = true
         try TreeMutator(sink: self, properties: c.properties)
             .insert(&roots[c.classID, default: .clean(c.tableRoot)], key: key, row: row)
-        for (i, p) in c.properties.enumerated() {
-            if p.isIndexed { try addToIndex(c.classID, p, row[i], key) }
-            if p.type == .link && !p.isList, case .link(let t) = row[i] {
-                try addBacklink(target: t.rawValue, via: p, from: c.classID, origin: key)
-            }
+        for i in plan.indexed { try addToIndex(c.classID, c.properties[i], row[i], key) }
+        for i in plan.links {
+            if case .link(let t) = row[i] { try addBacklink(target: t.rawValue, via: c.properties[i], from: c.classID, origin: key) }
         }
         for (p, vs) in listValues where !vs.isEmpty {
             dirtyLists[SlotKey(classID: c.classID, key: key, columnID: p.columnID)] = vs
@@ -266,6 +307,8 @@ extension WriteTransaction {
         }
         catalogue.classes[ci].objectCount = 0
         catalogueChanged = true
+        // The class's insert plan remembers the index roots just freed.
+        plans[c.classID] = nil
     }
 
     /// Before every object of `c` goes: links from other classes into `c` become null and leave their lists,
