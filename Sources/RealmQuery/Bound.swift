@@ -110,7 +110,7 @@ indirect enum BoundPredicate: Sendable {
 public struct BoundQuery: Sendable {
     public let className: String
     public let query: Query
-    let predicate: BoundPredicate
+    var predicate: BoundPredicate
     let ordering: [BoundOrdering]
 }
 

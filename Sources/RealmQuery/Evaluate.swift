@@ -4,8 +4,11 @@ extension BoundQuery {
     /// The keys of the matching objects of the class, in key order, then sorted, made distinct and limited by
     /// the query's ordering clauses in the order written. A class missing from the snapshot has no objects.
     public func evaluate(in snapshot: Snapshot) throws -> [ObjectKey] {
+        try evaluate(in: snapshot, executor: Executor(snapshot))
+    }
+
+    func evaluate(in snapshot: Snapshot, executor ex: Executor) throws -> [ObjectKey] {
         guard snapshot.classSchema(className) != nil else { return [] }
-        let ex = Executor(snapshot)
         let root = try compile(predicate, on: className, ex)
         var keys: [ObjectKey]
         if let k = try root.indexed() {

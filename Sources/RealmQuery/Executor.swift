@@ -3,30 +3,32 @@ import RealmStorage
 /// Resolves names to handles once per evaluation and gathers key-path values of single objects.
 final class Executor {
     let snapshot: Snapshot
-    private var tables: [String: TableHandle] = [:]
-    private var handles: [String: PropertyHandle] = [:]
-    private var schemas: [String: ClassSchema] = [:]
+    /// Names resolved in `snapshot`; a prepared query shares them between evaluations in one snapshot.
+    let resolved: ResolvedHandles
 
-    init(_ snapshot: Snapshot) { self.snapshot = snapshot }
+    init(_ snapshot: Snapshot, handles: ResolvedHandles = ResolvedHandles()) {
+        self.snapshot = snapshot
+        self.resolved = handles
+    }
 
     func table(_ name: String) throws -> TableHandle {
-        if let t = tables[name] { return t }
+        if let t = resolved.tables[name] { return t }
         let t = try snapshot.table(name)
-        tables[name] = t
+        resolved.tables[name] = t
         return t
     }
 
     func handle(_ cls: String, _ prop: String) throws -> PropertyHandle {
-        let k = cls + "\u{0}" + prop
-        if let h = handles[k] { return h }
+        let k = HandleKey(cls: cls, prop: prop)
+        if let h = resolved.handles[k] { return h }
         let h = try snapshot.property(table(cls), prop)
-        handles[k] = h
+        resolved.handles[k] = h
         return h
     }
 
     func schema(_ cls: String, _ prop: String) -> PropertySchema? {
-        if schemas[cls] == nil { schemas[cls] = snapshot.classSchema(cls) }
-        return schemas[cls]?.property(named: prop)
+        if resolved.schemas[cls] == nil { resolved.schemas[cls] = snapshot.classSchema(cls) }
+        return resolved.schemas[cls]?.property(named: prop)
     }
 
     // MARK: Gathering values
@@ -133,6 +135,18 @@ final class Executor {
         default: return 0
         }
     }
+}
+
+struct HandleKey: Hashable {
+    var cls: String
+    var prop: String
+}
+
+/// Tables, property handles and schemas looked up in one snapshot.
+final class ResolvedHandles {
+    var tables: [String: TableHandle] = [:]
+    var handles: [HandleKey: PropertyHandle] = [:]
+    var schemas: [String: ClassSchema] = [:]
 }
 
 /// `l op rhs` with IN and BETWEEN: the one definition every node uses for a single left value.

@@ -1,0 +1,121 @@
+import RealmStorage
+
+/// How a constant that holds argument values is rebuilt from new arguments.
+enum ArgumentPart: Sendable {
+    case literal(Value)
+    case argument(Int)
+}
+
+/// What binding depends on in an argument: its value types and, for several values, how many.
+enum ArgumentKind: Equatable {
+    case value(PropertyType?)
+    case list([PropertyType?])
+
+    init(_ a: QueryArgument) {
+        switch a {
+        case .value(let v): self = .value(v.type)
+        case .list(let vs): self = .list(vs.map(\.type))
+        }
+    }
+}
+
+/// A query prepared for one class, to be evaluated many times with new argument values: the engine's
+/// prepared statement (DECISIONS 40).
+///
+/// The first evaluation binds the query (every name, type and argument checked, errors as from `bind`);
+/// later ones whose arguments have the same kinds (types, and counts for several values) put the new
+/// values in place of the old without binding again, and reuse the property handles resolved in the same
+/// snapshot. A different schema for any class the query names, or arguments of other kinds, bind it
+/// again. Not thread-safe: one prepared query per thread.
+public final class PreparedQuery {
+    public let query: Query
+    public let className: String
+
+    private struct Binding {
+        var bound: BoundQuery
+        var templates: [SourceRange: [ArgumentPart]]
+        var kinds: [ArgumentKind]
+        var consulted: [String: ClassSchema]
+    }
+    private var binding: Binding?
+    /// Handles resolved in the snapshot last used (held weakly: a prepared query must not keep a snapshot,
+    /// and with it its version's pages, alive).
+    private weak var handleSnapshot: Snapshot?
+    private var handles = ResolvedHandles()
+
+    public init(_ query: Query, on className: String) {
+        self.query = query
+        self.className = className
+    }
+
+    public convenience init(_ text: String, on className: String) throws(QueryError) {
+        self.init(try Query.parse(text), on: className)
+    }
+
+    /// The query bound with `arguments`, reusing the last binding when it still applies.
+    public func bind(in schema: QuerySchema, arguments: [QueryArgument] = []) throws(QueryError) -> BoundQuery {
+        let kinds = arguments.map(ArgumentKind.init)
+        if let b = binding, b.kinds == kinds, b.consulted.allSatisfy({ schema.classSchema($0.key) == $0.value }) {
+            if b.templates.isEmpty { return b.bound }
+            var bound = b.bound
+            bound.predicate = bound.predicate.substituting(b.templates, arguments)
+            return bound
+        }
+        var binder = Binder(query: query, schema: schema, arguments: arguments)
+        let bound = try query.bind(to: className, with: &binder)
+        let reusable = binder.templates.keys.allSatisfy { binder.constantPlaces[$0] == 1 }
+        binding = reusable ? Binding(bound: bound, templates: binder.templates, kinds: kinds, consulted: binder.consulted) : nil
+        return bound
+    }
+
+    /// The keys of the matching objects, as `BoundQuery.evaluate(in:)` gives them.
+    public func evaluate(in snapshot: Snapshot, arguments: [QueryArgument] = []) throws -> [ObjectKey] {
+        let bound = try bind(in: snapshot, arguments: arguments)
+        if handleSnapshot !== snapshot {
+            handles = ResolvedHandles()
+            handleSnapshot = snapshot
+        }
+        return try bound.evaluate(in: snapshot, executor: Executor(snapshot, handles: handles))
+    }
+}
+
+extension BoundPredicate {
+    /// The predicate with the constants made from arguments rebuilt from `arguments`.
+    func substituting(_ templates: [SourceRange: [ArgumentPart]], _ arguments: [QueryArgument]) -> BoundPredicate {
+        switch self {
+        case .constant: return self
+        case .and(let ps): return .and(ps.map { $0.substituting(templates, arguments) })
+        case .or(let ps): return .or(ps.map { $0.substituting(templates, arguments) })
+        case .not(let p): return .not(p.substituting(templates, arguments))
+        case .comparison(var c):
+            c.lhs = c.lhs.substituting(templates, arguments)
+            c.rhs = c.rhs.substituting(templates, arguments)
+            return .comparison(c)
+        }
+    }
+}
+
+extension BoundOperand {
+    func substituting(_ templates: [SourceRange: [ArgumentPart]], _ arguments: [QueryArgument]) -> BoundOperand {
+        switch self {
+        case .constant(_, let isList, let r):
+            guard let parts = templates[r] else { return self }
+            var values: [Value] = []
+            for part in parts {
+                switch part {
+                case .literal(let v): values.append(v)
+                case .argument(let n):
+                    switch arguments[n] {
+                    case .value(let v): values.append(v)
+                    case .list(let vs): values.append(contentsOf: vs)
+                    }
+                }
+            }
+            return .constant(values, isList: isList, r)
+        case .path:
+            return self
+        case .subqueryCount(let collection, let element, let predicate, let r):
+            return .subqueryCount(collection: collection, elementClass: element, predicate: predicate.substituting(templates, arguments), r)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import RealmQuery
+@testable import RealmStorage
+import TestSupport
+
+/// A prepared query reuses its binding with new argument values (DECISIONS 40): it must give exactly what
+/// binding afresh gives, for every argument, after commits, after schema changes and with arguments of
+/// other kinds.
+@Suite struct PreparedQueryTests {
+    static let queries: [(String, String)] = [
+        ("name == $0", "Person"),
+        ("name ==[c] $0 OR nickname BEGINSWITH $1", "Person"),
+        ("age BETWEEN {$0, $1}", "Person"),
+        ("age IN $0", "Person"),
+        ("age IN {1, $0, 30}", "Person"),
+        ("$0 IN scores", "Person"),
+        ("ANY dogs.age > $0 AND height < $1", "Person"),
+        ("SUBQUERY(dogs, $x, $x.age >= $0).@count > 1", "Person"),
+        ("owner.name == $0", "Dog"),
+        ("ageOpt == $0", "Person"),
+        ("age > $0 SORT(name ASC) LIMIT(5)", "Person"),
+    ]
+
+    /// Arguments of the same kinds for each query, drawn from the fixture's values.
+    static func arguments(_ i: Int, _ rng: inout SplitMix64) -> [QueryArgument] {
+        func int(_ n: UInt64) -> Value { .int(Int64(rng.next() % n)) }
+        func name() -> Value { .string(fixtureNames[Int(rng.next() % UInt64(fixtureNames.count))]) }
+        switch i {
+        case 0: return [.value(name())]
+        case 1: return [.value(name()), .value(.string(String(fixtureNames[Int(rng.next() % 5)].prefix(2))))]
+        case 2: let a = int(90); return [.value(a), .value(.int(Int64(rng.next() % 90)))]
+        case 3: return [.list([int(90), int(90), int(90)])]
+        case 4: return [.value(int(90))]
+        case 5: return [.value(int(100))]
+        case 6: return [.value(int(15)), .value(.double(Double(rng.next() % 100) - 50))]
+        case 7: return [.value(int(15))]
+        case 8: return [.value(name())]
+        case 9: return [.value(rng.next() % 3 == 0 ? .null : .int(Int64(rng.next() % 10) - 5))]
+        default: return [.value(int(90))]
+        }
+    }
+
+    @Test func preparedMatchesBindingAfreshForRandomArgumentsAndAfterCommits() throws {
+        let f = try Fixture()
+        var rng = SplitMix64(seed: 40)
+        let prepared = Self.queries.map { PreparedQuery(try! Query.parse($0.0), on: $0.1) }
+        for round in 0..<3 {
+            let s = try f.db.snapshot()
+            for (i, (text, cls)) in Self.queries.enumerated() {
+                for _ in 0..<40 {
+                    let args = Self.arguments(i, &rng)
+                    let fresh = try Query.parse(text).bind(to: cls, in: s, arguments: args).evaluate(in: s)
+                    let reused = try prepared[i].evaluate(in: s, arguments: args)
+                    #expect(reused == fresh, "\(text) with \(args), round \(round)")
+                }
+            }
+            s.close()
+            // Change the data between rounds: the same prepared queries follow.
+            try f.db.write { tx in
+                let people = try tx.table("Person")
+                for k in try tx.keys(people).prefix(5) {
+                    try tx.set(k, tx.property(people, "name"), .string(fixtureNames[Int(rng.next() % UInt64(fixtureNames.count))]))
+                    try tx.set(k, tx.property(people, "age"), .int(Int64(rng.next() % 90)))
+                }
+            }
+        }
+    }
+
+    @Test func argumentsOfAnotherKindAreCheckedAgain() throws {
+        let f = try Fixture()
+        let s = try f.db.snapshot()
+        defer { s.close() }
+        let p = try PreparedQuery("age == $0", on: "Person")
+        #expect(try p.evaluate(in: s, arguments: [.value(.int(30))]) == f.expectedPeople { $0.age == 30 })
+        // A string for an int property: the same error binding afresh gives, with its place.
+        do {
+            _ = try p.evaluate(in: s, arguments: [.value(.string("thirty"))])
+            Issue.record("a string argument for an int property was accepted")
+        } catch let e as QueryError {
+            #expect(e.kind == .typeMismatch)
+            #expect(e.range == SourceRange(7, 9))
+        }
+        // Too few arguments.
+        #expect(throws: QueryError.self) { try p.evaluate(in: s, arguments: []) }
+        // And back.
+        #expect(try p.evaluate(in: s, arguments: [.value(.int(31))]) == f.expectedPeople { $0.age == 31 })
+        // A double for the same int property is another kind: bound again, compared numerically.
+        #expect(try p.evaluate(in: s, arguments: [.value(.double(31))]) == f.expectedPeople { $0.age == 31 })
+    }
+
+    @Test func aSchemaChangeBindsAgain() throws {
+        let f = try Fixture()
+        let p = try PreparedQuery("nickname == $0", on: "Person")
+        let before = try f.db.read { try p.evaluate(in: $0, arguments: [.value(.string("Bob"))]) }
+        #expect(before == f.expectedPeople { $0.nickname == "Bob" })
+        try f.db.write { tx in try tx.removeProperty("Person", "nickname") }
+        do {
+            _ = try f.db.read { try p.evaluate(in: $0, arguments: [.value(.string("Bob"))]) }
+            Issue.record("a removed property was still queried")
+        } catch let e as QueryError {
+            #expect(e.kind == .unknownProperty)
+        }
+        // Added back (a new, empty column): found again, and empty.
+        try f.db.write { tx in try tx.addProperty("Person", PropertySchema(name: "nickname", type: .string, isOptional: true)) }
+        #expect(try f.db.read { try p.evaluate(in: $0, arguments: [.value(.string("Bob"))]) } == [])
+        #expect(try f.db.read { try p.evaluate(in: $0, arguments: [.value(.null)]) }.count == f.people.count)
+    }
+
+    @Test func aQueryBuiltInCodeWithoutTextStillGetsItsArguments() throws {
+        let f = try Fixture()
+        // Built in code, without positions: both arguments (and the literal) are at the same place, so the
+        // prepared query must not put one argument's value in the other's place.
+        let q = Query(predicate: .or([
+            .comparison(Comparison(lhs: .keyPath(KeyPath("age")), op: .equal, rhs: .argument(0, SourceRange(0, 0)))),
+            .comparison(Comparison(lhs: .keyPath(KeyPath("age")), op: .equal, rhs: .argument(1, SourceRange(0, 0)))),
+            .comparison(Comparison(lhs: .keyPath(KeyPath("age")), op: .equal, rhs: .literal(.int(200), SourceRange(0, 0)))),
+        ]))
+        let p = PreparedQuery(q, on: "Person")
+        try f.db.read { s in
+            for (a, b) in [(30, 40), (41, 12), (7, 7)] {
+                let got = try p.evaluate(in: s, arguments: [.value(.int(Int64(a))), .value(.int(Int64(b)))])
+                #expect(got == f.expectedPeople { $0.age == Int64(a) || $0.age == Int64(b) })
+            }
+        }
+    }
+}
