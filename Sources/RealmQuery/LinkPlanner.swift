@@ -45,10 +45,18 @@ extension GenericNode {
             }
             if targets.count * 8 > max(64, try ex.snapshot.count(ex.table(originClass))) { return nil }
             var origins: [ObjectKey] = []
+            switch hop {
+            case .toOne(let cls, let prop, let target), .many(.list(let cls, let prop, let target), _, _):
+                // Every target's backlinks in one walk of the tree.
+                origins = try ex.snapshot.backlinks(of: targets, in: ex.table(target), from: cls, property: prop)
+                targets = Array(Set(origins)).sorted()
+                continue
+            default: break
+            }
             for t in targets {
                 switch hop {
-                case .toOne(let cls, let prop, let target), .many(.list(let cls, let prop, let target), _, _):
-                    origins.append(contentsOf: try ex.snapshot.backlinks(t, in: ex.table(target), from: cls, property: prop))
+                case .toOne, .many(.list, _, _):
+                    return nil  // handled above
                 case .many(.linkingObjects(let cls, let prop, let origin), _, _):
                     // `t` is an origin object; its link property points at objects of `cls`.
                     guard let op = ex.snapshot.classSchema(cls)?.property(named: prop)?.originProperty,

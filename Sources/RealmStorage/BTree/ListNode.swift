@@ -54,9 +54,20 @@ enum ListCoding {
     }
 
     static func decodeKeys(_ bytes: [UInt8]) throws -> [UInt64] {
-        try decode(bytes).map {
-            guard case .int(let k) = $0 else { throw Malformed(reason: "backlink set holds a non-integer") }
-            return UInt64(bitPattern: k)
+        if bytes.isEmpty { return [] }
+        return try bytes.withUnsafeBytes { buf -> [UInt64] in
+            guard buf.count >= 8 else { throw Malformed(reason: "backlink set shorter than its header") }
+            let count = Int(buf.u32(at: 0))
+            guard buf[4] == PropertyType.int.rawValue, buf[5] == 0 else { throw Malformed(reason: "backlink set holds a non-integer") }
+            guard count <= buf.count * 8 else { throw Malformed(reason: "backlink set count \(count) too large for its bytes") }
+            let r: ColumnReader
+            do {
+                r = try ColumnReader(node: buf, offset: 8, length: buf.count - 8, count: count, encoding: .int, type: .int, linkStorage: .raw)
+            } catch {
+                throw Malformed(reason: "\(error)")
+            }
+            // Read as integers straight away: no `Value` per key.
+            return (0..<count).map { UInt64(bitPattern: r.int(at: $0)) }
         }
     }
 }

@@ -99,6 +99,50 @@ enum LeafAccess {
     }
 }
 
+/// Finds rows of a committed tree for keys given in ascending order, keeping the path of the last one: a
+/// key in the same leaf costs a row search, one in a sibling leaf one inner-node step.
+struct TreeCursor {
+    let root: UInt64
+    /// Inner nodes from the root down, each with the key range its subtree covers (`hi` nil: unbounded).
+    private var path: [(view: InnerView, lo: UInt64, hi: UInt64?)] = []
+    private var leaf: (view: ClusterView, lo: UInt64, hi: UInt64?)?
+
+    init(root: UInt64) { self.root = root }
+
+    mutating func locate(_ key: UInt64, source: NodeSource) throws -> (ClusterView, Int)? {
+        if root == 0 { return nil }
+        if let l = leaf, key >= l.lo, l.hi.map({ key < $0 }) ?? true {
+            return l.view.row(of: key).map { (l.view, $0) }
+        }
+        leaf = nil
+        while let last = path.last, !(key >= last.lo && (last.hi.map { key < $0 } ?? true)) { path.removeLast() }
+        var ref: UInt64, lo: UInt64, hi: UInt64?
+        if let last = path.last {
+            let i = last.view.childIndex(for: key)
+            ref = last.view.ref(i)
+            lo = i == 0 ? last.lo : last.view.firstKey(i)
+            hi = i + 1 < last.view.count ? last.view.firstKey(i + 1) : last.hi
+        } else {
+            (ref, lo, hi) = (root, 0, nil)
+        }
+        while true {
+            let node = try source.node(ref, expected: nil)
+            if TableTree.isLeafNode(node) {
+                let v = try ClusterView(node: node, ref: ref, source: source)
+                leaf = (v, lo, hi)
+                return v.row(of: key).map { (v, $0) }
+            }
+            guard node[0] == NodeType.tableInner.rawValue else { throw source.corrupt(ref, "expected a table node, found type \(node[0])") }
+            let v = try InnerView(node: node, ref: ref, source: source)
+            path.append((v, lo, hi))
+            let i = v.childIndex(for: key)
+            ref = v.ref(i)
+            if i > 0 { lo = v.firstKey(i) }
+            if i + 1 < v.count { hi = v.firstKey(i + 1) }
+        }
+    }
+}
+
 /// Read operations on a table tree; the tree may mix committed and dirty nodes.
 enum TableTree {
     static func isLeafNode(_ node: UnsafeRawBufferPointer) -> Bool { node[0] == NodeType.cluster.rawValue }
