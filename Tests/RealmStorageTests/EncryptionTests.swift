@@ -295,4 +295,59 @@ import Testing
         #expect(try db.verify().isOK)
         #expect(!(try Database.open(path: dir.file("plain.realm"))).trimDecryptedPages())
     }
+
+    /// One scan of more decrypted pages than the budget stays within it (DECISIONS 41): the pages behind
+    /// are given back between leaves, the path being walked is kept, and every value read is exact.
+    @Test func aLongScanGivesDecryptedPagesBackAsItGoes() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("big.realm"), options: DatabaseOptions(encryptionKey: EncryptionTests.key))
+        let count = 70_000  // two levels of inner nodes, ~10 MB of pages
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "Row", properties: [
+                PropertySchema(name: "n", type: .int), PropertySchema(name: "text", type: .string),
+            ]))
+            let t = try tx.table("Row")
+            let columns = try ["n", "text"].map { try tx.property(t, $0) }
+            for i in 0..<count {
+                try tx.createObject(t, columns: columns, values: [.int(Int64(i)), .string("row \(i) " + String(repeating: "é", count: i % 90))])
+            }
+        }
+        #expect(db.trimDecryptedPages())
+        db.decryptedPageBudget = 512 << 10
+        var peak = 0, seen = 0, sum: Int64 = 0
+        try db.read { s in
+            let t = try s.table("Row")
+            let n = try s.property(t, "n"), text = try s.property(t, "text")
+            try s.scan(t) { leaf in
+                let ns = try leaf.column(n), texts = try leaf.column(text)
+                for r in 0..<leaf.count {
+                    let i = ns.int(r)
+                    sum += i
+                    #expect(try texts.value(r) == .string("row \(i) " + String(repeating: "é", count: Int(i) % 90)))
+                }
+                seen += leaf.count
+                peak = max(peak, db.decryptedBytes)
+                return true
+            }
+            // Iterating keys and reading each object walks the tree the same way.
+            var keys = 0
+            try s.forEachKey(t) { k in
+                if keys % 997 == 0 { _ = try s.value(k, n) }
+                keys += 1
+                peak = max(peak, db.decryptedBytes)
+                return true
+            }
+            #expect(keys == count)
+        }
+        #expect(seen == count)
+        #expect(sum == Int64(count) * Int64(count - 1) / 2)
+        // Within the budget plus one leaf's pages and the path (a leaf is at most 64 KiB).
+        #expect(peak <= (512 << 10) + (256 << 10), "peak \(peak) bytes of decrypted pages")
+        // Without a budget the same scan holds every page it read.
+        db.decryptedPageBudget = Int.max
+        #expect(db.trimDecryptedPages())
+        try db.read { s in try s.scan(s.table("Row")) { _ in true } }
+        #expect(db.decryptedBytes > 4 << 20)
+        #expect(try db.verify().isOK)
+    }
 }

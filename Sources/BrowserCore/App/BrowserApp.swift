@@ -14,13 +14,17 @@ public final class BrowserApp {
     /// How often the database is checked for a newer version.
     public var pollMilliseconds = 250
     /// For an encrypted file: decrypted pages kept in memory before they are given back (at a poll, between
-    /// two screens, when nothing holds a pointer into them). `REALM_BROWSER_DECRYPTED_MB` sets it.
-    public var decryptedBudgetBytes = (Int(ProcessInfo.processInfo.environment["REALM_BROWSER_DECRYPTED_MB"] ?? "") ?? 256) << 20
+    /// two screens, and by the engine during a long scan such as a query over every object).
+    /// `REALM_BROWSER_DECRYPTED_MB` sets it.
+    public var decryptedBudgetBytes = (Int(ProcessInfo.processInfo.environment["REALM_BROWSER_DECRYPTED_MB"] ?? "") ?? 256) << 20 {
+        didSet { data.database.decryptedPageBudget = decryptedBudgetBytes }
+    }
     private var lastPoll = DispatchTime.now()
 
     public init(terminal: Terminal, data: BrowserData, theme: Theme = .dark, keyMap: KeyMap = .standard) {
         self.terminal = terminal
         self.data = data
+        data.database.decryptedPageBudget = decryptedBudgetBytes
         self.keyMap = keyMap
         renderer = Renderer(theme: theme, keyMap: keyMap)
         state = AppState.initial(size: terminal.size, data: data, format: renderer.format)
@@ -113,6 +117,7 @@ public final class BrowserApp {
                     next.commandHistory = state.commandHistory
                     next.message = StatusMessage("Opened \(path)")
                     data = fresh
+                    data.database.decryptedPageBudget = decryptedBudgetBytes
                     state = next
                 }
             } catch {

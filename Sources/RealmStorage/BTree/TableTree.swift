@@ -207,25 +207,39 @@ enum TableTree {
         }
     }
 
-    /// Visits every leaf in key order; `body` returns false to stop. Returns false if stopped.
+    /// Visits every leaf in key order; `body` returns false to stop. Returns false if stopped. After each
+    /// committed leaf, `boundary` gets the refs of the inner nodes on the current path: the only nodes the
+    /// walk still reads from (an encrypted file's scan may give back the other decrypted pages there).
     @discardableResult
-    static func forEachLeaf(_ root: TreeChild, source: NodeSource, _ body: (LeafAccess) throws -> Bool) throws -> Bool {
+    static func forEachLeaf(_ root: TreeChild, source: NodeSource, boundary: (([UInt64]) throws -> Void)? = nil,
+                            _ body: (LeafAccess) throws -> Bool) throws -> Bool {
+        var path: [UInt64] = []
+        return try forEachLeaf(root, source: source, path: &path, boundary: boundary, body)
+    }
+
+    private static func forEachLeaf(_ root: TreeChild, source: NodeSource, path: inout [UInt64],
+                                    boundary: (([UInt64]) throws -> Void)?, _ body: (LeafAccess) throws -> Bool) throws -> Bool {
         switch root {
         case .leaf(let l):
             return l.keys.isEmpty ? true : try body(.dirty(l))
         case .inner(let n):
-            for c in n.children where !(try forEachLeaf(c, source: source, body)) { return false }
+            for c in n.children where !(try forEachLeaf(c, source: source, path: &path, boundary: boundary, body)) { return false }
             return true
         case .clean(let ref):
             if ref == 0 { return true }
             let node = try source.node(ref, expected: nil)
             if isLeafNode(node) {
                 let v = try ClusterView(node: node, ref: ref, source: source)
-                return v.count == 0 ? true : try body(.clean(v))
+                if v.count == 0 { return true }
+                guard try body(.clean(v)) else { return false }
+                try boundary?(path)
+                return true
             }
             guard node[0] == NodeType.tableInner.rawValue else { throw source.corrupt(ref, "expected a table node, found type \(node[0])") }
             let v = try InnerView(node: node, ref: ref, source: source)
-            for c in 0..<v.count where !(try forEachLeaf(.clean(v.ref(c)), source: source, body)) { return false }
+            path.append(ref)
+            defer { path.removeLast() }
+            for c in 0..<v.count where !(try forEachLeaf(.clean(v.ref(c)), source: source, path: &path, boundary: boundary, body)) { return false }
             return true
         }
     }

@@ -209,6 +209,29 @@ final class PageStore: @unchecked Sendable {
         }
     }
 
+    /// `trimMirror` keeping logical pages `pinned` decrypted (their plaintext and nonce entries are put back
+    /// after the rest is given up): the nodes a walk still reads in place.
+    func trimMirror(keeping pinned: [UInt64]) {
+        guard cipher != nil, let table = nonceTable else { return }
+        decryptLock.withLock {
+            let pages = min(stateLock.withLock { knownBytes } / pageSize + 1, PageStore.encryptedReservation / pageSize)
+            let kept = Set(pinned).filter { Int($0) < pages }
+            var saved: [(UInt64, [UInt8], [UInt8])] = []
+            for p in kept {
+                let plain = UnsafeRawBufferPointer(start: _mapping.base + Int(p) * pageSize, count: pageSize)
+                let entry = UnsafeRawBufferPointer(start: table.base + Int(p) * 16, count: 16)
+                saved.append((p, Array(plain), Array(entry)))
+            }
+            madvise(_mapping.base, pages * pageSize, MADV_DONTNEED)
+            madvise(table.base, (pages * 16 + pageSize - 1) / pageSize * pageSize, MADV_DONTNEED)
+            for (p, plain, entry) in saved {
+                plain.withUnsafeBytes { (_mapping.base + Int(p) * pageSize).copyMemory(from: $0.baseAddress!, byteCount: pageSize) }
+                entry.withUnsafeBytes { (table.base + Int(p) * 16).copyMemory(from: $0.baseAddress!, byteCount: 16) }
+            }
+            mirroredPages.store(saved.count, ordering: .relaxed)
+        }
+    }
+
     /// Bumped whenever a version this process did not commit is seen: pages confirmed under an older epoch
     /// are checked against the file's nonces again on their next read (another process may have reused them).
     private let epoch = ManagedAtomic<UInt32>(1)

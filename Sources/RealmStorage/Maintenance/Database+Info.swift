@@ -17,11 +17,37 @@ extension Database {
     /// stay decrypted once read, DECISIONS 34); 0 for a plain file.
     public var decryptedBytes: Int { isEncrypted ? store.mirroredBytes : 0 }
 
+    /// For an encrypted file: past this many bytes of decrypted pages, a long read (a scan of a class, a
+    /// query, iterating every object) gives them back as it goes instead of holding them to the end.
+    /// 256 MiB unless set.
+    public var decryptedPageBudget: Int {
+        get { decryptedBudget.load(ordering: .relaxed) }
+        set { decryptedBudget.store(max(newValue, 0), ordering: .relaxed) }
+    }
+
     /// Frees the decrypted pages of an encrypted file; they are decrypted again when next read. Call it
     /// when no other thread of this process is using the database (a single-threaded program between two
     /// reads, as the browser does when `decryptedBytes` passes its budget). Returns false, freeing nothing,
     /// while this process has a snapshot or a write transaction open.
     @discardableResult
+    /// Gives back the decrypted pages of an encrypted file except the nodes `pinned` (and their pages), from
+    /// the middle of a walk by `snapshot`, which must be the only snapshot open in this process (no write
+    /// transaction either). Returns false, freeing nothing, otherwise.
+    func trimDecryptedPages(keeping pinned: [UInt64], during snapshot: Snapshot) -> Bool {
+        guard isEncrypted, !snapshot.isClosed else { return false }
+        return ownerLock.withLock {
+            guard _openSnapshots == 1, writerThread == nil else { return false }
+            decodedLeaves = DecodedLeaves()
+            var pages: [UInt64] = []
+            for ref in pinned {
+                guard let n = try? snapshot.node(ref, expected: nil) else { continue }
+                pages += (0..<UInt64(pagesFor(bytes: n.count))).map { ref + $0 }
+            }
+            _store.trimMirror(keeping: pages)
+            return true
+        }
+    }
+
     public func trimDecryptedPages() -> Bool {
         guard isEncrypted else { return false }
         return ownerLock.withLock {

@@ -1,3 +1,4 @@
+import Atomics
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,6 +47,7 @@ public final class Database: @unchecked Sendable {
     let ownerLock = PthreadMutex()
     var writerThread: pthread_t?
     var _openSnapshots = 0
+    let decryptedBudget = ManagedAtomic<Int>(256 << 20)
     /// Clusters the last commit of this process wrote, decoded; only used under the writer lock.
     var decodedLeaves = DecodedLeaves()
 

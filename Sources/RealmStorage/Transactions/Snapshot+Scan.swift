@@ -84,7 +84,20 @@ extension Snapshot {
     /// objects: a column of a committed leaf is read in place.
     public func scan(_ table: TableHandle, _ body: (LeafCursor) throws -> Bool) throws {
         _ = try classInfo(table)
-        try TableTree.forEachLeaf(root(of: table.classID), source: self) { try body(LeafCursor(leaf: $0, source: self)) }
+        try walkLeaves(table.classID) { try body(LeafCursor(leaf: $0, source: self)) }
+    }
+
+    /// `TableTree.forEachLeaf` for long reads: on an encrypted file, past `Database.decryptedPageBudget` the
+    /// decrypted pages are given back between leaves (keeping the path being walked), so one scan of a file
+    /// larger than memory stays within the budget (DECISIONS 41). Only the outermost walk of a snapshot that
+    /// is the only one open in the process does it.
+    func walkLeaves(_ classID: UInt32, _ body: (LeafAccess) throws -> Bool) throws {
+        let trims = database.isEncrypted && !(self is WriteTransaction) && walkDepth == 0
+        walkDepth += 1
+        defer { walkDepth -= 1 }
+        try TableTree.forEachLeaf(root(of: classID), source: self, boundary: trims ? { [unowned self] path in
+            if database.store.mirroredBytes > database.decryptedPageBudget { _ = database.trimDecryptedPages(keeping: path, during: self) }
+        } : nil, body)
     }
 
     /// Number of objects whose int property lies in `range` (nulls never match): one column read per leaf.

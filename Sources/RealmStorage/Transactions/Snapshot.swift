@@ -33,6 +33,8 @@ public class Snapshot: NodeSource {
     var pageLimit: UInt64
     /// Public schemas of classes asked for (read snapshots only; see `classSchema`).
     private var schemaCache: [String: ClassSchema] = [:]
+    /// Leaf walks in progress (`walkLeaves`): only the outermost may give decrypted pages back.
+    var walkDepth = 0
     private let schemaCacheLock = PthreadMutex()
 
     init(database: Database, meta: Meta, mapping: Mapping, readerSlot: Int?) throws {
@@ -175,7 +177,7 @@ public class Snapshot: NodeSource {
 
     /// Every object key in key order; `body` returns false to stop.
     public func forEachKey(_ table: TableHandle, _ body: (ObjectKey) throws -> Bool) throws {
-        try TableTree.forEachLeaf(root(of: table.classID), source: self) { leaf in
+        try walkLeaves(table.classID) { leaf in
             for i in 0..<leaf.count where !(try body(ObjectKey(leaf.key(at: i)))) { return false }
             return true
         }
