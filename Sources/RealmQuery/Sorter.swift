@@ -60,10 +60,11 @@ struct Sorter {
         var values: [Value] = []
         values.reserveCapacity(keys.count)
         var buffer: [Value] = []
-        for k in keys {
+        for (n, k) in keys.enumerated() {
             buffer.removeAll(keepingCapacity: true)
             try ex.gather(path, k, into: &buffer)
             values.append(buffer.first ?? .null)
+            if n & 255 == 255 { ex.snapshot.releaseDecryptedPagesIfOverBudget() }
         }
         return .values(values)
     }
@@ -154,7 +155,8 @@ struct Sorter {
         var seen = Set<[Value]>()
         var out: [ObjectKey] = []
         var buffer: [Value] = []
-        for k in keys {
+        for (n, k) in keys.enumerated() {
+            if n & 255 == 255 { ex.snapshot.releaseDecryptedPagesIfOverBudget() }
             var combo: [Value] = []
             for p in paths {
                 buffer.removeAll(keepingCapacity: true)

@@ -155,7 +155,8 @@ public struct DataExport {
         let hs = try handles(ClassSchema(name: cs.name, properties: props))
         sink.write(props.map { DataExport.csvField($0.name, forceQuote: false) }.joined(separator: ",") + "\r\n")
         try ToolError.wrap {
-            for k in keys {
+            for (n, k) in keys.enumerated() {
+                if n & 255 == 255 { snapshot.releaseDecryptedPagesIfOverBudget() }
                 var fields: [String] = []
                 for (p, h) in zip(props, hs) {
                     if p.isList {
@@ -192,6 +193,7 @@ public struct DataExport {
         if keys.isEmpty { sink.write("[]\n"); sink.flush(); return }
         sink.write("[")
         for (n, k) in keys.enumerated() {
+            if n & 255 == 255 { snapshot.releaseDecryptedPagesIfOverBudget() }
             var out = n == 0 ? "\n  " : ",\n  "
             JSONWriter.emit(try object(k, cs, hs), indent: 1, pretty: true, into: &out)
             sink.write(out)

@@ -59,3 +59,16 @@ extension Database {
         }
     }
 }
+
+extension Snapshot {
+    /// For a long loop of single reads (sorting by a path, exporting chosen objects) that keeps no
+    /// `LeafCursor`, column or other view of this snapshot between two reads: on an encrypted file past
+    /// `Database.decryptedPageBudget`, gives the decrypted pages back (DECISIONS 41). Does nothing for a
+    /// plain file, inside a table walk (which does it itself), in a write transaction, or while another
+    /// snapshot of this process is open.
+    public func releaseDecryptedPagesIfOverBudget() {
+        guard database.isEncrypted, !(self is WriteTransaction), walkDepth == 0,
+              database.store.mirroredBytes > database.decryptedPageBudget else { return }
+        _ = database.trimDecryptedPages(keeping: [], during: self)
+    }
+}
