@@ -304,7 +304,7 @@ import Testing
         let count = 70_000  // two levels of inner nodes, ~10 MB of pages
         try db.write { tx in
             try tx.createClass(ClassSchema(name: "Row", properties: [
-                PropertySchema(name: "n", type: .int), PropertySchema(name: "text", type: .string),
+                PropertySchema(name: "n", type: .int, isIndexed: true), PropertySchema(name: "text", type: .string),
             ]))
             let t = try tx.table("Row")
             let columns = try ["n", "text"].map { try tx.property(t, $0) }
@@ -349,6 +349,12 @@ import Testing
                 peak = max(peak, db.decryptedBytes)
             }
             #expect(sum == 0)
+            // Walking a whole index in order (SORT by an indexed property) keeps its path the same way.
+            let before = peak
+            let ordered = try #require(try s.keysInIndexOrder(s.property(t, "n")))
+            #expect(ordered.keys == all)
+            #expect(db.decryptedBytes <= (512 << 10) + (256 << 10), "after the index walk: \(db.decryptedBytes) bytes")
+            peak = max(before, db.decryptedBytes)
         }
         #expect(seen == count)
         // Within the budget plus one leaf's pages and the path (a leaf is at most 64 KiB).

@@ -106,12 +106,15 @@ struct EntryTree {
         try lowerBound.withUnsafeBytes { try scan(from: $0, source: source, body) }
     }
 
-    /// `scan(from:source:_:)` with the bound in any memory.
+    /// `scan(from:source:_:)` with the bound in any memory. After each committed leaf, `boundary` gets the
+    /// refs of the inner nodes the scan still reads from (see `TableTree.forEachLeaf`).
     func scan(
-        from lowerBound: UnsafeRawBufferPointer, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool
+        from lowerBound: UnsafeRawBufferPointer, source: NodeSource, boundary: (([UInt64]) throws -> Void)? = nil,
+        _ body: (UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         guard let root else { return }
-        _ = try scan(root, level: nil, bound: lowerBound, source: source, body)
+        var path: [UInt64] = []
+        _ = try scan(root, level: nil, bound: lowerBound, source: source, path: &path, boundary: boundary, body)
     }
 
     /// The entries that start with `prefix`, in order; `body` returns false to stop. Equivalent to `scan(from:
@@ -208,6 +211,7 @@ struct EntryTree {
     /// Returns false when `body` asked to stop. `bound` applies to the first node visited on each level only.
     private func scan(
         _ child: Child, level: Int?, bound: UnsafeRawBufferPointer?, source: NodeSource,
+        path: inout [UInt64], boundary: (([UInt64]) throws -> Void)? = nil,
         _ body: (UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
         switch child {
@@ -220,12 +224,16 @@ struct EntryTree {
                     if try !body(view.entry(i)) { return false }
                     i += 1
                 }
+                try boundary?(path)
             } else {
                 var i = 0
                 if let bound { i = try view.childIndex(for: bound) }
                 var childBound = bound
+                path.append(ref)
+                defer { path.removeLast() }
                 while i < view.count {
-                    if try !scan(.clean(view.child(i)), level: view.level - 1, bound: childBound, source: source, body) {
+                    if try !scan(.clean(view.child(i)), level: view.level - 1, bound: childBound, source: source,
+                                 path: &path, boundary: boundary, body) {
                         return false
                     }
                     childBound = nil
@@ -245,7 +253,8 @@ struct EntryTree {
                 if let bound { i = node.childIndex(for: bound) }
                 var childBound = bound
                 while i < node.count {
-                    if try !scan(node.children[i], level: node.level - 1, bound: childBound, source: source, body) {
+                    if try !scan(node.children[i], level: node.level - 1, bound: childBound, source: source,
+                                 path: &path, boundary: boundary, body) {
                         return false
                     }
                     childBound = nil

@@ -92,12 +92,18 @@ extension Snapshot {
     /// larger than memory stays within the budget (DECISIONS 41). Only the outermost walk of a snapshot that
     /// is the only one open in the process does it.
     func walkLeaves(_ classID: UInt32, _ body: (LeafAccess) throws -> Bool) throws {
+        try longWalk { boundary in try TableTree.forEachLeaf(root(of: classID), source: self, boundary: boundary, body) }
+    }
+
+    /// Runs a walk over many nodes, handing it the leaf-boundary callback that trims decrypted pages (nil
+    /// when this walk must not: a plain file, a write transaction, a walk inside another).
+    func longWalk<T>(_ walk: ((([UInt64]) throws -> Void)?) throws -> T) rethrows -> T {
         let trims = database.isEncrypted && !(self is WriteTransaction) && walkDepth == 0
         walkDepth += 1
         defer { walkDepth -= 1 }
-        try TableTree.forEachLeaf(root(of: classID), source: self, boundary: trims ? { [unowned self] path in
+        return try walk(trims ? { [unowned self] path in
             if database.store.mirroredBytes > database.decryptedPageBudget { _ = database.trimDecryptedPages(keeping: path, during: self) }
-        } : nil, body)
+        } : nil)
     }
 
     /// Number of objects whose int property lies in `range` (nulls never match): one column read per leaf.

@@ -410,7 +410,9 @@ extension Snapshot {
         var starts: [Int] = []
         var last: [UInt8] = []
         var usable = true
-        try indexTree(c.classID, info).scan(from: [], source: self) { entry in
+        let tree = indexTree(c.classID, info)
+        let start: [UInt8] = []
+        try longWalk { boundary in try start.withUnsafeBytes { from in try tree.scan(from: from, source: self, boundary: boundary) { entry in
             guard entry.count > 8 else { usable = false; return false }
             let value = UnsafeRawBufferPointer(rebasing: entry[0..<(entry.count - 8)])
             // Only a value that long can be a cut string (tag, 240 bytes, marker).
@@ -426,7 +428,7 @@ extension Snapshot {
             }
             keys.append(ObjectKey(IndexKey.objectKey(fromEntry: entry)))
             return true
-        }
+        } } }
         guard usable, keys.count == Int(c.objectCount) else { return nil }
         return (keys, starts)
     }
