@@ -123,6 +123,27 @@ import Glibc
         #expect(try ro.read { try Self.dump($0) } == expected)
     }
 
+    /// After a clean exit the file holds every logged commit: a read-only first opener (a database copied to
+    /// read-only media) needs no replay and writes nothing.
+    @Test func aReadOnlyOpenAfterACleanExitWritesNothing() throws {
+        let dir = TempDir()
+        let path = dir.file("clean.realm")
+        var expected: [String] = []
+        do {
+            let db = try Database.open(path: path)
+            try db.write { try $0.createClasses(personDogSchema) }
+            var rng = SplitMix64(seed: 12)
+            for i in 0..<8 { try db.write { try Self.step($0, i, &rng) } }
+            #expect(try db.latestMeta().logEnd > UInt64(CommitLog.headerSize))
+            expected = try db.read { try Self.dump($0) }
+        }
+        let data = Kit.bytes(path), log = Kit.bytes(path + ".log")
+        let ro = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
+        #expect(try ro.read { try Self.dump($0) } == expected)
+        #expect(Kit.bytes(path) == data)
+        #expect(Kit.bytes(path + ".log") == log, "the read-only open rewrote the log")
+    }
+
     @Test func aLogOfAnotherFileIsIgnored() throws {
         let dir = TempDir()
         let a = dir.file("a.realm"), b = dir.file("b.realm")

@@ -337,6 +337,30 @@ public final class Database: @unchecked Sendable {
             b.append(contentsOf: zeros[0..<(pageSize - b.count)])
             writes.append((r.version % 2, b))
         }
+        // After a clean exit (or a process crash) the file already holds every record: nothing to write. A
+        // read-only opener must not need write access then (a database copied to read-only media).
+        let size = try store.currentSize()
+        let mapping = store.mapping
+        // Each page as the last record wrote it (a later commit may have reused a page an earlier one wrote).
+        var latest: [UInt64: (write: Int, offset: Int)] = [:]
+        for (i, w) in writes.enumerated() {
+            for p in 0..<(w.bytes.count / pageSize) { latest[w.page + UInt64(p)] = (i, p * pageSize) }
+        }
+        let holdsAll = latest.allSatisfy { page, at in
+            let end = (Int(page) + 1) * pageSize
+            guard end <= size, end <= mapping.length else { return false }
+            return writes[at.write].bytes.withUnsafeBytes {
+                memcmp(mapping.base + Int(page) * pageSize, $0.baseAddress! + at.offset, pageSize) == 0
+            }
+        }
+        if holdsAll {
+            // What the file holds may still be only in the page cache: sync it before the records go.
+            if !store.readOnly {
+                try store.sync()
+                try CommitLog(dataPath: store.path).reset(logID: logID, generation: generation + 1)
+            }
+            return
+        }
         if store.readOnly {
             // The first opener opened read-only: replay through a descriptor of its own, or say what to do.
             let fd = Glibc.open(store.path, O_RDWR | O_CLOEXEC)
