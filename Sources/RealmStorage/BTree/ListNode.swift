@@ -54,21 +54,24 @@ enum ListCoding {
     }
 
     static func decodeKeys(_ bytes: [UInt8]) throws -> [UInt64] {
-        if bytes.isEmpty { return [] }
-        return try bytes.withUnsafeBytes { buf -> [UInt64] in
-            guard buf.count >= 8 else { throw Malformed(reason: "backlink set shorter than its header") }
-            let count = Int(buf.u32(at: 0))
-            guard buf[4] == PropertyType.int.rawValue, buf[5] == 0 else { throw Malformed(reason: "backlink set holds a non-integer") }
-            guard count <= buf.count * 8 else { throw Malformed(reason: "backlink set count \(count) too large for its bytes") }
-            let r: ColumnReader
-            do {
-                r = try ColumnReader(node: buf, offset: 8, length: buf.count - 8, count: count, encoding: .int, type: .int, linkStorage: .raw)
-            } catch {
-                throw Malformed(reason: "\(error)")
-            }
-            // Read as integers straight away: no `Value` per key.
-            return (0..<count).map { UInt64(bitPattern: r.int(at: $0)) }
+        try bytes.withUnsafeBytes { try decodeKeys($0) }
+    }
+
+    /// `decodeKeys` reading the set where it lies (packed arrays are read with unaligned loads).
+    static func decodeKeys(_ buf: UnsafeRawBufferPointer) throws -> [UInt64] {
+        if buf.isEmpty { return [] }
+        guard buf.count >= 8 else { throw Malformed(reason: "backlink set shorter than its header") }
+        let count = Int(buf.u32(at: 0))
+        guard buf[4] == PropertyType.int.rawValue, buf[5] == 0 else { throw Malformed(reason: "backlink set holds a non-integer") }
+        guard count <= buf.count * 8 else { throw Malformed(reason: "backlink set count \(count) too large for its bytes") }
+        let r: ColumnReader
+        do {
+            r = try ColumnReader(node: buf, offset: 8, length: buf.count - 8, count: count, encoding: .int, type: .int, linkStorage: .raw)
+        } catch {
+            throw Malformed(reason: "\(error)")
         }
+        // Read as integers straight away: no `Value` per key.
+        return (0..<count).map { UInt64(bitPattern: r.int(at: $0)) }
     }
 }
 

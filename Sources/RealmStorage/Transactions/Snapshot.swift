@@ -279,8 +279,15 @@ public class Snapshot: NodeSource {
                 readerLeaf = view.ref
             }
             guard let r = reader else { continue }  // the leaf predates the column: no backlinks
-            // Most targets have none: an empty inline set is read in place, without a copy.
-            if let empty = r.withBytes(at: row, { $0.isEmpty }), empty { continue }
+            // An inline set (most are empty or short) is decoded where it lies, without a copy.
+            do {
+                if let keys = try r.withBytes(at: row, { try ListCoding.decodeKeys($0) }) {
+                    for k in keys { out.append(ObjectKey(k)) }
+                    continue
+                }
+            } catch let e as ListCoding.Malformed {
+                throw StorageError.corrupt(path: displayPath, location: "backlink set", reason: e.reason)
+            }
             let raw = try r.value(at: row, source: self, location: "row \(row) of \(bl.name) in the cluster at page \(view.ref)")
             out += try decodeBacklinks(raw).map(ObjectKey.init)
         }
