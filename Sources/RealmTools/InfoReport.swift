@@ -10,6 +10,9 @@ public struct InfoReport {
     public var schemaVersion: UInt64
     public var versionsHeld: Int
     public var classes: [(name: String, count: Int)]
+    /// Bytes of commits in `NAME.realm.log` not yet checkpointed into the file; nil without a log.
+    public var commitLogBytes: Int?
+    public var isEncrypted: Bool
 
     public init(database db: Database) throws {
         path = db.path
@@ -21,6 +24,8 @@ public struct InfoReport {
         version = s.version
         schemaVersion = s.schemaVersion
         versionsHeld = db.liveVersionCount
+        commitLogBytes = db.commitLogBytes
+        isEncrypted = db.isEncrypted
         classes = try s.schema.map { c in (c.name, try ToolError.wrap { try s.count(c.name) }) }
     }
 
@@ -34,6 +39,7 @@ public struct InfoReport {
         version         \(version)
         schema version  \(schemaVersion)
         versions held   \(versionsHeld)
+        commit log      \(logText)
         classes         \(classes.count)
 
         """
@@ -42,6 +48,13 @@ public struct InfoReport {
             out += "  \(c.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(c.count)\n"
         }
         return out
+    }
+
+    private var logText: String {
+        guard let n = commitLogBytes else {
+            return isEncrypted ? "none (encrypted: every commit is synced in the file)" : "none"
+        }
+        return n == 0 ? "empty (the file holds every commit)" : "\(InfoReport.bytes(n)) of commits since the last checkpoint"
     }
 
     /// `1.5 MiB (1,572,864 bytes)`.

@@ -233,6 +233,20 @@ import Glibc
         #expect(try db.verify().isOK)
     }
 
+    @Test func commitLogBytesCountsWhatNoCheckpointFoldedIn() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("n.realm"))
+        try db.write { try $0.createClasses(personDogSchema) }
+        var rng = SplitMix64(seed: 13)
+        try db.write { try Self.step($0, 0, &rng) }
+        let one = try #require(db.commitLogBytes)
+        #expect(one > 0)
+        try db.write { try Self.step($0, 1, &rng) }
+        #expect(try #require(db.commitLogBytes) > one)
+        try db.checkpoint()
+        #expect(db.commitLogBytes == 0)
+    }
+
     @Test func encryptedAndInMemoryDatabasesHaveNoLog() throws {
         let dir = TempDir()
         let path = dir.file("enc.realm")
@@ -241,6 +255,7 @@ import Glibc
         try db.write { try $0.createClasses(personDogSchema) }
         #expect(!Kit.exists(path + ".log"))
         #expect(try db.latestMeta().logID == 0)
+        #expect(db.commitLogBytes == nil)
         let memory = try Database.inMemory(identifier: "commit-log-test")
         try memory.write { try $0.createClasses(personDogSchema) }
         #expect(try memory.latestMeta().logID == 0)

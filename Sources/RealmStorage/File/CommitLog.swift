@@ -201,6 +201,16 @@ final class CommitLog {
         return offset + UInt64(total)
     }
 
+    /// The header of the log at `path`, nil when there is none (or it is damaged).
+    static func header(path: String) -> Header? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return nil }
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: 40)
+        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 40, 0) }
+        return n == 40 ? buf.withUnsafeBytes { Header.decode($0) } : nil
+    }
+
     // MARK: Recovery (first opener)
 
     /// One whole record read back.

@@ -17,6 +17,16 @@ extension Database {
     /// stay decrypted once read, DECISIONS 34); 0 for a plain file.
     public var decryptedBytes: Int { isEncrypted ? store.mirroredBytes : 0 }
 
+    /// Bytes of commits in the commit log that no checkpoint has folded into the data file yet (DECISIONS
+    /// 39); nil for a database without a log (encrypted or in-memory, or a format-1 file before its first
+    /// commit with this version).
+    public var commitLogBytes: Int? {
+        guard !isInMemory, let meta = try? latestMeta(), meta.logID != 0 else { return nil }
+        guard let h = CommitLog.header(path: path + ".log"), h.logID == meta.logID, h.generation == meta.logGeneration,
+              meta.logEnd > UInt64(CommitLog.headerSize) else { return 0 }
+        return Int(meta.logEnd) - CommitLog.headerSize
+    }
+
     /// For an encrypted file: past this many bytes of decrypted pages, a long read (a scan of a class, a
     /// query, iterating every object) gives them back as it goes instead of holding them to the end.
     /// 256 MiB unless set.
