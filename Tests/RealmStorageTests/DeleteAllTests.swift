@@ -157,3 +157,41 @@ import Testing
         }
     }
 }
+
+@Suite struct BulkInsertLinkTests {
+    /// The bulk path finds a link's target once for both the check and the backlink; a missing target is
+    /// still refused before anything is written, and backlinks come out as the one-by-one path makes them.
+    @Test func bulkInsertWithLinksChecksTargetsAndKeepsBacklinksExact() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("a.realm"))
+        try db.write { tx in
+            try tx.createClasses(personDogSchema)
+            for i in 0..<600 { try tx.createObject("Person", ["id": .int(Int64(i)), "name": .string("p\(i)"), "age": .int(1)]) }
+        }
+        var rng = SplitMix64(seed: 5)
+        var expected: [ObjectKey: [ObjectKey]] = [:]
+        try db.write { tx in
+            let people = try tx.table("Person"), dogs = try tx.table("Dog")
+            let columns = try ["name", "owner"].map { try tx.property(dogs, $0) }
+            for i in 0..<3000 {
+                let owner = try #require(try tx.object(people, primaryKey: .int(Int64(rng.next() % 600))))
+                let dog = try tx.createObject(dogs, columns: columns, values: [.string("d\(i)"), .link(owner)])
+                expected[owner, default: []].append(dog)
+            }
+            let gone = try #require(try tx.object(people, primaryKey: .int(7)))
+            for d in expected[gone] ?? [] { try tx.set(d, tx.property(dogs, "owner"), .null) }
+            expected[gone] = nil
+            try tx.delete(people, gone)
+            let before = try tx.count(dogs)
+            #expect(throws: StorageError.self) { try tx.createObject(dogs, columns: columns, values: [.string("x"), .link(gone)]) }
+            #expect(try tx.count(dogs) == before)
+        }
+        try db.read { s in
+            let people = try s.table("Person")
+            for k in try s.keys(people) {
+                #expect(try s.backlinks(k, in: people, from: "Dog", property: "owner") == (expected[k] ?? []).sorted())
+            }
+        }
+        #expect(try db.verify().isOK)
+    }
+}

@@ -11,17 +11,33 @@ extension WriteTransaction {
         guard hasChanges else { return }
         let newVersion = meta.version + 1
 
-        // 1. Lists and backlink sets: serialized into their (dirty) clusters' bytes columns.
-        for (slot, values) in dirtyLists {
-            guard let c = catalogue.classInfo(id: slot.classID), let p = c.property(column: slot.columnID),
-                  try locate(slot.classID, slot.key) != nil else { continue }
+        // 1. Lists and backlink sets: serialized into their (dirty) clusters' bytes columns, in key order, so
+        //    that consecutive rows are found in the leaf the last one was in (nothing here adds or removes
+        //    rows, so a dirty leaf stays where it is).
+        var lastLeaf: (classID: UInt32, leaf: DirtyLeaf)?
+        var lastClass: (id: UInt32, info: ClassInfo)?
+        func target(_ slot: SlotKey) throws -> (DirtyLeaf, Int, PropertyInfo)? {
+            if lastClass?.id != slot.classID {
+                guard let c = catalogue.classInfo(id: slot.classID) else { return nil }
+                lastClass = (slot.classID, c)
+            }
+            guard let p = lastClass!.info.property(column: slot.columnID) else { return nil }
+            if let l = lastLeaf, l.classID == slot.classID, let row = l.leaf.row(of: slot.key) { return (l.leaf, row, p) }
+            guard try locate(slot.classID, slot.key) != nil else { return nil }
             let (leaf, row) = try mutableRow(slot.classID, slot.key)
+            lastLeaf = (slot.classID, leaf)
+            return (leaf, row, p)
+        }
+        func ordered<V>(_ d: [SlotKey: V]) -> [(key: SlotKey, value: V)] {
+            d.sorted { ($0.key.classID, $0.key.key, $0.key.columnID) < ($1.key.classID, $1.key.key, $1.key.columnID) }
+        }
+        for (slot, values) in ordered(dirtyLists) {
+            guard let (leaf, row, p) = try target(slot) else { continue }
             try leaf.set(row: row, property: p, .data(ListCoding.encode(values, type: p.type, nullable: p.isOptional)))
         }
-        for (slot, keys) in dirtyBacklinks {
-            guard let c = catalogue.classInfo(id: slot.classID), let p = c.property(column: slot.columnID),
-                  try locate(slot.classID, slot.key) != nil else { continue }
-            let (leaf, row) = try mutableRow(slot.classID, slot.key)
+        lastLeaf = nil
+        for (slot, keys) in ordered(dirtyBacklinks) {
+            guard let (leaf, row, p) = try target(slot) else { continue }
             try leaf.set(row: row, property: p, .data(ListCoding.encode(keys: keys)))
         }
 

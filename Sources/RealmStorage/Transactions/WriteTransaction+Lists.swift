@@ -101,9 +101,16 @@ extension WriteTransaction {
         dirtyBacklinks[SlotKey(classID: classID, key: key, columnID: bl.columnID)] = keys  // stored at commit
     }
 
-    func addBacklink(target: UInt64, via p: PropertyInfo, from originClass: UInt32, origin: UInt64) throws {
+    /// `location`: where the target's row is, when the caller just found it (saves a descent of its tree).
+    func addBacklink(target: UInt64, via p: PropertyInfo, from originClass: UInt32, origin: UInt64,
+                     location: RowLocation? = nil) throws {
         let bl = try backlinkColumn(target: p.targetClassID, via: p, from: originClass)
-        var keys = try backlinkKeys(p.targetClassID, target, bl)
+        var keys: [UInt64]
+        if let location, dirtyBacklinks[SlotKey(classID: p.targetClassID, key: target, columnID: bl.columnID)] == nil {
+            keys = try decodeBacklinks(rawValue(location, bl))
+        } else {
+            keys = try backlinkKeys(p.targetClassID, target, bl)
+        }
         let i = keys.firstIndex { $0 >= origin } ?? keys.count
         keys.insert(origin, at: i)  // a list may link the same target twice: keep one entry per link
         try setBacklinks(p.targetClassID, target, bl, keys)

@@ -78,11 +78,22 @@ extension WriteTransaction {
         let plan = try insertPlan(table)
         let positions = try plan.positions(of: columns)
         var row = plan.template
+        // Where each link's target was found (other classes only: inserting into this class may move rows).
+        var targets: [(position: Int, location: RowLocation)] = []
         for i in 0..<columns.count {
             let at = positions[i]
-            row[at] = try validated(values[i], for: plan.classInfo.properties[at], in: plan.classInfo)
+            let p = plan.classInfo.properties[at]
+            if p.type == .link, !p.isList, p.targetClassID != plan.classInfo.classID, case .link(let k) = values[i] {
+                guard let loc = try locate(p.targetClassID, k.rawValue) else {
+                    throw StorageError.noSuchObject(className: catalogue.classInfo(id: p.targetClassID)?.name ?? "?", key: k.rawValue)
+                }
+                targets.append((at, loc))
+                row[at] = values[i]
+                continue
+            }
+            row[at] = try validated(values[i], for: p, in: plan.classInfo)
         }
-        return try createObject(plan, row: row, lists: [:])
+        return try createObject(plan, row: row, lists: [:], targets: targets)
     }
 
     /// What inserting into a class needs, worked out once per schema state: nothing on the per-object
@@ -160,7 +171,8 @@ extension WriteTransaction {
     }
 
     /// Creates an object from a row parallel to the class's properties (already validated).
-    private func createObject(_ plan: InsertPlan, row: [Value], lists: [String: [Value]]) throws -> ObjectKey {
+    private func createObject(_ plan: InsertPlan, row: [Value], lists: [String: [Value]],
+                              targets: [(position: Int, location: RowLocation)] = []) throws -> ObjectKey {
         let c = plan.classInfo
         var listValues: [(PropertyInfo, [Value])] = []
         for (name, vs) in lists {
@@ -193,7 +205,10 @@ extension WriteTransaction {
             .insert(&roots[c.classID, default: .clean(c.tableRoot)], key: key, row: row)
         for i in plan.indexed { try addToIndex(c.classID, c.properties[i], row[i], key) }
         for i in plan.links {
-            if case .link(let t) = row[i] { try addBacklink(target: t.rawValue, via: c.properties[i], from: c.classID, origin: key) }
+            if case .link(let t) = row[i] {
+                let found = targets.first { $0.position == i }?.location
+                try addBacklink(target: t.rawValue, via: c.properties[i], from: c.classID, origin: key, location: found)
+            }
         }
         for (p, vs) in listValues where !vs.isEmpty {
             dirtyLists[SlotKey(classID: c.classID, key: key, columnID: p.columnID)] = vs
