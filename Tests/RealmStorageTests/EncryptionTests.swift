@@ -359,6 +359,14 @@ import Testing
         #expect(seen == count)
         // Within the budget plus one leaf's pages and the path (a leaf is at most 64 KiB).
         #expect(peak <= (512 << 10) + (256 << 10), "peak \(peak) bytes of decrypted pages")
+        // A compacted copy reads every page of the file the same way.
+        #expect(db.trimDecryptedPages())
+        let copyPath = dir.file("copy.realm")
+        try db.writeCopy(to: copyPath)
+        #expect(db.decryptedBytes <= (512 << 10) + (256 << 10), "after writeCopy: \(db.decryptedBytes) bytes")
+        let copy = try Database.open(path: copyPath, options: DatabaseOptions(encryptionKey: EncryptionTests.key))
+        #expect(try copy.read { try $0.count("Row") } == count)
+        #expect(try copy.verify().isOK)
         // Without a budget the same scan holds every page it read.
         db.decryptedPageBudget = Int.max
         #expect(db.trimDecryptedPages())

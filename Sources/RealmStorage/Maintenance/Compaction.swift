@@ -37,7 +37,8 @@ extension Database {
         var pending = 0
         for c in source.catalogue.classes {
             var failure: Error?
-            try TableTree.forEachLeaf(source.root(of: c.classID), source: source) { leaf in
+            // Walked as a long read: an encrypted source gives its decrypted pages back as the copy goes.
+            try source.walkLeaves(c.classID) { leaf in
                 guard case .clean(let view) = leaf else { return true }
                 do {
                     try copyLeaf(view, c, from: source, into: tx)
