@@ -38,9 +38,10 @@ public final class PreparedQuery {
         var consulted: [String: ClassSchema]
     }
     private var binding: Binding?
-    /// Handles resolved in the snapshot last used (held weakly: a prepared query must not keep a snapshot,
-    /// and with it its version's pages, alive).
-    private weak var handleSnapshot: Snapshot?
+    /// The snapshot the handles were resolved in, by identity and version (not a reference: a prepared query
+    /// must not keep a snapshot, and with it its version's pages, alive; and a weak reference would slow
+    /// every retain of the snapshot).
+    private var handleSnapshot: (id: ObjectIdentifier, database: ObjectIdentifier, version: UInt64)?
     private var handles = ResolvedHandles()
 
     public init(_ query: Query, on className: String) {
@@ -71,9 +72,10 @@ public final class PreparedQuery {
     /// The keys of the matching objects, as `BoundQuery.evaluate(in:)` gives them.
     public func evaluate(in snapshot: Snapshot, arguments: [QueryArgument] = []) throws -> [ObjectKey] {
         let bound = try bind(in: snapshot, arguments: arguments)
-        if handleSnapshot !== snapshot {
+        let current = (ObjectIdentifier(snapshot), ObjectIdentifier(snapshot.database), snapshot.version)
+        if handleSnapshot.map({ $0 != current }) ?? true {
             handles = ResolvedHandles()
-            handleSnapshot = snapshot
+            handleSnapshot = current
         }
         return try bound.evaluate(in: snapshot, executor: Executor(snapshot, handles: handles))
     }

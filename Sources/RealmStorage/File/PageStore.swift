@@ -158,14 +158,21 @@ final class PageStore: @unchecked Sendable {
     /// `alwaysCheck`: compare with the file's nonce even when confirmed in this epoch (the meta slots, which
     /// every commit rewrites and which are read to find out whether another process committed at all).
     private func materialize(_ p: UInt64, alwaysCheck: Bool = false) -> Bool {
-        guard let cipher, let table = nonceTable else { return true }
-        let phys = EncryptedLayout.physical(p), metaPhys = EncryptedLayout.metadataPage(p)
-        guard Int(p + 1) * pageSize <= PageStore.encryptedReservation, physicallyPresent(phys), let base = readBase else { return false }
+        guard let table = nonceTable else { return true }
+        guard Int(p + 1) * pageSize <= PageStore.encryptedReservation else { return false }
         let slot = table.base + Int(p) * 16
-        // Confirmed since the last commit of another process: nothing can have changed the page.
+        // Confirmed since the last commit of another process: nothing can have changed the page (and it was
+        // in the file then; an open file never shrinks). The common case, checked before anything else.
         let now = epoch.load(ordering: .acquiring)
         let seen = slot.load(fromByteOffset: 12, as: UInt32.self)
         if seen == now && !alwaysCheck { return true }
+        return materializeSlow(p, slot: slot, seen: seen, now: now)
+    }
+
+    private func materializeSlow(_ p: UInt64, slot: UnsafeMutableRawPointer, seen: UInt32, now: UInt32) -> Bool {
+        guard let cipher else { return true }
+        let phys = EncryptedLayout.physical(p), metaPhys = EncryptedLayout.metadataPage(p)
+        guard physicallyPresent(phys), let base = readBase else { return false }
         let entry = base + Int(metaPhys) * pageSize + EncryptedLayout.entryOffset(p)
         if seen != 0 && memcmp(slot, entry, 12) == 0 {
             slot.storeBytes(of: now, toByteOffset: 12, as: UInt32.self)
@@ -266,9 +273,15 @@ final class PageStore: @unchecked Sendable {
         guard materialize(ref) else { throw fail(ref) }
         let length = Int(UInt32(littleEndian: UnsafeRawPointer(_mapping.base + Int(ref) * pageSize).loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
         let pages = UInt64(max(1, pagesFor(bytes: length)))
+        guard pages > 1, let table = nonceTable else { return }
+        let now = epoch.load(ordering: .acquiring)
         var p = ref + 1
         while p < ref + pages && p < limit {
-            guard materialize(p) else { throw fail(p) }
+            // As `materialize`, with the epoch read once for the node.
+            guard Int(p + 1) * pageSize <= PageStore.encryptedReservation else { throw fail(p) }
+            let slot = table.base + Int(p) * 16
+            let seen = slot.load(fromByteOffset: 12, as: UInt32.self)
+            if seen != now { guard materializeSlow(p, slot: slot, seen: seen, now: now) else { throw fail(p) } }
             p += 1
         }
     }
