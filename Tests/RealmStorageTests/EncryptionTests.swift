@@ -374,4 +374,24 @@ import Testing
         #expect(db.decryptedBytes > 4 << 20)
         #expect(try db.verify().isOK)
     }
+
+    /// Nonces are never repeated: within one open (a counter) and across opens of the same file (a random
+    /// prefix each), and every sealed page still opens.
+    @Test func noncesAreUniqueWithinAndAcrossOpens() throws {
+        let salt = PageCipher.randomSalt()
+        let a = PageCipher(userKey: EncryptionTests.key, salt: salt), b = PageCipher(userKey: EncryptionTests.key, salt: salt)
+        var seen = Set<[UInt8]>()
+        let page = [UInt8](repeating: 0x5A, count: pageSize)
+        for i in 0..<3000 {
+            for c in [a, b] {
+                let sealed = try page.withUnsafeBytes { try c.seal($0, logicalPage: UInt64(i)) }
+                #expect(seen.insert(sealed.nonce).inserted, "nonce repeated at page \(i)")
+                var out = [UInt8](repeating: 0, count: pageSize)
+                let ok = sealed.ciphertext.withUnsafeBytes { ct in sealed.nonce.withUnsafeBytes { n in sealed.tag.withUnsafeBytes { t in
+                    out.withUnsafeMutableBytes { c.open(ct, nonce: n, tag: t, logicalPage: UInt64(i), into: $0) } } } }
+                #expect(ok && out == page)
+            }
+        }
+    }
 }
+
