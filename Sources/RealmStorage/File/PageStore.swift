@@ -73,6 +73,7 @@ final class PageStore: @unchecked Sendable {
             readableBytes.store(min(size, file.length), ordering: .releasing)
             _mapping = try PageStore.mapAnonymous(length: PageStore.encryptedReservation, path: path)
             nonceTable = try PageStore.mapAnonymous(length: PageStore.encryptedReservation / pageSize * 16, path: path)
+            nonceBase = nonceTable?.base
             knownBytes = Int(EncryptedLayout.logicalPages(physicalBytes: size)) * pageSize
             _mapping.encryptedStore = self
         } else {
@@ -102,6 +103,8 @@ final class PageStore: @unchecked Sendable {
     }
     /// Per logical page: the nonce of the ciphertext decrypted into the mirror (12 bytes) and a valid flag.
     private var nonceTable: Mapping?
+    /// `nonceTable.base`, for the per-page check on every node read (no retain of the mapping there).
+    private var nonceBase: UnsafeMutableRawPointer?
     private let decryptLock = PthreadMutex()
     /// Address space of the plaintext mirror (256 GiB; pages are only backed once read).
     static let encryptedReservation = 1 << 38
@@ -158,9 +161,9 @@ final class PageStore: @unchecked Sendable {
     /// `alwaysCheck`: compare with the file's nonce even when confirmed in this epoch (the meta slots, which
     /// every commit rewrites and which are read to find out whether another process committed at all).
     private func materialize(_ p: UInt64, alwaysCheck: Bool = false) -> Bool {
-        guard let table = nonceTable else { return true }
+        guard let table = nonceBase else { return true }
         guard Int(p + 1) * pageSize <= PageStore.encryptedReservation else { return false }
-        let slot = table.base + Int(p) * 16
+        let slot = table + Int(p) * 16
         // Confirmed since the last commit of another process: nothing can have changed the page (and it was
         // in the file then; an open file never shrinks). The common case, checked before anything else.
         let now = epoch.load(ordering: .acquiring)
@@ -273,13 +276,13 @@ final class PageStore: @unchecked Sendable {
         guard materialize(ref) else { throw fail(ref) }
         let length = Int(UInt32(littleEndian: UnsafeRawPointer(_mapping.base + Int(ref) * pageSize).loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
         let pages = UInt64(max(1, pagesFor(bytes: length)))
-        guard pages > 1, let table = nonceTable else { return }
+        guard pages > 1, let table = nonceBase else { return }
         let now = epoch.load(ordering: .acquiring)
         var p = ref + 1
         while p < ref + pages && p < limit {
             // As `materialize`, with the epoch read once for the node.
             guard Int(p + 1) * pageSize <= PageStore.encryptedReservation else { throw fail(p) }
-            let slot = table.base + Int(p) * 16
+            let slot = table + Int(p) * 16
             let seen = slot.load(fromByteOffset: 12, as: UInt32.self)
             if seen != now { guard materializeSlow(p, slot: slot, seen: seen, now: now) else { throw fail(p) } }
             p += 1
