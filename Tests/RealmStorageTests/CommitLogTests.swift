@@ -11,23 +11,7 @@ import Glibc
 @Suite struct CommitLogTests {
     typealias Kit = ErrorTestKit
 
-    /// Every value, list and backlink of every object, as text.
-    static func dump(_ s: Snapshot) throws -> [String] {
-        var lines: [String] = []
-        for c in s.schema {
-            let t = try s.table(c.name)
-            for k in try s.keys(t) {
-                var fields: [String] = []
-                for p in c.properties {
-                    let h = try s.property(t, p.name)
-                    fields.append(p.isList ? "\(p.name)=\(try s.list(k, h))" : "\(p.name)=\(try s.value(k, h))")
-                }
-                for b in try s.allBacklinks(k, in: t) { fields.append("←\(b.className).\(b.property)=\(b.keys)") }
-                lines.append("\(c.name) #\(k.rawValue) " + fields.joined(separator: " "))
-            }
-        }
-        return lines
-    }
+    static func dump(_ s: Snapshot) throws -> [String] { try dumpObjects(s) }
 
     /// One small transaction of a seeded mix: creates, updates, links, list edits and deletes.
     static func step(_ tx: WriteTransaction, _ i: Int, _ rng: inout SplitMix64) throws {

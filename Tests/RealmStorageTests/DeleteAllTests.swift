@@ -81,25 +81,7 @@ import Testing
         }
     }
 
-    /// Every value, list and backlink set of every object, as text.
-    func dump(_ db: Database) throws -> [String] {
-        try db.read { s in
-            var lines: [String] = []
-            for c in Self.schema {
-                let t = try s.table(c.name)
-                for k in try s.keys(t) {
-                    var fields: [String] = []
-                    for p in c.properties {
-                        let h = try s.property(t, p.name)
-                        fields.append(p.isList ? "\(p.name)=\(try s.list(k, h))" : "\(p.name)=\(try s.value(k, h))")
-                    }
-                    for b in try s.allBacklinks(k, in: t) { fields.append("←\(b.className).\(b.property)=\(b.keys)") }
-                    lines.append("\(c.name) #\(k.rawValue) " + fields.joined(separator: " "))
-                }
-            }
-            return lines
-        }
-    }
+    func dump(_ db: Database) throws -> [String] { try db.read { try dumpObjects($0) } }
 
     @Test(arguments: ["Pet", "Owner", "Toy"])
     func deleteAllMatchesDeletingOneByOne(victim: String) throws {

@@ -19,3 +19,23 @@ let personDogSchema: [ClassSchema] = [
         .linkingObjects("owners", from: "Person", property: "dogs"),
     ]),
 ]
+
+/// Every value, list and backlink set of every object of every class, one line per object, in schema and
+/// key order: two databases hold the same data exactly when their dumps are equal.
+func dumpObjects(_ s: Snapshot) throws -> [String] {
+    var lines: [String] = []
+    for c in s.schema {
+        let t = try s.table(c.name)
+        for k in try s.keys(t) {
+            var fields: [String] = []
+            for p in c.properties {
+                let h = try s.property(t, p.name)
+                fields.append(p.isList ? "\(p.name)=\(try s.list(k, h))" : "\(p.name)=\(try s.value(k, h))")
+            }
+            for b in try s.allBacklinks(k, in: t) { fields.append("←\(b.className).\(b.property)=\(b.keys)") }
+            lines.append("\(c.name) #\(k.rawValue) " + fields.joined(separator: " "))
+        }
+    }
+    return lines
+}
+

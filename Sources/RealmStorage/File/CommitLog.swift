@@ -121,15 +121,7 @@ final class CommitLog {
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StorageError.io(path: path, operation: "write the commit log", errno: errno)
-            }
-            done += n
-        }
+        try writeFully(fd, bytes, at: offset, path: path, operation: "write the commit log")
     }
 
     private func sync() throws {

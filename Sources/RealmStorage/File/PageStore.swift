@@ -123,15 +123,7 @@ final class PageStore: @unchecked Sendable {
     }
 
     private func pwriteAll(_ bytes: UnsafeRawBufferPointer, at offset: Int, operation: String = "write") throws {
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StorageError.io(path: path, operation: operation, errno: errno)
-            }
-            done += n
-        }
+        try writeFully(fd, bytes, at: offset, path: path, operation: operation)
     }
 
     /// Whether the physical page lies inside the file (asking the OS only when not already known).
@@ -439,15 +431,7 @@ final class PageStore: @unchecked Sendable {
             }
             return
         }
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StorageError.io(path: path, operation: "write", errno: errno)
-            }
-            done += n
-        }
+        try writeFully(fd, bytes, at: offset, path: path, operation: "write")
         try ensureMapped(bytes: offset + bytes.count)
     }
 
@@ -609,5 +593,19 @@ final class PthreadMutex: @unchecked Sendable {
         pthread_mutex_lock(m)
         defer { pthread_mutex_unlock(m) }
         return try body()
+    }
+}
+
+/// `pwrite` until every byte of `bytes` is at `offset` of `fd` (retrying after signals); an error names
+/// `path` and `operation`.
+func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String, operation: String) throws {
+    var done = 0
+    while done < bytes.count {
+        let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw StorageError.io(path: path, operation: operation, errno: errno)
+        }
+        done += n
     }
 }

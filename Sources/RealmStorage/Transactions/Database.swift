@@ -370,15 +370,7 @@ public final class Database: @unchecked Sendable {
             }
             defer { Glibc.close(fd) }
             for w in writes {
-                var done = 0
-                while done < w.bytes.count {
-                    let n = w.bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(Int(w.page) * pageSize + done)) }
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw StorageError.io(path: store.path, operation: "replay the commit log", errno: errno)
-                    }
-                    done += n
-                }
+                try w.bytes.withUnsafeBytes { try writeFully(fd, $0, at: Int(w.page) * pageSize, path: store.path, operation: "replay the commit log") }
             }
             if fdatasync(fd) != 0 { throw StorageError.io(path: store.path, operation: "fdatasync", errno: errno) }
         } else {
@@ -442,15 +434,7 @@ public final class Database: @unchecked Sendable {
         }
         defer { Glibc.close(fd) }
         let zero = [UInt8](repeating: 0, count: pageSize)
-        var done = 0
-        while done < pageSize {
-            let n = zero.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, pageSize - done, off_t(slot * pageSize + done)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StorageError.io(path: path, operation: "roll back the torn commit of version \(version)", errno: errno)
-            }
-            done += n
-        }
+        try zero.withUnsafeBytes { try writeFully(fd, $0, at: slot * pageSize, path: path, operation: "roll back the torn commit of version \(version)") }
         if fdatasync(fd) != 0 { throw StorageError.io(path: path, operation: "fdatasync", errno: errno) }
     }
 

@@ -237,14 +237,18 @@ public class Snapshot: NodeSource {
     /// one lookup in the stored backlink column, never a scan.
     public func backlinks(_ key: ObjectKey, in table: TableHandle, from originClass: String, property originProperty: String) throws -> [ObjectKey] {
         let c = try classInfo(table)
+        guard let bl = try backlinkColumn(of: c, from: originClass, property: originProperty) else { return [] }
+        return try backlinkKeys(c.classID, key.rawValue, bl).map(ObjectKey.init)
+    }
+
+    /// The backlink column of class `c` for links from `originClass.originProperty` (nil: no link was ever
+    /// made, so none exist); throws when that property is not a link to `c`.
+    func backlinkColumn(of c: ClassInfo, from originClass: String, property originProperty: String) throws -> PropertyInfo? {
         guard let origin = catalogue.classInfo(named: originClass) else { throw StorageError.noSuchClass(originClass) }
         guard let op = origin.property(named: originProperty), op.type == .link, op.targetClassID == c.classID else {
             throw StorageError.noSuchProperty(className: originClass, property: originProperty)
         }
-        guard let bl = c.properties.first(where: { $0.type == .backlink && $0.targetClassID == origin.classID && $0.originColumnID == op.columnID }) else {
-            return []
-        }
-        return try backlinkKeys(c.classID, key.rawValue, bl).map(ObjectKey.init)
+        return c.properties.first { $0.type == .backlink && $0.targetClassID == origin.classID && $0.originColumnID == op.columnID }
     }
 
     /// The origins of many targets at once: every key whose `originProperty` links to one of `keys` (once
@@ -254,13 +258,7 @@ public class Snapshot: NodeSource {
     /// Targets that do not exist are skipped.
     public func backlinks(of keys: [ObjectKey], in table: TableHandle, from originClass: String, property originProperty: String) throws -> [ObjectKey] {
         let c = try classInfo(table)
-        guard let origin = catalogue.classInfo(named: originClass) else { throw StorageError.noSuchClass(originClass) }
-        guard let op = origin.property(named: originProperty), op.type == .link, op.targetClassID == c.classID else {
-            throw StorageError.noSuchProperty(className: originClass, property: originProperty)
-        }
-        guard let bl = c.properties.first(where: { $0.type == .backlink && $0.targetClassID == origin.classID && $0.originColumnID == op.columnID }) else {
-            return []
-        }
+        guard let bl = try backlinkColumn(of: c, from: originClass, property: originProperty) else { return [] }
         var out: [ObjectKey] = []
         guard case .clean(let root) = self.root(of: c.classID), !(self is WriteTransaction) else {
             // Changed in this transaction: the per-object path sees the pending sets.
