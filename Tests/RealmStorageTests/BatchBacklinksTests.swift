@@ -46,4 +46,56 @@ import Testing
         try check(tx, "write transaction with pending changes")
         tx.rollback()
     }
+
+    /// The batched read takes a backlink set from where it lies in the cluster; it must also handle a set
+    /// stored out of line (over 1 KiB), leaves written before the backlink column existed, and sets made
+    /// empty again.
+    @Test func outOfLineSetsAndLeavesWithoutTheColumn() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("b.realm"))
+        let people = 3_000
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "Person", properties: [PropertySchema(name: "id", type: .int, isPrimaryKey: true)]))
+            let t = try tx.table("Person")
+            let id = try tx.property(t, "id")
+            for i in 0..<people { try tx.createObject(t, columns: [id], values: [.int(Int64(i))]) }
+        }
+        // The class linking to Person arrives later: most Person leaves are never rewritten and predate the
+        // backlink column.
+        var rng = SplitMix64(seed: 44)
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "Dog", properties: [PropertySchema(name: "n", type: .int), .link("owner", to: "Person")]))
+            let t = try tx.table("Person"), dogs = try tx.table("Dog")
+            let columns = try ["n", "owner"].map { try tx.property(dogs, $0) }
+            let popular = try #require(try tx.object(t, primaryKey: .int(7)))
+            for i in 0..<1_500 {  // 1,500 keys: far past the 1 KiB inline limit
+                try tx.createObject(dogs, columns: columns, values: [.int(Int64(i) << 20), .link(popular)])
+            }
+            for i in 0..<40 {
+                let owner = try #require(try tx.object(t, primaryKey: .int(Int64(rng.next() % 300))))
+                try tx.createObject(dogs, columns: columns, values: [.int(Int64(i)), .link(owner)])
+            }
+        }
+        func compare(_ context: String) throws {
+            try db.read { s in
+                let t = try s.table("Person")
+                let all = try s.keys(t)
+                let targets = all.filter { _ in rng.next() % 4 == 0 } + [all[7]]
+                let batched = try s.backlinks(of: targets, in: t, from: "Dog", property: "owner")
+                var expected: [ObjectKey] = []
+                for k in targets.sorted() { expected += try s.backlinks(k, in: t, from: "Dog", property: "owner") }
+                #expect(batched == expected, "\(context)")
+                #expect(try s.backlinks(of: [all[7]], in: t, from: "Dog", property: "owner").count == (context == "emptied" ? 0 : 1_500))
+            }
+        }
+        try compare("out of line")
+        // Empty the big set again: the row holds an empty set, inline.
+        try db.write { tx in
+            let dogs = try tx.table("Dog"), owner = try tx.property(dogs, "owner")
+            let person = try tx.table("Person")
+            let seven = try #require(try tx.object(person, primaryKey: .int(7)))
+            for k in try tx.backlinks(seven, in: person, from: "Dog", property: "owner") { try tx.set(k, owner, .null) }
+        }
+        try compare("emptied")
+    }
 }

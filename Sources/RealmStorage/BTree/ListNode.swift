@@ -57,6 +57,22 @@ enum ListCoding {
         try bytes.withUnsafeBytes { try decodeKeys($0) }
     }
 
+    /// Calls `body` with each key of a backlink set where it lies: no array and no column reader.
+    static func forEachKey(_ buf: UnsafeRawBufferPointer, _ body: (UInt64) -> Void) throws {
+        if buf.isEmpty { return }
+        guard buf.count >= 16, buf.u64(at: 8) == 0 else {
+            for k in try decodeKeys(buf) { body(k) }  // short or with a null bitmap: the checked path says what is wrong
+            return
+        }
+        let count = Int(buf.u32(at: 0))
+        guard buf[4] == PropertyType.int.rawValue, buf[5] == 0 else { throw Malformed(reason: "backlink set holds a non-integer") }
+        guard count <= buf.count * 8 else { throw Malformed(reason: "backlink set count \(count) too large for its bytes") }
+        let block = UnsafeRawBufferPointer(rebasing: buf[8...])
+        let ints: PackedIntsReader
+        do { ints = try PackedIntsReader(block, offset: 8, count: count) } catch { throw Malformed(reason: "\(error)") }
+        for i in 0..<count { body(UInt64(bitPattern: ints[i])) }
+    }
+
     /// `decodeKeys` reading the set where it lies (packed arrays are read with unaligned loads).
     static func decodeKeys(_ buf: UnsafeRawBufferPointer) throws -> [UInt64] {
         if buf.isEmpty { return [] }

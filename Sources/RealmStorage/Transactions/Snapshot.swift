@@ -268,26 +268,29 @@ public class Snapshot: NodeSource {
             return out
         }
         var cursor = TreeCursor(root: root)
-        var reader: ColumnReader?
-        var readerLeaf: UInt64 = 0
         for k in keys.sorted() {
             guard let (view, row) = try cursor.locate(k.rawValue, source: self) else { continue }
-            if reader == nil || readerLeaf != view.ref {
-                reader = try view.reader(for: bl, source: self, checkAllOffsets: false)
-                readerLeaf = view.ref
-            }
-            guard let r = reader else { continue }  // the leaf predates the column: no backlinks
             // An inline set (most are empty or short) is decoded where it lies, without a copy.
+            let bytes: ClusterView.RowBytes
             do {
-                if let keys = try r.withBytes(at: row, { try ListCoding.decodeKeys($0) }) {
-                    for k in keys { out.append(ObjectKey(k)) }
-                    continue
-                }
-            } catch let e as ListCoding.Malformed {
-                throw StorageError.corrupt(path: displayPath, location: "backlink set", reason: e.reason)
+                bytes = try view.rowBytes(row: row, column: bl.columnID)
+            } catch {
+                throw StorageError.corrupt(path: displayPath, location: "row \(row) of \(bl.name) in the cluster at page \(view.ref)",
+                                           reason: error.reason)
             }
-            let raw = try r.value(at: row, source: self, location: "row \(row) of \(bl.name) in the cluster at page \(view.ref)")
-            out += try decodeBacklinks(raw).map(ObjectKey.init)
+            switch bytes {
+            case .absent, .null: continue  // the leaf predates the column: no backlinks
+            case .inline(let b):
+                do {
+                    try ListCoding.forEachKey(b) { out.append(ObjectKey($0)) }
+                } catch let e as ListCoding.Malformed {
+                    throw StorageError.corrupt(path: displayPath, location: "backlink set", reason: e.reason)
+                }
+            case .outOfLine:
+                guard let r = try view.reader(for: bl, source: self, checkAllOffsets: false) else { continue }
+                let raw = try r.value(at: row, source: self, location: "row \(row) of \(bl.name) in the cluster at page \(view.ref)")
+                out += try decodeBacklinks(raw).map(ObjectKey.init)
+            }
         }
         return out
     }
