@@ -97,5 +97,15 @@ import Testing
             for k in try tx.backlinks(seven, in: person, from: "Dog", property: "owner") { try tx.set(k, owner, .null) }
         }
         try compare("emptied")
+        // No targets left at all: an empty tree.
+        let gone = try db.read { s in try s.keys(try s.table("Person")).prefix(6) }
+        try db.write { tx in
+            let t = try tx.table("Person")
+            try tx.deleteAll(t)
+        }
+        try db.read { s in
+            let left = try s.backlinks(of: Array(gone), in: try s.table("Person"), from: "Dog", property: "owner")
+            #expect(left.isEmpty)
+        }
     }
 }

@@ -93,18 +93,24 @@ struct ClusterView {
     }
 
     func rowBytes(row: Int, column columnID: UInt32) throws(CodecError) -> RowBytes {
-        guard let e = columnEntry(columnID) else { return .absent }
+        guard let c = try bytesColumn(columnID) else { return .absent }
+        return try c.row(row)
+    }
+
+    /// The `.bytes` column `columnID`'s arrays, checked to lie in the node; nil when the cluster predates it.
+    func bytesColumn(_ columnID: UInt32) throws(CodecError) -> BytesColumn? {
+        guard let e = columnEntry(columnID) else { return nil }
         guard e.encoding == ColumnEncoding.bytes.rawValue, e.offset >= 0, e.length >= 8, e.offset & 7 == 0,
-              e.offset <= node.count - e.length, row >= 0, row < count else {
-            throw CodecError("column \(columnID) has a bad directory entry for a bytes row")
+              e.offset <= node.count - e.length else {
+            throw CodecError("column \(columnID) has a bad directory entry for a bytes column")
         }
         let block = UnsafeRawBufferPointer(rebasing: node[e.offset..<e.offset + e.length])
         var pos = 8
+        var nulls: BitmapReader? = nil
         switch block.u64(at: 0) {
         case 0: break
         case 1:
-            let nulls = try BitmapReader(block, offset: pos, count: count)
-            if nulls[row] { return .null }
+            nulls = try BitmapReader(block, offset: pos, count: count)
             pos += BitmapReader.byteLength(count: count)
         default: throw CodecError("column block null header \(block.u64(at: 0))")
         }
@@ -112,14 +118,53 @@ struct ClusterView {
         pos += ends.byteLength
         let flags = try PackedIntsReader(block, offset: pos, count: count)
         pos += flags.byteLength
-        if flags[row] != 0 { return .outOfLine }
-        let start = row == 0 ? 0 : ends[row &- 1], end = ends[row]
-        guard start >= 0, start <= end, end <= Int64(block.count - pos) else {
-            throw CodecError("variable-length end offsets of row \(row) out of order or outside the block")
-        }
-        return .inline(UnsafeRawBufferPointer(rebasing: block[(pos + Int(start))..<(pos + Int(end))]))
+        return BytesColumn(count: count, nulls: nulls, ends: ends, flags: flags,
+                           payload: UnsafeRawBufferPointer(rebasing: block[pos...]))
     }
 
+    /// The first byte of the slot in the key array where `key` would be if keys are dense (what
+    /// `row(of:)` reads first), to bring it into the cache ahead of the read; 0 when there is none.
+    func keySlotWord(for key: UInt64) -> UInt64 {
+        guard count > 0 else { return 0 }
+        let guess = key &- self.key(at: 0)
+        return guess < UInt64(count) ? self.key(at: Int(guess)) : 0
+    }
+}
+
+/// The arrays of a `.bytes` column block, bounds checked against the node (rows are checked when read).
+struct BytesColumn {
+    let count: Int
+    let nulls: BitmapReader?
+    let ends: PackedIntsReader
+    let flags: PackedIntsReader
+    let payload: UnsafeRawBufferPointer
+
+    func row(_ row: Int) throws(CodecError) -> ClusterView.RowBytes {
+        guard row >= 0, row < count else { throw CodecError("row \(row) outside a column of \(count) rows") }
+        if let nulls, nulls[row] { return .null }
+        if flags[row] != 0 { return .outOfLine }
+        let start = row == 0 ? 0 : ends[row &- 1], end = ends[row]
+        guard start >= 0, start <= end, end <= Int64(payload.count) else {
+            throw CodecError("variable-length end offsets of row \(row) out of order or outside the block")
+        }
+        return .inline(UnsafeRawBufferPointer(rebasing: payload[Int(start)..<Int(end)]))
+    }
+
+    /// What reading `row` reads first: its end offsets and out-of-line flag (bounds are the arrays').
+    func offsetsWord(_ row: Int) -> UInt64 {
+        guard row >= 0, row < count else { return 0 }
+        return UInt64(bitPattern: ends[row] &+ flags[row])
+    }
+
+    /// The first byte of `row`'s bytes when they lie in the payload (0 otherwise).
+    func payloadByte(_ row: Int) -> UInt64 {
+        guard row >= 0, row < count else { return 0 }
+        let start = row == 0 ? 0 : ends[row &- 1]
+        return start >= 0 && start < Int64(payload.count) ? UInt64(payload[Int(start)]) : 0
+    }
+}
+
+extension ClusterView {
     func value(row: Int, property p: PropertyInfo, source: NodeSource) throws -> Value {
         guard let r = try reader(for: p, source: source, checkAllOffsets: false) else { return p.defaultValue }
         return try r.value(at: row, source: source, location: "row \(row) of \(p.name) in the cluster at page \(ref)")

@@ -115,6 +115,27 @@ struct TreeCursor {
             return l.view.row(of: key).map { (l.view, $0) }
         }
         leaf = nil
+        let (ref, lo, hi) = try innerDescent(key, source: source)
+        let node = try source.node(ref, expected: nil)
+        guard TableTree.isLeafNode(node) else { throw source.corrupt(ref, "expected a table leaf, found type \(node[0])") }
+        let v = try ClusterView(node: node, ref: ref, source: source)
+        leaf = (v, lo, hi)
+        return v.row(of: key).map { (v, $0) }
+    }
+
+    /// The page of the leaf whose key range holds `key`, found through the inner nodes only (the leaf
+    /// itself is not read); 0 for an empty tree. Shares the inner nodes kept by `locate`.
+    mutating func leafRef(_ key: UInt64, source: NodeSource) throws -> UInt64 {
+        if root == 0 { return 0 }
+        if let l = leaf, key >= l.lo, l.hi.map({ key < $0 }) ?? true { return l.view.ref }
+        leaf = nil
+        return try innerDescent(key, source: source).ref
+    }
+
+    /// From the deepest kept inner node whose range holds `key` down to the leaf level (inner nodes of
+    /// level 1 have leaves for children; verify checks the levels), keeping the inner nodes passed:
+    /// the leaf's page and key range.
+    private mutating func innerDescent(_ key: UInt64, source: NodeSource) throws -> (ref: UInt64, lo: UInt64, hi: UInt64?) {
         while let last = path.last, !(key >= last.lo && (last.hi.map { key < $0 } ?? true)) { path.removeLast() }
         var ref: UInt64, lo: UInt64, hi: UInt64?
         if let last = path.last {
@@ -122,16 +143,13 @@ struct TreeCursor {
             ref = last.view.ref(i)
             lo = i == 0 ? last.lo : last.view.firstKey(i)
             hi = i + 1 < last.view.count ? last.view.firstKey(i + 1) : last.hi
+            if last.view.level == 1 { return (ref, lo, hi) }
         } else {
             (ref, lo, hi) = (root, 0, nil)
         }
         while true {
             let node = try source.node(ref, expected: nil)
-            if TableTree.isLeafNode(node) {
-                let v = try ClusterView(node: node, ref: ref, source: source)
-                leaf = (v, lo, hi)
-                return v.row(of: key).map { (v, $0) }
-            }
+            if TableTree.isLeafNode(node) { return (ref, lo, hi) }
             guard node[0] == NodeType.tableInner.rawValue else { throw source.corrupt(ref, "expected a table node, found type \(node[0])") }
             let v = try InnerView(node: node, ref: ref, source: source)
             path.append((v, lo, hi))
@@ -139,6 +157,7 @@ struct TreeCursor {
             ref = v.ref(i)
             if i > 0 { lo = v.firstKey(i) }
             if i + 1 < v.count { hi = v.firstKey(i + 1) }
+            if v.level == 1 { return (ref, lo, hi) }
         }
     }
 }
