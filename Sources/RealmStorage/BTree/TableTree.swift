@@ -123,15 +123,6 @@ struct TreeCursor {
         return v.row(of: key).map { (v, $0) }
     }
 
-    /// The page of the leaf whose key range holds `key`, found through the inner nodes only (the leaf
-    /// itself is not read); 0 for an empty tree. Shares the inner nodes kept by `locate`.
-    mutating func leafRef(_ key: UInt64, source: NodeSource) throws -> UInt64 {
-        if root == 0 { return 0 }
-        if let l = leaf, key >= l.lo, l.hi.map({ key < $0 }) ?? true { return l.view.ref }
-        leaf = nil
-        return try innerDescent(key, source: source).ref
-    }
-
     /// From the deepest kept inner node whose range holds `key` down to the leaf level (inner nodes of
     /// level 1 have leaves for children; verify checks the levels), keeping the inner nodes passed:
     /// the leaf's page and key range.
