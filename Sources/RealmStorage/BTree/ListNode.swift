@@ -57,6 +57,20 @@ enum ListCoding {
         try bytes.withUnsafeBytes { try decodeKeys($0) }
     }
 
+    /// `a` and `b` (each sorted) as one sorted array, every element of both kept.
+    static func mergeSorted(_ a: [UInt64], _ b: ArraySlice<UInt64>) -> [UInt64] {
+        if a.isEmpty { return Array(b) }
+        var out: [UInt64] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = 0, j = b.startIndex
+        while i < a.count && j < b.endIndex {
+            if b[j] <= a[i] { out.append(b[j]); j += 1 } else { out.append(a[i]); i += 1 }
+        }
+        out += a[i...]
+        out += b[j...]
+        return out
+    }
+
     /// Calls `body` with each key of a backlink set where it lies: no array and no column reader.
     static func forEachKey(_ buf: UnsafeRawBufferPointer, _ body: (UInt64) -> Void) throws {
         if buf.isEmpty { return }

@@ -57,6 +57,8 @@ extension Snapshot {
     /// contents may be listed (its `changes(in:since:)` is then empty); a changed class is never left out.
     public func changedClasses(since older: Snapshot) throws -> Set<String> {
         try checkComparable(with: older)
+        try (self as? WriteTransaction)?.settleBacklinks()
+        try (older as? WriteTransaction)?.settleBacklinks()
         if older === self { return [] }
         var out: Set<String> = []
         for c in catalogue.classes {
@@ -76,6 +78,9 @@ extension Snapshot {
 
     /// `changes(in:since:)` and the number of nodes it read (table nodes and blobs), for tests and measurements.
     @_spi(Testing) public func diff(_ className: String, since older: Snapshot) throws -> (changes: TableChanges, nodesRead: Int) {
+        // Backlinks added in a write transaction are merged into its pending sets first.
+        try (self as? WriteTransaction)?.settleBacklinks()
+        try (older as? WriteTransaction)?.settleBacklinks()
         try checkComparable(with: older)
         let newC = catalogue.classInfo(named: className), oldC = older.catalogue.classInfo(named: className)
         if newC == nil && oldC == nil { throw StorageError.noSuchClass(className) }

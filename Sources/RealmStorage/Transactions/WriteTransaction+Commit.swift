@@ -29,16 +29,32 @@ extension WriteTransaction {
             return (leaf, row, p)
         }
         func ordered<V>(_ d: [SlotKey: V]) -> [(key: SlotKey, value: V)] {
-            d.sorted { ($0.key.classID, $0.key.key, $0.key.columnID) < ($1.key.classID, $1.key.key, $1.key.columnID) }
+            d.sorted { SlotKey.ordered($0.key, $1.key) }
         }
         for (slot, values) in ordered(dirtyLists) {
             guard let (leaf, row, p) = try target(slot) else { continue }
             try leaf.set(row: row, property: p, .data(ListCoding.encode(values, type: p.type, nullable: p.isOptional)))
         }
+        // Backlinks added since the sets were last read: into a set already changed in this transaction,
+        // or else straight into the set stored in the target's row (one read and one write per target).
+        var added: [(slot: SlotKey, origins: ArraySlice<UInt64>)] = []
+        for run in takeAddedBacklinks() {
+            if let keys = dirtyBacklinks[run.slot] {
+                dirtyBacklinks[run.slot] = ListCoding.mergeSorted(keys, run.origins)
+            } else {
+                added.append(run)
+            }
+        }
         lastLeaf = nil
         for (slot, keys) in ordered(dirtyBacklinks) {
             guard let (leaf, row, p) = try target(slot) else { continue }
             try leaf.set(row: row, property: p, .data(ListCoding.encode(keys: keys)))
+        }
+        lastLeaf = nil
+        for (slot, origins) in added {
+            guard let (leaf, row, p) = try target(slot) else { continue }
+            let stored = try decodeBacklinks(leaf.value(row: row, property: p))
+            try leaf.set(row: row, property: p, .data(ListCoding.encode(keys: ListCoding.mergeSorted(stored, origins))))
         }
 
         // 2. Object trees.

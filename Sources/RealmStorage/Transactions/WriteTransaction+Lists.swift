@@ -98,25 +98,46 @@ extension WriteTransaction {
     }
 
     func setBacklinks(_ classID: UInt32, _ key: UInt64, _ bl: PropertyInfo, _ keys: [UInt64]) throws {
+        try settleBacklinks()
         dirtyBacklinks[SlotKey(classID: classID, key: key, columnID: bl.columnID)] = keys  // stored at commit
     }
 
-    /// `location`: where the target's row is, when the caller just found it (saves a descent of its tree).
-    func addBacklink(target: UInt64, via p: PropertyInfo, from originClass: UInt32, origin: UInt64,
-                     location: RowLocation? = nil) throws {
+    /// Records that `origin` now links to `target` (a list may link the same target twice: one entry per
+    /// link). Nothing is read here; the set is merged when next read, or at commit.
+    func addBacklink(target: UInt64, via p: PropertyInfo, from originClass: UInt32, origin: UInt64) throws {
         let bl = try backlinkColumn(target: p.targetClassID, via: p, from: originClass)
-        var keys: [UInt64]
-        if let location, dirtyBacklinks[SlotKey(classID: p.targetClassID, key: target, columnID: bl.columnID)] == nil {
-            keys = try decodeBacklinks(rawValue(location, bl))
-        } else {
-            keys = try backlinkKeys(p.targetClassID, target, bl)
+        addedBacklinks.append(AddedBacklink(slot: SlotKey(classID: p.targetClassID, key: target, columnID: bl.columnID), origin: origin))
+    }
+
+    /// The added backlinks sorted by slot, then origin, and cut into one run per slot (the run's origins
+    /// sorted); clears them.
+    func takeAddedBacklinks() -> [(slot: SlotKey, origins: ArraySlice<UInt64>)] {
+        if addedBacklinks.isEmpty { return [] }
+        addedBacklinks.sort { SlotKey.ordered($0.slot, $1.slot) || ($0.slot == $1.slot && $0.origin < $1.origin) }
+        let origins = addedBacklinks.map(\.origin)
+        var runs: [(slot: SlotKey, origins: ArraySlice<UInt64>)] = []
+        var start = 0
+        for i in 1...addedBacklinks.count where i == addedBacklinks.count || addedBacklinks[i].slot != addedBacklinks[start].slot {
+            runs.append((addedBacklinks[start].slot, origins[start..<i]))
+            start = i
         }
-        let i = keys.firstIndex { $0 >= origin } ?? keys.count
-        keys.insert(origin, at: i)  // a list may link the same target twice: keep one entry per link
-        try setBacklinks(p.targetClassID, target, bl, keys)
+        addedBacklinks.removeAll()
+        return runs
+    }
+
+    /// Merges the added backlinks into `dirtyBacklinks`, so that reads and edits of backlink sets see them.
+    func settleBacklinks() throws {
+        if addedBacklinks.isEmpty { return }
+        for (slot, origins) in takeAddedBacklinks() {
+            guard let bl = catalogue.classInfo(id: slot.classID)?.property(column: slot.columnID),
+                  try locate(slot.classID, slot.key) != nil else { continue }
+            let current = try backlinkKeys(slot.classID, slot.key, bl)  // nothing is added now: no recursion
+            dirtyBacklinks[slot] = ListCoding.mergeSorted(current, origins)
+        }
     }
 
     func removeBacklink(target: UInt64, via p: PropertyInfo, from originClass: UInt32, origin: UInt64) throws {
+        try settleBacklinks()
         guard try locate(p.targetClassID, target) != nil else { return }
         let bl = try backlinkColumn(target: p.targetClassID, via: p, from: originClass)
         var keys = try backlinkKeys(p.targetClassID, target, bl)

@@ -78,22 +78,19 @@ extension WriteTransaction {
         let plan = try insertPlan(table)
         let positions = try plan.positions(of: columns)
         var row = plan.template
-        // Where each link's target was found (other classes only: inserting into this class may move rows).
-        var targets: [(position: Int, location: RowLocation)] = []
         for i in 0..<columns.count {
             let at = positions[i]
             let p = plan.classInfo.properties[at]
             if p.type == .link, !p.isList, p.targetClassID != plan.classInfo.classID, case .link(let k) = values[i] {
-                guard let loc = try locate(p.targetClassID, k.rawValue) else {
+                guard try locate(p.targetClassID, k.rawValue) != nil else {
                     throw StorageError.noSuchObject(className: catalogue.classInfo(id: p.targetClassID)?.name ?? "?", key: k.rawValue)
                 }
-                targets.append((at, loc))
                 row[at] = values[i]
                 continue
             }
             row[at] = try validated(values[i], for: p, in: plan.classInfo)
         }
-        return try createObject(plan, row: row, lists: [:], targets: targets)
+        return try createObject(plan, row: row, lists: [:])
     }
 
     /// What inserting into a class needs, worked out once per schema state: nothing on the per-object
@@ -171,8 +168,7 @@ extension WriteTransaction {
     }
 
     /// Creates an object from a row parallel to the class's properties (already validated).
-    private func createObject(_ plan: InsertPlan, row: [Value], lists: [String: [Value]],
-                              targets: [(position: Int, location: RowLocation)] = []) throws -> ObjectKey {
+    private func createObject(_ plan: InsertPlan, row: [Value], lists: [String: [Value]]) throws -> ObjectKey {
         let c = plan.classInfo
         var listValues: [(PropertyInfo, [Value])] = []
         for (name, vs) in lists {
@@ -206,8 +202,7 @@ extension WriteTransaction {
         for i in plan.indexed { try addToIndex(c.classID, c.properties[i], row[i], key) }
         for i in plan.links {
             if case .link(let t) = row[i] {
-                let found = targets.first { $0.position == i }?.location
-                try addBacklink(target: t.rawValue, via: c.properties[i], from: c.classID, origin: key, location: found)
+                try addBacklink(target: t.rawValue, via: c.properties[i], from: c.classID, origin: key)
             }
         }
         for (p, vs) in listValues where !vs.isEmpty {
@@ -331,6 +326,7 @@ extension WriteTransaction {
     /// found by scanning a column, instead of once per deleted object (DECISIONS 38). Links between objects
     /// of `c` go with them.
     private func detachAll(_ c: ClassInfo) throws {
+        try settleBacklinks()
         // Incoming: the origins are read from c's backlink sets (pending changes first).
         for bl in c.properties where bl.type == .backlink && bl.targetClassID != c.classID {
             guard let oc = catalogue.classInfo(id: bl.targetClassID), let op = oc.property(column: bl.originColumnID) else { continue }
@@ -400,6 +396,7 @@ extension WriteTransaction {
     }
 
     func deleteObject(_ classID: UInt32, _ key: UInt64) throws {
+        try settleBacklinks()
         let c = catalogue.classInfo(id: classID)!
         guard let loc = try locate(classID, key) else { return }
         // Incoming links: null to-one links, remove from lists.

@@ -210,6 +210,7 @@ extension WriteTransaction {
     }
 
     private func dropBacklinkColumn(target: UInt32, origin: UInt32, column: UInt32) throws {
+        try settleBacklinks()
         guard let ti = catalogue.classIndex(id: target),
               let bl = catalogue.classes[ti].properties.first(where: { $0.type == .backlink && $0.targetClassID == origin && $0.originColumnID == column })
         else { return }

@@ -3,6 +3,15 @@ struct SlotKey: Hashable {
     var classID: UInt32
     var key: UInt64
     var columnID: UInt32
+
+    /// Class, object, column: the order commit stores slots in (rows of one leaf come together).
+    static func ordered(_ a: SlotKey, _ b: SlotKey) -> Bool { (a.classID, a.key, a.columnID) < (b.classID, b.key, b.columnID) }
+}
+
+/// One backlink added to a target's set: `origin` links to the object of `slot`.
+struct AddedBacklink {
+    var slot: SlotKey
+    var origin: UInt64
 }
 
 /// Nodes queued for adjacent pages, written together.
@@ -24,6 +33,10 @@ public final class WriteTransaction: Snapshot, NodeSink {
     var dirtyLists: [SlotKey: [Value]] = [:]
     /// Backlink sets changed in this transaction, sorted origin keys.
     var dirtyBacklinks: [SlotKey: [UInt64]] = [:]
+    /// Backlinks added since backlinks were last read or edited: appended here, without hashing or an array
+    /// per target, and merged into `dirtyBacklinks` (`settleBacklinks`) before anything reads or edits a
+    /// backlink set, or straight into the targets' rows at commit (DECISIONS 45).
+    var addedBacklinks: [AddedBacklink] = []
     /// Indexes loaded in this transaction, by (class ID, column ID).
     var indexes: [SlotKey: EntryTree] = [:]
     var catalogueChanged = false
@@ -65,7 +78,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     /// Whether anything was changed.
     public var hasChanges: Bool {
-        catalogueChanged || !roots.isEmpty || !dirtyLists.isEmpty || !dirtyBacklinks.isEmpty
+        catalogueChanged || !roots.isEmpty || !dirtyLists.isEmpty || !dirtyBacklinks.isEmpty || !addedBacklinks.isEmpty
     }
 
     func checkActive() throws { if !isActive { throw StorageError.transactionEnded } }
@@ -166,6 +179,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
     }
 
     override func backlinkKeys(_ classID: UInt32, _ key: UInt64, _ bl: PropertyInfo) throws -> [UInt64] {
+        try settleBacklinks()
         if let l = dirtyBacklinks[SlotKey(classID: classID, key: key, columnID: bl.columnID)] { return l }
         return try super.backlinkKeys(classID, key, bl)
     }
