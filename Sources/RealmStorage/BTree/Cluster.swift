@@ -122,6 +122,26 @@ struct ClusterView {
                            payload: UnsafeRawBufferPointer(rebasing: block[pos...]))
     }
 
+    /// The header word of the out-of-line flags of the `.bytes` column `columnID` (found from the block's
+    /// first line, which the caller brought in), to bring it into the cache ahead of `bytesColumn`; 0 when
+    /// the block is not what `bytesColumn` expects (it then says why).
+    func bytesColumnFlagsWord(_ columnID: UInt32) -> UInt64 {
+        guard let e = columnEntry(columnID), e.offset >= 0, e.length >= 8, e.offset & 7 == 0,
+              e.offset <= node.count - e.length else { return 0 }
+        var pos = e.offset + 8
+        switch node.u64(at: e.offset) {
+        case 0: break
+        case 1: pos += BitmapReader.byteLength(count: count)
+        default: return 0
+        }
+        guard pos + PackedInts.headerSize <= e.offset + e.length else { return 0 }
+        let width = Int(node.u64(at: pos) & 0xFF)
+        guard PackedInts.isLegalWidth(width) else { return 0 }
+        pos += PackedInts.byteLength(count: count, width: width)
+        guard pos >= 0, pos + 8 <= e.offset + e.length else { return 0 }
+        return node.u64(at: pos)
+    }
+
     /// The first byte of the slot in the key array where `key` would be if keys are dense (what
     /// `row(of:)` reads first), to bring it into the cache ahead of the read; 0 when there is none.
     func keySlotWord(for key: UInt64) -> UInt64 {

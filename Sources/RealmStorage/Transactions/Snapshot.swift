@@ -367,6 +367,8 @@ public class Snapshot: NodeSource {
         for v in views {
             if let e = v.columnEntry(bl.columnID), e.offset >= 0, e.offset < v.node.count { sink &+= UInt64(v.node[e.offset]) }
         }
+        // The out-of-line flags' header lies past the end offsets: found from the block's first line.
+        for v in views { sink &+= v.bytesColumnFlagsWord(bl.columnID) }
         // 4. Rows, each leaf's column arrays, and each row's end offsets.
         var columns: [BytesColumn?] = []
         columns.reserveCapacity(views.count)
