@@ -284,21 +284,27 @@ public class Snapshot: NodeSource {
                 throw StorageError.corrupt(path: displayPath, location: "row \(row) of \(bl.name) in the cluster at page \(view.ref)",
                                            reason: error.reason)
             }
-            switch bytes {
-            case .absent, .null: continue  // the leaf predates the column: no backlinks
-            case .inline(let b):
-                do {
-                    try ListCoding.forEachKey(b) { out.append(ObjectKey($0)) }
-                } catch let e as ListCoding.Malformed {
-                    throw StorageError.corrupt(path: displayPath, location: "backlink set", reason: e.reason)
-                }
-            case .outOfLine:
-                guard let r = try view.reader(for: bl, source: self, checkAllOffsets: false) else { continue }
-                let raw = try r.value(at: row, source: self, location: "row \(row) of \(bl.name) in the cluster at page \(view.ref)")
-                out += try decodeBacklinks(raw).map(ObjectKey.init)
-            }
+            try appendBacklinks(bytes, view: view, row: row, column: bl, to: &out)
         }
         return out
+    }
+
+    /// Appends the keys of one backlink set read by `rowBytes` (an out-of-line set is loaded from its blob).
+    private func appendBacklinks(_ bytes: ClusterView.RowBytes, view: ClusterView, row: Int, column bl: PropertyInfo,
+                                 to out: inout [ObjectKey]) throws {
+        switch bytes {
+        case .absent, .null: return  // the leaf predates the column: no backlinks
+        case .inline(let b):
+            do {
+                try ListCoding.forEachKey(b) { out.append(ObjectKey($0)) }
+            } catch let e as ListCoding.Malformed {
+                throw StorageError.corrupt(path: displayPath, location: "backlink set", reason: e.reason)
+            }
+        case .outOfLine:
+            guard let r = try view.reader(for: bl, source: self, checkAllOffsets: false) else { return }
+            let raw = try r.value(at: row, source: self, location: "row \(row) of \(bl.name) in the cluster at page \(view.ref)")
+            out += try decodeBacklinks(raw).map(ObjectKey.init)
+        }
     }
 
     /// `backlinks(of:in:from:property:)` over a committed plain tree for many targets (sorted), in stages:
@@ -393,19 +399,7 @@ public class Snapshot: NodeSource {
             guard let c = columns[leafOf[i]] else { continue }  // the leaf predates the column: no backlinks
             let bytes: ClusterView.RowBytes
             do { bytes = try c.row(row) } catch { throw corrupt(v.ref, error) }
-            switch bytes {
-            case .absent, .null: continue
-            case .inline(let b):
-                do {
-                    try ListCoding.forEachKey(b) { out.append(ObjectKey($0)) }
-                } catch let e as ListCoding.Malformed {
-                    throw StorageError.corrupt(path: displayPath, location: "backlink set", reason: e.reason)
-                }
-            case .outOfLine:
-                guard let r = try v.reader(for: bl, source: self, checkAllOffsets: false) else { continue }
-                let raw = try r.value(at: row, source: self, location: "row \(row) of \(bl.name) in the cluster at page \(v.ref)")
-                out += try decodeBacklinks(raw).map(ObjectKey.init)
-            }
+            try appendBacklinks(bytes, view: v, row: row, column: bl, to: &out)
         }
         return out
     }
