@@ -55,13 +55,21 @@ public final class PreparedQuery {
 
     /// The query bound with `arguments`, reusing the last binding when it still applies.
     public func bind(in schema: QuerySchema, arguments: [QueryArgument] = []) throws(QueryError) -> BoundQuery {
+        try bind(in: schema, arguments: arguments, schemaChecked: false)
+    }
+
+    /// `schemaChecked`: the binding was last checked against this very schema (a read snapshot's schema
+    /// never changes), so the classes it consulted need not be compared again (`perf`: comparing them was most of
+    /// binding a prepared link query).
+    private func bind(in schema: QuerySchema, arguments: [QueryArgument], schemaChecked: Bool) throws(QueryError) -> BoundQuery {
         let kinds = arguments.map(ArgumentKind.init)
-        if let b = binding, b.kinds == kinds, b.consulted.allSatisfy({ schema.classSchema($0.key) == $0.value }) {
+        if let b = binding, b.kinds == kinds, schemaChecked || b.consulted.allSatisfy({ schema.classSchema($0.key) == $0.value }) {
             if b.templates.isEmpty { return b.bound }
             var bound = b.bound
             bound.predicate = bound.predicate.substituting(b.templates, arguments)
             return bound
         }
+        checkedSnapshot = nil
         var binder = Binder(query: query, schema: schema, arguments: arguments)
         let bound = try query.bind(to: className, with: &binder)
         let reusable = binder.templates.keys.allSatisfy { binder.constantPlaces[$0] == 1 }
@@ -69,10 +77,16 @@ public final class PreparedQuery {
         return bound
     }
 
+    /// The snapshot (as `handleSnapshot`) the current binding was last checked against or made in.
+    private var checkedSnapshot: (id: ObjectIdentifier, database: ObjectIdentifier, version: UInt64)?
+
     /// The keys of the matching objects, as `BoundQuery.evaluate(in:)` gives them.
     public func evaluate(in snapshot: Snapshot, arguments: [QueryArgument] = []) throws -> [ObjectKey] {
-        let bound = try bind(in: snapshot, arguments: arguments)
         let current = (ObjectIdentifier(snapshot), ObjectIdentifier(snapshot.database), snapshot.version)
+        // A write transaction's schema can change under the same version: it is checked every time.
+        let frozen = !(snapshot is WriteTransaction)
+        let bound = try bind(in: snapshot, arguments: arguments, schemaChecked: frozen && checkedSnapshot.map { $0 == current } ?? false)
+        checkedSnapshot = binding == nil || !frozen ? nil : current
         if handleSnapshot.map({ $0 != current }) ?? true {
             handles = ResolvedHandles()
             handleSnapshot = current

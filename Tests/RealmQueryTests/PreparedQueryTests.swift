@@ -107,6 +107,38 @@ import TestSupport
         #expect(try f.db.read { try p.evaluate(in: $0, arguments: [.value(.null)]) }.count == f.people.count)
     }
 
+    /// A write transaction keeps its version while its schema changes: a prepared query evaluated in it
+    /// checks the schema every time.
+    @Test func aSchemaChangeInsideOneWriteTransactionBindsAgain() throws {
+        let f = try Fixture()
+        let p = try PreparedQuery("nickname == $0", on: "Person")
+        let tx = try f.db.beginWrite()
+        defer { tx.rollback() }
+        #expect(try p.evaluate(in: tx, arguments: [.value(.string("Bob"))]) == f.expectedPeople { $0.nickname == "Bob" })
+        try tx.removeProperty("Person", "nickname")
+        do {
+            _ = try p.evaluate(in: tx, arguments: [.value(.string("Bob"))])
+            Issue.record("a property removed in the same transaction was still queried")
+        } catch let e as QueryError {
+            #expect(e.kind == .unknownProperty)
+        }
+    }
+
+    /// Evaluated again and again in one read snapshot (the schema check is skipped there), the results
+    /// still follow the arguments.
+    @Test func repeatedEvaluationInOneSnapshotFollowsTheArguments() throws {
+        let f = try Fixture()
+        let p = try PreparedQuery("owner.name == $0", on: "Dog")
+        try f.db.read { s in
+            for _ in 0..<3 {
+                for name in fixtureNames.prefix(12) {
+                    let fresh = try Query.parse("owner.name == $0").bind(to: "Dog", in: s, arguments: [.value(.string(name))]).evaluate(in: s)
+                    #expect(try p.evaluate(in: s, arguments: [.value(.string(name))]) == fresh)
+                }
+            }
+        }
+    }
+
     @Test func aQueryBuiltInCodeWithoutTextStillGetsItsArguments() throws {
         let f = try Fixture()
         // Built in code, without positions: both arguments (and the literal) are at the same place, so the
