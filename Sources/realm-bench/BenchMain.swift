@@ -275,6 +275,7 @@ func run(_ target: any BenchTarget, workloads: [Workload], directory: String) ->
         do {
             var times: [Double] = []
             var value: Int?
+            let cpuBefore = CPUTime.now()
             for _ in 0..<workload.repeats {
                 let start = clock.now
                 let v = try workload.run(target)
@@ -287,8 +288,11 @@ func run(_ target: any BenchTarget, workloads: [Workload], directory: String) ->
             let check = try workload.check.map { try $0.query(target) }
             let ms = Timing.median(times)
             result.outcomes[index] = .measured(ms: ms, result: value ?? 0, check: check)
+            let cpu = CPUTime.now().minus(cpuBefore, runs: workload.repeats)
             var line = "[\(target.name)] \(workload.title.padded(24)) \(Format.ms(ms).leftPadded(10)) ms   result \(value ?? 0)"
             if let check, let label = workload.check?.label { line += ", \(label) \(check)" }
+            // CPU per run besides wall time: for single commits, what is work and what is waiting on the disk.
+            line += String(format: "   (cpu per run: user %.1f ms, system %.1f ms)", cpu.user, cpu.system)
             Output.line(line)
             if workload.key == "insert" { result.fileSize = try target.fileSize() }
         } catch {
@@ -298,6 +302,24 @@ func run(_ target: any BenchTarget, workloads: [Workload], directory: String) ->
         }
     }
     return result
+}
+
+/// This process's CPU time (`getrusage`), in milliseconds.
+struct CPUTime {
+    var user: Double
+    var system: Double
+
+    static func now() -> CPUTime {
+        var r = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &r)
+        func ms(_ t: timeval) -> Double { Double(t.tv_sec) * 1e3 + Double(t.tv_usec) / 1e3 }
+        return CPUTime(user: ms(r.ru_utime), system: ms(r.ru_stime))
+    }
+
+    /// The time since `earlier`, divided among `runs`.
+    func minus(_ earlier: CPUTime, runs: Int) -> CPUTime {
+        CPUTime(user: (user - earlier.user) / Double(max(runs, 1)), system: (system - earlier.system) / Double(max(runs, 1)))
+    }
 }
 
 struct BenchFailure: Error, CustomStringConvertible {
