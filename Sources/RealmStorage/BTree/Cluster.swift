@@ -36,6 +36,9 @@ struct ClusterView {
 
     @inline(__always) func key(at i: Int) -> UInt64 { UInt64(bitPattern: keys[i]) }
 
+    /// The packed key array as stored (header first), to the end of the node.
+    var keyArray: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: node[((24 + 16 * columnCount + 7) & ~7)...]) }
+
     /// Row of `key`. Keys are usually dense (assigned in order, few deletes), so the first guess is
     /// `key - firstKey`; otherwise binary search over the sorted keys.
     func row(of key: UInt64) -> Int? {
@@ -212,6 +215,10 @@ final class DirtyLeaf {
     /// every object). Safe unowned: a leaf with lazy columns never outlives its transaction (only fully
     /// decoded leaves are handed on, `DecodedLeaves`, and `reuse(sink:)` sets the next one).
     private unowned(unsafe) var sink: (any NodeSink)?
+    /// The node this leaf was last encoded into whole, and its row count, while every change since has
+    /// appended rows after those: the next encode extends that node's blocks instead of encoding every row
+    /// again (DECISIONS 46). Any other change drops it.
+    private var appendBase: (node: [UInt8], rows: Int)?
 
     init(keys: [UInt64] = []) {
         self.keys = keys
@@ -236,6 +243,7 @@ final class DirtyLeaf {
     /// Adds a column filled with `fill` and returns its position.
     @discardableResult
     func addColumn(_ id: UInt32, fill: Value) -> Int {
+        appendBase = nil
         columnIDs.append(id)
         columns.append(Array(repeating: fill, count: keys.count))
         lazy.append(nil)
@@ -308,6 +316,7 @@ final class DirtyLeaf {
     func set(row: Int, property p: PropertyInfo, _ v: Value) throws {
         let c = columnIndex(p.columnID) ?? addColumn(p.columnID, fill: p.defaultValue)
         try materialize(c)
+        if let b = appendBase, row < b.rows { appendBase = nil }
         columns[c][row] = v
     }
 
@@ -316,6 +325,7 @@ final class DirtyLeaf {
     func insert(key: UInt64, row: [Value], at pos: Int, properties: [PropertyInfo]) throws {
         try materializeAll()
         let append = pos == keys.count
+        if !append { appendBase = nil }
         if append { keys.append(key) } else { keys.insert(key, at: pos) }
         var touched = 0
         for (pi, p) in properties.enumerated() where p.hasColumn {
@@ -337,6 +347,7 @@ final class DirtyLeaf {
     /// Removes a row, returning its values by column ID.
     func remove(row: Int) throws -> [UInt32: Value] {
         try materializeAll()
+        appendBase = nil
         keys.remove(at: row)
         var removed: [UInt32: Value] = [:]
         for c in columns.indices { removed[columnIDs[c]] = columns[c].remove(at: row) }
@@ -347,6 +358,7 @@ final class DirtyLeaf {
     func split(at cut: Int) throws -> DirtyLeaf {
         try materializeAll()
         let right = DirtyLeaf(keys: Array(keys[cut...]))
+        appendBase = nil
         keys.removeSubrange(cut...)
         right.columnIDs = columnIDs
         right.columns = columns.map { Array($0[cut...]) }
@@ -383,36 +395,99 @@ final class DirtyLeaf {
     /// Encodes rows `range` as one cluster node. Values longer than the inline limit go to blobs via `storeBlob`.
     func encode(rows range: Range<Int>, properties: [PropertyInfo],
                 storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) throws -> [UInt8] {
-        let cols = properties.filter(\.hasColumn)
-        var b = NodeBuilder(.cluster, capacity: 64 + range.count * (8 + 8 * cols.count))
-        b.w.u32(UInt32(range.count))
-        b.w.u32(UInt32(cols.count))
-        let directory = b.w.count
-        b.w.zeros(16 * cols.count)
-        b.w.align(8)
-        PackedInts.encode(keys[range].map { Int64(bitPattern: $0) }, into: &b.w)
         let whole = range == 0..<keys.count
+        var b = NodeBuilder(.cluster, capacity: 64 + range.count * (8 + 8 * properties.count))
+        // Rows only appended since the last whole encode: that node's blocks are extended (DECISIONS 46).
+        var extended = false
+        if whole, let previous = appendBase, previous.rows > 0, previous.rows <= keys.count, let sink {
+            extended = try previous.node.withUnsafeBytes { raw in
+                let old = try? ClusterView(node: raw, ref: 0, source: sink)
+                return try encodeBody(range, properties, old: old?.count == previous.rows ? old : nil, into: &b.w, storeBlob: storeBlob)
+            }
+        } else {
+            _ = try encodeBody(range, properties, old: nil, into: &b.w, storeBlob: storeBlob)
+        }
+        let node = b.finish()
+        assert(!extended || node == fullEncoding(properties), "an extended cluster differs from its full encoding")
+        appendBase = nil  // kept again (`keepEncoding`) only when the leaf is handed to the next transaction
+        return node
+    }
+
+    /// Remembers `node`, the whole encoding just written of this fully decoded leaf, for the next commit
+    /// to extend (`DecodedLeaves` calls it for the few leaves it keeps).
+    func keepEncoding(_ node: [UInt8]) {
+        precondition(isFullyDecoded, "only a fully decoded leaf stands for its node")
+        appendBase = (node, keys.count)
+    }
+
+    func dropEncoding() { appendBase = nil }
+
+    /// Checks the append path in debug builds: one column encoded from every row (an extended block has no
+    /// out-of-line value).
+    private static func fullBlock(_ values: ArraySlice<Value>, _ p: PropertyInfo) -> [UInt8] {
+        var w = ByteWriter()
+        try! ColumnCodec.encodeColumn(values, type: p.clusterColumnType, nullable: p.clusterColumnNullable, linkStorage: .plusOne,
+                                      into: &w) { _ in preconditionFailure("no blob expected") }
+        return w.bytes
+    }
+
+    /// Checks the append path in debug builds: the node encoded from every row (a node whose every block
+    /// was extended has no out-of-line value, so nothing goes to a blob).
+    private func fullEncoding(_ properties: [PropertyInfo]) -> [UInt8] {
+        var b = NodeBuilder(.cluster)
+        try! encodeBody(0..<keys.count, properties, old: nil, into: &b.w) { _ in preconditionFailure("no blob expected") }
+        return b.finish()
+    }
+
+    /// The node's contents after its header: row and column counts, directory, keys, column blocks.
+    /// Returns whether the keys and every block were extended from `old`.
+    private func encodeBody(_ range: Range<Int>, _ properties: [PropertyInfo], old: ClusterView?, into w: inout ByteWriter,
+                            storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) throws -> Bool {
+        let cols = properties.filter(\.hasColumn)
+        let whole = range == 0..<keys.count
+        w.u32(UInt32(range.count))
+        w.u32(UInt32(cols.count))
+        let directory = w.count
+        w.zeros(16 * cols.count)
+        w.align(8)
+        let newKeys = keys[range].map { Int64(bitPattern: $0) }
+        let extendedKeys = old.map { old in
+            newKeys.withUnsafeBufferPointer {
+                PackedInts.appendExtending(old.keyArray, oldCount: old.count, UnsafeBufferPointer(rebasing: $0[old.count...]), into: &w)
+            }
+        } ?? false
+        if !extendedKeys { PackedInts.encode(newKeys, into: &w) }
+        var allExtended = extendedKeys
         for (i, p) in cols.enumerated() {
-            b.w.align(8)
-            let start = b.w.count
+            w.align(8)
+            let start = w.count
             let c = columnIndex(p.columnID, hint: i)
+            let encoding = ColumnEncoding.encoding(for: p.clusterColumnType)
             if let c, lazy[c] != nil, whole, let base, let e = base.columnEntry(p.columnID) {
                 // Unchanged since the last commit: copy the encoded block as it is.
-                b.w.raw(UnsafeRawBufferPointer(rebasing: base.node[e.offset..<e.offset + e.length]))
+                w.raw(UnsafeRawBufferPointer(rebasing: base.node[e.offset..<e.offset + e.length]))
+                allExtended = false
+            } else if let c, lazy[c] == nil, let old, let e = old.columnEntry(p.columnID), e.encoding == encoding.rawValue,
+                      ColumnCodec.appendColumn(UnsafeRawBufferPointer(rebasing: old.node[e.offset..<e.offset + e.length]),
+                                               oldCount: old.count, columns[c][old.count...], type: p.clusterColumnType,
+                                               nullable: p.clusterColumnNullable, into: &w) {
+                // Extended: the old rows' bytes as they were, the appended rows after them.
+                assert(Array(w.bytes[start...]) == Self.fullBlock(columns[c][range], p), "extended block of \(p.name) differs")
             } else {
+                allExtended = false
                 if let c { try materialize(c) }
                 let values: ArraySlice<Value> = c.map { columns[$0][range] }
                     ?? ArraySlice(repeating: p.defaultValue, count: range.count)
                 try ColumnCodec.encodeColumn(values, type: p.clusterColumnType, nullable: p.clusterColumnNullable,
-                                             linkStorage: .plusOne, into: &b.w, storeBlob: storeBlob)
+                                             linkStorage: .plusOne, into: &w, storeBlob: storeBlob)
             }
             let e = directory + 16 * i
-            b.w.patchU32(p.columnID, at: e)
-            b.w.patchU32(UInt32(start), at: e + 4)
-            b.w.patchU32(UInt32(b.w.count - start), at: e + 8)
-            b.w.bytes[e + 12] = ColumnEncoding.encoding(for: p.clusterColumnType).rawValue
+            w.patchU32(p.columnID, at: e)
+            w.patchU32(UInt32(start), at: e + 4)
+            w.patchU32(UInt32(w.count - start), at: e + 8)
+            w.bytes[e + 12] = encoding.rawValue
         }
-        return b.finish()
+        return allExtended
     }
 }
 

@@ -201,7 +201,7 @@ enum ColumnCodec {
     }
 
     /// Length of the stored bytes of a string/data/mixed value (0 for null).
-    private static func storedLength(_ v: Value, type: PropertyType) -> Int {
+    static func storedLength(_ v: Value, type: PropertyType) -> Int {
         switch v {
         case .null: return 0
         case .string(let s) where type == .string: return s.utf8.count
@@ -213,7 +213,7 @@ enum ColumnCodec {
     }
 
     /// Appends the stored bytes of a string/data/mixed value (nothing for null).
-    private static func appendStored(_ v: Value, type: PropertyType, into w: inout ByteWriter) {
+    static func appendStored(_ v: Value, type: PropertyType, into w: inout ByteWriter) {
         switch v {
         case .null: return
         case .string(var s) where type == .string: s.withUTF8 { w.raw($0) }  // contiguous: one copy

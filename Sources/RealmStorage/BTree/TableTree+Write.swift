@@ -238,7 +238,7 @@ struct TreeMutator {
             return try writeLeaf(l, rows: rows.lowerBound..<mid) + writeLeaf(l, rows: mid..<rows.upperBound)
         }
         let ref = try sink.write(bytes)
-        if blobs.isEmpty, rows == 0..<l.keys.count, l.isFullyDecoded { sink.wroteLeaf(l, ref: ref, properties: properties) }
+        if blobs.isEmpty, rows == 0..<l.keys.count, l.isFullyDecoded { sink.wroteLeaf(l, ref: ref, node: bytes, properties: properties) }
         return [Entry(firstKey: l.keys[rows.lowerBound], ref: ref, count: rows.count)]
     }
 

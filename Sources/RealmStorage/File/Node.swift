@@ -68,12 +68,12 @@ protocol NodeSink: NodeSource {
     /// The decoded copy of the cluster at `ref`, if the commit that wrote it kept one (`DecodedLeaves`).
     func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf?
     /// Tells the sink that `leaf`, encoded whole, was written at `ref`, without blobs.
-    func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, properties: [PropertyInfo])
+    func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo])
 }
 
 extension NodeSink {
     func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? { nil }
-    func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, properties: [PropertyInfo]) {}
+    func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo]) {}
 }
 
 extension NodeSource {

@@ -32,14 +32,17 @@ struct DecodedLeaves {
     /// More leaves were written than `limit`: none is kept.
     var overflowed = false
 
-    /// Records a leaf a commit wrote at `ref`.
-    mutating func add(_ leaf: DirtyLeaf, ref: UInt64, properties: [PropertyInfo]) {
+    /// Records a leaf a commit wrote at `ref` as `node`; a kept leaf keeps the node too, for the next commit
+    /// to extend when it only appends rows (DECISIONS 46).
+    mutating func add(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo]) {
         guard !overflowed else { return }
         if leaves.count == DecodedLeaves.limit {
             overflowed = true
+            for kept in leaves.values { kept.leaf.dropEncoding() }
             leaves = [:]
             return
         }
+        leaf.keepEncoding(node)
         leaves[ref] = Leaf(properties: DecodedLeaves.shape(properties), leaf: leaf)
     }
 

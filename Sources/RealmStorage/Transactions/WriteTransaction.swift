@@ -116,8 +116,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
         keptLeaves.take(ref, properties: properties)
     }
 
-    func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, properties: [PropertyInfo]) {
-        writtenLeaves.add(leaf, ref: ref, properties: properties)
+    func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo]) {
+        writtenLeaves.add(leaf, ref: ref, node: node, properties: properties)
     }
 
     /// Queues a node write; runs of adjacent pages are issued together by `flushWrites` (one `pwritev` each).
