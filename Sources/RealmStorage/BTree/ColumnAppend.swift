@@ -107,10 +107,10 @@ extension ColumnCodec {
             let ok = ints.withUnsafeBufferPointer { PackedInts.appendExtending(section, oldCount: oldCount, $0, into: &w) }
             return ok ? length : nil
         }
-        func fixed(_ size: Int, _ write: (Value) -> Bool) -> Bool {
+        func fixed(_ size: Int) -> Bool {
             guard oldCount * size <= rest.count else { return false }
             w.raw(UnsafeRawBufferPointer(rebasing: rest[0..<(oldCount * size)]))
-            for v in values where !write(v) { return false }
+            for v in values where !appendFixed(v, type: type, into: &w) { return false }
             return true
         }
 
@@ -119,14 +119,8 @@ extension ColumnCodec {
             var ints: [Int64] = []
             ints.reserveCapacity(values.count)
             for v in values {
-                switch (v, type) {
-                case (.null, _): ints.append(0)
-                case (.link(let key), .link):
-                    guard key.rawValue != UInt64.max else { return false }
-                    ints.append(Int64(bitPattern: linkStorage == .raw ? key.rawValue : key.rawValue &+ 1))
-                case (.int(let i), .int), (.int(let i), .backlink): ints.append(i)
-                default: return false
-                }
+                guard let i = intStorageIfValid(v, type: type, linkStorage: linkStorage) else { return false }
+                ints.append(i)
             }
             return packed(rest, ints) != nil
         case .bool:
@@ -139,43 +133,10 @@ extension ColumnCodec {
                 }
             }
             return PackedInts.appendBitmapExtending(rest, oldCount: oldCount, bits, into: &w)
-        case .float:
-            return fixed(4) { v in
-                switch v {
-                case .float(let f): w.u32(f.bitPattern)
-                case .null: w.u32(0)
-                default: return false
-                }
-                return true
-            }
-        case .double:
-            return fixed(8) { v in
-                switch v {
-                case .double(let d): w.u64(d.bitPattern)
-                case .null: w.u64(0)
-                default: return false
-                }
-                return true
-            }
-        case .objectId:
-            return fixed(12) { v in
-                switch v {
-                case .objectId(let o): withUnsafeBytes(of: o.bytes) { w.raw($0) }
-                case .null: w.zeros(12)
-                default: return false
-                }
-                return true
-            }
-        case .bytes16:
-            return fixed(16) { v in
-                switch v {
-                case .uuid(let u) where type == .uuid: withUnsafeBytes(of: u.uuid) { w.raw($0) }
-                case .decimal128(let d) where type == .decimal128: w.u64(d.low); w.u64(d.high)
-                case .null: w.zeros(16)
-                default: return false
-                }
-                return true
-            }
+        case .float: return fixed(4)
+        case .double: return fixed(8)
+        case .objectId: return fixed(12)
+        case .bytes16: return fixed(16)
         case .date:
             var seconds: [Int64] = [], nanos: [Int64] = []
             for v in values {

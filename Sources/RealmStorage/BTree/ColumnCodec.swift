@@ -103,45 +103,14 @@ enum ColumnCodec {
                 case let v: preconditionFailure("bool column given \(v)")
                 }
             }
-        case .float:
-            for v in values {
-                switch v {
-                case .float(let f): w.u32(f.bitPattern)
-                case .null: w.u32(0)
-                default: preconditionFailure("float column given \(v)")
-                }
-            }
-        case .double:
-            for v in values {
-                switch v {
-                case .double(let d): w.u64(d.bitPattern)
-                case .null: w.u64(0)
-                default: preconditionFailure("double column given \(v)")
-                }
-            }
+        case .float, .double, .objectId, .bytes16:
+            for v in values where !appendFixed(v, type: type, into: &w) { preconditionFailure("\(type) column given \(v)") }
         case .date:
             withUnsafeTemporaryAllocation(of: Int64.self, capacity: n) { buf in
                 for (j, v) in values.enumerated() { buf.initializeElement(at: j, to: timestamp(v).seconds) }
                 PackedInts.encode(UnsafeBufferPointer(buf), into: &w)
                 for (j, v) in values.enumerated() { buf[j] = Int64(timestamp(v).nanoseconds) }
                 PackedInts.encode(UnsafeBufferPointer(buf), into: &w)
-            }
-        case .objectId:
-            for v in values {
-                switch v {
-                case .objectId(let o): withUnsafeBytes(of: o.bytes) { w.raw($0) }
-                case .null: w.zeros(12)
-                default: preconditionFailure("objectId column given \(v)")
-                }
-            }
-        case .bytes16:
-            for v in values {
-                switch v {
-                case .uuid(let u) where type == .uuid: withUnsafeBytes(of: u.uuid) { w.raw($0) }
-                case .decimal128(let d) where type == .decimal128: w.u64(d.low); w.u64(d.high)
-                case .null: w.zeros(16)
-                default: preconditionFailure("\(type) column given \(v)")
-                }
             }
         case .bytes:
             let anyBlob = !blobs.isEmpty
@@ -180,24 +149,55 @@ enum ColumnCodec {
 
     @inline(__always)
     private static func intStorage(_ v: Value, type: PropertyType, linkStorage: LinkStorage) -> Int64 {
+        guard let i = intStorageIfValid(v, type: type, linkStorage: linkStorage) else { preconditionFailure("\(type) column given \(v)") }
+        return i
+    }
+
+    /// The stored integer of a value of an `.int` column (a link: key + 1 with `.plusOne`; null: 0); nil for
+    /// a value of another type, or a key too large for a link column.
+    @inline(__always)
+    static func intStorageIfValid(_ v: Value, type: PropertyType, linkStorage: LinkStorage) -> Int64? {
         switch (v, type) {
         case (.null, _): return 0
         case (.link(let key), .link):
             if linkStorage == .raw { return Int64(bitPattern: key.rawValue) }
-            precondition(key.rawValue != UInt64.max, "object key too large for a link column")
+            guard key.rawValue != UInt64.max else { return nil }
             return Int64(bitPattern: key.rawValue &+ 1)
         case (.int(let i), .int), (.int(let i), .backlink): return i
-        default: preconditionFailure("\(type) column given \(v)")
+        default: return nil
         }
     }
 
     @inline(__always)
-    private static func timestamp(_ v: Value) -> Timestamp {
+    static func timestamp(_ v: Value) -> Timestamp {
         switch v {
         case .date(let t): return t
         case .null: return Timestamp(seconds: 0)
         default: preconditionFailure("date column given \(v)")
         }
+    }
+
+    /// Writes the stored bytes of a fixed-width value (float, double, objectId, uuid, decimal128) or of its
+    /// null; false, writing nothing, for a value of another type.
+    @inline(__always)
+    static func appendFixed(_ v: Value, type: PropertyType, into w: inout ByteWriter) -> Bool {
+        switch v {
+        case .float(let f) where type == .float: w.u32(f.bitPattern)
+        case .double(let d) where type == .double: w.u64(d.bitPattern)
+        case .objectId(let o) where type == .objectId: withUnsafeBytes(of: o.bytes) { w.raw($0) }
+        case .uuid(let u) where type == .uuid: withUnsafeBytes(of: u.uuid) { w.raw($0) }
+        case .decimal128(let d) where type == .decimal128: w.u64(d.low); w.u64(d.high)
+        case .null:
+            switch type {
+            case .float: w.u32(0)
+            case .double: w.u64(0)
+            case .objectId: w.zeros(12)
+            case .uuid, .decimal128: w.zeros(16)
+            default: return false
+            }
+        default: return false
+        }
+        return true
     }
 
     /// Length of the stored bytes of a string/data/mixed value (0 for null).
