@@ -34,6 +34,21 @@ import TestSupport
         #expect(h.state.message?.text == "Showing all 4")
     }
 
+    /// Esc on the first screen with a query shown clears the query (the sort stays); with none it says Q quits.
+    @Test func escClearsTheQueryOnTheFirstScreen() throws {
+        let h = try Harness()
+        h.type("/age > 5\r")
+        #expect(try names(h).count < 4)
+        h.type("\u{1B}")
+        #expect(try names(h).count == 4)
+        #expect(h.state.message?.text == "Showing all 4")
+        guard case .table(let t)? = h.state.stack.last else { Issue.record("no table"); return }
+        #expect(t.query.isEmpty)
+        h.type("\u{1B}")
+        #expect(h.state.message?.text == "This is the first screen: Q quits")
+        #expect(!h.state.shouldQuit)
+    }
+
     @Test func anInvalidQueryChangesNothingAndPointsAtTheMistake() throws {
         let h = try Harness(size: Size(width: 100, height: 20))
         h.type("/name == '日本語😀' AND agee > 3\r")

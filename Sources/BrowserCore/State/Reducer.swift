@@ -133,6 +133,11 @@ extension AppState {
                 }
             } else if focus == .sidebar {
                 focus = .table
+            } else if case .table(var t)? = stack.last, !t.query.isEmpty {
+                // A query shown on the first screen: Esc takes it away (the sort stays).
+                try apply(query: "", sort: t.sort, to: &t, data: data)
+                stack[stack.count - 1] = .table(t)
+                message = StatusMessage(matchSummary(t, data: data))
             } else {
                 message = StatusMessage("This is the first screen: Q quits")
             }
