@@ -285,10 +285,10 @@ func run(_ target: any BenchTarget, workloads: [Workload], directory: String) ->
                 }
                 value = v
             }
+            let cpu = CPUTime.now().minus(cpuBefore, runs: workload.repeats)  // the timed runs only, not the check
             let check = try workload.check.map { try $0.query(target) }
             let ms = Timing.median(times)
             result.outcomes[index] = .measured(ms: ms, result: value ?? 0, check: check)
-            let cpu = CPUTime.now().minus(cpuBefore, runs: workload.repeats)
             var line = "[\(target.name)] \(workload.title.padded(24)) \(Format.ms(ms).leftPadded(10)) ms   result \(value ?? 0)"
             if let check, let label = workload.check?.label { line += ", \(label) \(check)" }
             // CPU per run besides wall time: for single commits, what is work and what is waiting on the disk.

@@ -398,17 +398,15 @@ final class DirtyLeaf {
         let whole = range == 0..<keys.count
         var b = NodeBuilder(.cluster, capacity: 64 + range.count * (8 + 8 * properties.count))
         // Rows only appended since the last whole encode: that node's blocks are extended (DECISIONS 46).
-        var extended = false
         if whole, let previous = appendBase, previous.rows > 0, previous.rows <= keys.count, let sink {
-            extended = try previous.node.withUnsafeBytes { raw in
+            try previous.node.withUnsafeBytes { raw in
                 let old = try? ClusterView(node: raw, ref: 0, source: sink)
-                return try encodeBody(range, properties, old: old?.count == previous.rows ? old : nil, into: &b.w, storeBlob: storeBlob)
+                try encodeBody(range, properties, old: old?.count == previous.rows ? old : nil, into: &b.w, storeBlob: storeBlob)
             }
         } else {
-            _ = try encodeBody(range, properties, old: nil, into: &b.w, storeBlob: storeBlob)
+            try encodeBody(range, properties, old: nil, into: &b.w, storeBlob: storeBlob)
         }
         let node = b.finish()
-        assert(!extended || node == fullEncoding(properties), "an extended cluster differs from its full encoding")
         appendBase = nil  // kept again (`keepEncoding`) only when the leaf is handed to the next transaction
         return node
     }
@@ -423,7 +421,7 @@ final class DirtyLeaf {
     func dropEncoding() { appendBase = nil }
 
     /// Checks the append path in debug builds: one column encoded from every row (an extended block has no
-    /// out-of-line value).
+    /// out-of-line value, so nothing goes to a blob).
     private static func fullBlock(_ values: ArraySlice<Value>, _ p: PropertyInfo) -> [UInt8] {
         var w = ByteWriter()
         try! ColumnCodec.encodeColumn(values, type: p.clusterColumnType, nullable: p.clusterColumnNullable, linkStorage: .plusOne,
@@ -431,18 +429,11 @@ final class DirtyLeaf {
         return w.bytes
     }
 
-    /// Checks the append path in debug builds: the node encoded from every row (a node whose every block
-    /// was extended has no out-of-line value, so nothing goes to a blob).
-    private func fullEncoding(_ properties: [PropertyInfo]) -> [UInt8] {
-        var b = NodeBuilder(.cluster)
-        try! encodeBody(0..<keys.count, properties, old: nil, into: &b.w) { _ in preconditionFailure("no blob expected") }
-        return b.finish()
-    }
-
-    /// The node's contents after its header: row and column counts, directory, keys, column blocks.
-    /// Returns whether the keys and every block were extended from `old`.
+    /// The node's contents after its header: row and column counts, directory, keys, column blocks — the
+    /// keys and each block extended from `old` where they can be (debug builds check each against its full
+    /// encoding).
     private func encodeBody(_ range: Range<Int>, _ properties: [PropertyInfo], old: ClusterView?, into w: inout ByteWriter,
-                            storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) throws -> Bool {
+                            storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) throws {
         let cols = properties.filter(\.hasColumn)
         let whole = range == 0..<keys.count
         w.u32(UInt32(range.count))
@@ -451,13 +442,18 @@ final class DirtyLeaf {
         w.zeros(16 * cols.count)
         w.align(8)
         let newKeys = keys[range].map { Int64(bitPattern: $0) }
+        let keysStart = w.count
         let extendedKeys = old.map { old in
             newKeys.withUnsafeBufferPointer {
                 PackedInts.appendExtending(old.keyArray, oldCount: old.count, UnsafeBufferPointer(rebasing: $0[old.count...]), into: &w)
             }
         } ?? false
-        if !extendedKeys { PackedInts.encode(newKeys, into: &w) }
-        var allExtended = extendedKeys
+        if extendedKeys {
+            assert(Array(w.bytes[keysStart...]) == { var k = ByteWriter(); PackedInts.encode(newKeys, into: &k); return k.bytes }(),
+                   "extended key array differs")
+        } else {
+            PackedInts.encode(newKeys, into: &w)
+        }
         for (i, p) in cols.enumerated() {
             w.align(8)
             let start = w.count
@@ -466,7 +462,6 @@ final class DirtyLeaf {
             if let c, lazy[c] != nil, whole, let base, let e = base.columnEntry(p.columnID) {
                 // Unchanged since the last commit: copy the encoded block as it is.
                 w.raw(UnsafeRawBufferPointer(rebasing: base.node[e.offset..<e.offset + e.length]))
-                allExtended = false
             } else if let c, lazy[c] == nil, let old, let e = old.columnEntry(p.columnID), e.encoding == encoding.rawValue,
                       ColumnCodec.appendColumn(UnsafeRawBufferPointer(rebasing: old.node[e.offset..<e.offset + e.length]),
                                                oldCount: old.count, columns[c][old.count...], type: p.clusterColumnType,
@@ -474,7 +469,6 @@ final class DirtyLeaf {
                 // Extended: the old rows' bytes as they were, the appended rows after them.
                 assert(Array(w.bytes[start...]) == Self.fullBlock(columns[c][range], p), "extended block of \(p.name) differs")
             } else {
-                allExtended = false
                 if let c { try materialize(c) }
                 let values: ArraySlice<Value> = c.map { columns[$0][range] }
                     ?? ArraySlice(repeating: p.defaultValue, count: range.count)
@@ -487,7 +481,6 @@ final class DirtyLeaf {
             w.patchU32(UInt32(w.count - start), at: e + 8)
             w.bytes[e + 12] = encoding.rawValue
         }
-        return allExtended
     }
 }
 

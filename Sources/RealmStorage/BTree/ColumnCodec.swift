@@ -169,7 +169,7 @@ enum ColumnCodec {
     }
 
     @inline(__always)
-    static func timestamp(_ v: Value) -> Timestamp {
+    private static func timestamp(_ v: Value) -> Timestamp {
         switch v {
         case .date(let t): return t
         case .null: return Timestamp(seconds: 0)

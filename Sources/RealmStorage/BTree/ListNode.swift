@@ -71,37 +71,33 @@ enum ListCoding {
         return out
     }
 
-    /// Calls `body` with each key of a backlink set where it lies: no array and no column reader.
+    /// Calls `body` with each key of a backlink set where it lies (packed arrays are read with unaligned
+    /// loads): no array, and for the usual block without a null bitmap no column reader either.
     static func forEachKey(_ buf: UnsafeRawBufferPointer, _ body: (UInt64) -> Void) throws {
         if buf.isEmpty { return }
-        guard buf.count >= 16, buf.u64(at: 8) == 0 else {
-            for k in try decodeKeys(buf) { body(k) }  // short or with a null bitmap: the checked path says what is wrong
-            return
-        }
-        let count = Int(buf.u32(at: 0))
-        guard buf[4] == PropertyType.int.rawValue, buf[5] == 0 else { throw Malformed(reason: "backlink set holds a non-integer") }
-        guard count <= buf.count * 8 else { throw Malformed(reason: "backlink set count \(count) too large for its bytes") }
-        let block = UnsafeRawBufferPointer(rebasing: buf[8...])
-        let ints: PackedIntsReader
-        do { ints = try PackedIntsReader(block, offset: 8, count: count) } catch { throw Malformed(reason: "\(error)") }
-        for i in 0..<count { body(UInt64(bitPattern: ints[i])) }
-    }
-
-    /// `decodeKeys` reading the set where it lies (packed arrays are read with unaligned loads).
-    static func decodeKeys(_ buf: UnsafeRawBufferPointer) throws -> [UInt64] {
-        if buf.isEmpty { return [] }
         guard buf.count >= 8 else { throw Malformed(reason: "backlink set shorter than its header") }
         let count = Int(buf.u32(at: 0))
         guard buf[4] == PropertyType.int.rawValue, buf[5] == 0 else { throw Malformed(reason: "backlink set holds a non-integer") }
         guard count <= buf.count * 8 else { throw Malformed(reason: "backlink set count \(count) too large for its bytes") }
-        let r: ColumnReader
         do {
-            r = try ColumnReader(node: buf, offset: 8, length: buf.count - 8, count: count, encoding: .int, type: .int, linkStorage: .raw)
+            if buf.count >= 16, buf.u64(at: 8) == 0 {
+                let ints = try PackedIntsReader(UnsafeRawBufferPointer(rebasing: buf[8...]), offset: 8, count: count)
+                for i in 0..<count { body(UInt64(bitPattern: ints[i])) }
+            } else {
+                // A null bitmap (or a block too short for one): the column reader checks it.
+                let r = try ColumnReader(node: buf, offset: 8, length: buf.count - 8, count: count, encoding: .int, type: .int, linkStorage: .raw)
+                for i in 0..<count { body(UInt64(bitPattern: r.int(at: i))) }
+            }
         } catch {
             throw Malformed(reason: "\(error)")
         }
-        // Read as integers straight away: no `Value` per key.
-        return (0..<count).map { UInt64(bitPattern: r.int(at: $0)) }
+    }
+
+    /// The keys of a backlink set, read where it lies.
+    static func decodeKeys(_ buf: UnsafeRawBufferPointer) throws -> [UInt64] {
+        var keys: [UInt64] = []
+        try forEachKey(buf) { keys.append($0) }
+        return keys
     }
 }
 

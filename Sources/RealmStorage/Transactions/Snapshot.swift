@@ -1,6 +1,13 @@
+import Atomics
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Where `stagedBacklinks` leaves the sum of the loads it makes only to fill the cache, so that they are
+/// not optimised away (one atomic for the process: a snapshot may be read from several threads, and one
+/// per snapshot would cost an allocation each).
+let prefetchSink = ManagedAtomic<UInt64>(0)
+
 /// A class of objects as seen by one snapshot: resolve once, then use for fast access.
 public struct TableHandle: Sendable {
     public let name: String
@@ -31,8 +38,6 @@ public class Snapshot: NodeSource {
     private(set) var isClosed = false
     /// Every page of this version lies below this limit.
     var pageLimit: UInt64
-    /// Where `stagedBacklinks` leaves the sum of the loads it makes only to fill the cache (so that they stay).
-    var prefetchSink: UInt64 = 0
     /// Public schemas of classes asked for (read snapshots only; see `classSchema`).
     private var schemaCache: [String: ClassSchema] = [:]
     /// Leaf walks in progress (`walkLeaves`): only the outermost may give decrypted pages back.
@@ -349,11 +354,13 @@ public class Snapshot: NodeSource {
                 at[i] = v.ref(v.childIndex(for: keys[i].rawValue))
             }
         }
-        var leafOf = [Int](repeating: -1, count: keys.count)
+        // Every target has a leaf (keys are sorted, so targets of one leaf are neighbours).
+        var leafOf: [Int] = []
+        leafOf.reserveCapacity(keys.count)
         var refs: [UInt64] = []
-        for i in keys.indices {
-            if refs.last != at[i] { refs.append(at[i]) }
-            leafOf[i] = refs.count - 1
+        for ref in at {
+            if refs.last != ref { refs.append(ref) }
+            leafOf.append(refs.count - 1)
         }
         // 2. The first lines of every leaf: header, column directory, start of the keys.
         for ref in refs where ref >= 2 && ref < pageLimit {
@@ -369,7 +376,7 @@ public class Snapshot: NodeSource {
             guard TableTree.isLeafNode(node) else { throw self.corrupt(ref, "expected a table leaf, found type \(node[0])") }
             views.append(try ClusterView(node: node, ref: ref, source: self))
         }
-        for (i, k) in keys.enumerated() where leafOf[i] >= 0 { sink &+= views[leafOf[i]].keySlotWord(for: k.rawValue) }
+        for (i, k) in keys.enumerated() { sink &+= views[leafOf[i]].keySlotWord(for: k.rawValue) }
         for v in views {
             if let e = v.columnEntry(bl.columnID), e.offset >= 0, e.offset < v.node.count { sink &+= UInt64(v.node[e.offset]) }
         }
@@ -382,7 +389,7 @@ public class Snapshot: NodeSource {
             do { columns.append(try v.bytesColumn(bl.columnID)) } catch { throw corrupt(v.ref, error) }
         }
         var rows = [Int](repeating: -1, count: keys.count)
-        for (i, k) in keys.enumerated() where leafOf[i] >= 0 {
+        for (i, k) in keys.enumerated() {
             guard let r = views[leafOf[i]].row(of: k.rawValue) else { continue }
             rows[i] = r
             if let c = columns[leafOf[i]] { sink &+= c.offsetsWord(r) }
@@ -391,7 +398,7 @@ public class Snapshot: NodeSource {
         for i in keys.indices where rows[i] >= 0 {
             if let c = columns[leafOf[i]] { sink &+= c.payloadByte(rows[i]) }
         }
-        prefetchSink = sink
+        prefetchSink.store(sink, ordering: .relaxed)
         // 6. The sets.
         var out: [ObjectKey] = []
         for i in keys.indices where rows[i] >= 0 {
