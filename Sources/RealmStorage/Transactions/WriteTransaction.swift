@@ -31,7 +31,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
     var roots: [UInt32: TreeChild] = [:]
     /// Lists changed in this transaction (their committed nodes are already freed).
     var dirtyLists: [SlotKey: [Value]] = [:]
-    /// Backlink sets changed in this transaction, sorted origin keys.
+    /// Backlink sets changed in this transaction, sorted origin keys. Complete only after `settleBacklinks()`:
+    /// whatever reads it (other than commit, which merges `addedBacklinks` itself) settles first.
     var dirtyBacklinks: [SlotKey: [UInt64]] = [:]
     /// Backlinks added since backlinks were last read or edited: appended here, without hashing or an array
     /// per target, and merged into `dirtyBacklinks` (`settleBacklinks`) before anything reads or edits a
