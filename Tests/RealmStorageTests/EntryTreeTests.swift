@@ -336,6 +336,31 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
         expectPartition(live: live, store)
     }
 
+    /// Nodes written under the limits of earlier builds (two pages, 512 entries) are valid, read, and split to
+    /// one-page nodes where they are next changed; untouched ones stay as they were.
+    @Test func nodesOfTheEarlierLimitsStayValidAndSplitWhenChanged() throws {
+        let earlier = EntryTree.Limits(maxNodeBytes: 8192, maxEntries: 512)
+        let store = FakeStore()
+        var old = EntryTree(root: 0, limits: earlier)
+        let n = 20_000
+        for i in 0..<n { #expect(try old.insert(indexEntry(UInt64(2 * i)), sink: store)) }
+        let oldRoot = try old.commit(sink: store)
+        let oldLeaves = nodeStats(oldRoot, store)[0]!
+        #expect(oldLeaves.shapes.contains { $0.size > 4096 }, "the earlier limits make two-page leaves")
+
+        var tree = EntryTree(root: oldRoot)
+        #expect(try tree.checkInvariants(source: store) == n)
+        // One insert in the middle: the leaf it lands in is split to fit the standard limits.
+        #expect(try tree.insert(indexEntry(UInt64(n + 1)), sink: store))
+        let root = try tree.commit(sink: store)
+        tree = EntryTree(root: root)
+        #expect(try tree.checkInvariants(source: store) == n + 1)
+        let leaves = nodeStats(root, store)[0]!
+        #expect(leaves.nodes > oldLeaves.nodes)
+        #expect(leaves.shapes.filter { $0.size > 4096 }.count == oldLeaves.shapes.filter { $0.size > 4096 }.count - 1)
+        #expect(try scanAll(tree, store).count == n + 1)
+    }
+
     /// Removing most entries merges underfull nodes and collapses the root.
     @Test func removalsMergeAndCollapse() throws {
         let store = FakeStore()

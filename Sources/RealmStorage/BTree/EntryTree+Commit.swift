@@ -161,11 +161,11 @@ private struct CheckWalk {
         if let actualSize, actualSize != size {
             throw fail(child, path, lvl, "node is \(actualSize) bytes, its layout \(size)")
         }
-        guard count <= tree.limits.maxEntries else {
-            throw fail(child, path, lvl, "\(count) entries exceed the limit of \(tree.limits.maxEntries)")
+        guard count <= tree.limits.acceptedEntries else {
+            throw fail(child, path, lvl, "\(count) entries exceed the limit of \(tree.limits.acceptedEntries)")
         }
-        guard size <= tree.limits.maxNodeBytes else {
-            throw fail(child, path, lvl, "\(size) bytes exceed the limit of \(tree.limits.maxNodeBytes)")
+        guard size <= tree.limits.acceptedNodeBytes else {
+            throw fail(child, path, lvl, "\(size) bytes exceed the limit of \(tree.limits.acceptedNodeBytes)")
         }
     }
 

@@ -19,11 +19,11 @@ import Darwin
 /// one copy per index per write transaction. After any method throws during a mutation (a corrupt node) the
 /// tree may be half-changed; the transaction must be rolled back.
 ///
-/// **Node size limits** (`Limits.standard`): a node splits when its encoded size would pass 8192 bytes (two
-/// pages, so a full node fills its extent) or its entry count would pass 512. The count limit rarely binds
-/// for real entries (≥ 9 bytes); it bounds the cost of decoding and shifting a node of tiny entries. 256 was
-/// rejected because a node of 256 short entries (e.g. 17-byte int keys: 5.4 KiB) would leave its second page
-/// mostly empty. An insert at the end of a node splits it so the left part keeps everything it had
+/// **Node size limits** (`Limits.standard`): a node splits when its encoded size would pass 4096 bytes (one
+/// page, so a full node fills its extent and a commit that changes one entry writes one page) or its entry
+/// count would pass 256. The count limit rarely binds for real entries (≥ 9 bytes: 256 of them pass the byte
+/// limit first); it bounds the cost of decoding and shifting a node of tiny entries. Builds before DECISIONS
+/// 47 split at 8192 bytes and 512 entries; such nodes are valid and split when next changed. An insert at the end of a node splits it so the left part keeps everything it had
 /// (sequential inserts give full nodes); an insert before every entry of the leftmost leaf keeps the right
 /// part full (descending inserts); any other split halves the node by bytes.
 ///
@@ -46,18 +46,27 @@ struct EntryTree {
         /// Most entries (or children) in one node.
         let maxEntries: Int
 
-        init(maxNodeBytes: Int, maxEntries: Int) {
+        /// Largest node (bytes, entries) a committed tree may hold: at least the limits new nodes are split at,
+        /// more where files written under earlier limits are still valid.
+        let acceptedNodeBytes: Int
+        let acceptedEntries: Int
+
+        init(maxNodeBytes: Int, maxEntries: Int, acceptedNodeBytes: Int? = nil, acceptedEntries: Int? = nil) {
             precondition(maxNodeBytes >= 256 && maxNodeBytes <= 1 << 24, "EntryTree: node byte limit out of range")
             precondition(maxEntries >= 4, "EntryTree: entry limit below 4")
             self.maxNodeBytes = maxNodeBytes
             self.maxEntries = maxEntries
+            self.acceptedNodeBytes = max(acceptedNodeBytes ?? maxNodeBytes, maxNodeBytes)
+            self.acceptedEntries = max(acceptedEntries ?? maxEntries, maxEntries)
         }
 
-        /// The limits of every index in the file format.
-        static let standard = Limits(maxNodeBytes: 8192, maxEntries: 512)
+        /// The limits of every index in the file format: new nodes fit one page (DECISIONS 47); nodes of up
+        /// to two pages and 512 entries, which builds before that wrote, stay valid and split on their next
+        /// change.
+        static let standard = Limits(maxNodeBytes: 4096, maxEntries: 256, acceptedNodeBytes: 8192, acceptedEntries: 512)
 
         /// Longest entry accepted by `insert`: small enough that halving any overfull node gives two nodes
-        /// within the byte limit (8192 → 2016 bytes; real entries are at most ~260).
+        /// within the byte limit (4096 → 992 bytes; real entries are at most ~260).
         var maxEntryBytes: Int { (maxNodeBytes - 128) / 4 }
 
         func fits(count: Int, entryBytes: Int, inner: Bool) -> Bool {
