@@ -12,6 +12,26 @@ import Testing
         }
         #expect(hash64(bytes) == original)
     }
+
+    /// The streaming hash (commit log records are hashed where their pieces lie) equals `hash64` of the
+    /// pieces joined, however the bytes are cut: empty pieces, pieces shorter than a 32-byte stripe, pieces
+    /// that end inside one, lengths below 32 in all.
+    @Test func streamingGivesTheSameHashAsOneBuffer() {
+        var rng = SplitMix64(seed: 11)
+        for round in 0..<3_000 {
+            let n = round < 100 ? round : rng.below(20_000)
+            let bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.below(256)) }
+            let seed = UInt64(rng.below(1 << 30))
+            var stream = Hash64Stream(seed: seed)
+            var at = 0
+            while at < n {
+                let k = min(n - at, rng.below(4) == 0 ? 0 : rng.below(rng.below(2) == 0 ? 40 : 5_000) + 1)
+                stream.update(Array(bytes[at..<at + k]))
+                at += k
+            }
+            #expect(stream.finish() == hash64(bytes, seed: seed), "\(n) bytes")
+        }
+    }
 }
 
 @Suite struct UTF8DecodingTests {

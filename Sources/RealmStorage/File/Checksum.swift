@@ -56,6 +56,91 @@ func hash64(_ buffer: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
     return avalanche(h)
 }
 
+/// `hash64` of bytes given in pieces: the same value as `hash64` of their concatenation, without making it.
+struct Hash64Stream {
+    private var v1, v2, v3, v4: UInt64
+    private let seed: UInt64
+    private var total = 0
+    /// Bytes of an incomplete 32-byte stripe.
+    private var stripe: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var held = 0
+
+    init(seed: UInt64 = 0) {
+        self.seed = seed
+        v1 = seed &+ 0x9E37_79B1_85EB_CA87 &+ 0xC2B2_AE3D_27D4_EB4F
+        v2 = seed &+ 0xC2B2_AE3D_27D4_EB4F
+        v3 = seed
+        v4 = seed &- 0x9E37_79B1_85EB_CA87
+    }
+
+    @inline(__always) private mutating func consume(_ p: UnsafeRawPointer) {
+        v1 = round(v1, UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)))
+        v2 = round(v2, UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        v3 = round(v3, UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))
+        v4 = round(v4, UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+    }
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        total += bytes.count
+        var i = 0
+        let n = bytes.count
+        var part = stripe
+        withUnsafeMutableBytes(of: &part) { buf in
+            if held > 0 {
+                let k = min(32 - held, n)
+                (buf.baseAddress! + held).copyMemory(from: base, byteCount: k)
+                held += k
+                i = k
+                if held < 32 { return }
+                consume(UnsafeRawPointer(buf.baseAddress!))
+                held = 0
+            }
+            while i + 32 <= n {
+                consume(base + i)
+                i += 32
+            }
+            if i < n {
+                buf.baseAddress!.copyMemory(from: base + i, byteCount: n - i)
+                held = n - i
+            }
+        }
+        stripe = part
+    }
+
+    mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
+
+    func finish() -> UInt64 {
+        var h: UInt64
+        if total >= 32 {
+            h = ((v1 << 1) | (v1 >> 63)) &+ ((v2 << 7) | (v2 >> 57)) &+ ((v3 << 12) | (v3 >> 52)) &+ ((v4 << 18) | (v4 >> 46))
+            h = (h ^ round(0, v1)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+            h = (h ^ round(0, v2)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+            h = (h ^ round(0, v3)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+            h = (h ^ round(0, v4)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+        } else {
+            h = seed &+ 0x27D4_EB2F_1656_67C5
+        }
+        h = h &+ UInt64(total)
+        var tail = stripe
+        let n = held
+        return withUnsafeBytes(of: &tail) { buf in
+            var i = 0
+            while i + 8 <= n {
+                h ^= round(0, buf.u64(at: i))
+                h = ((h << 27) | (h >> 37)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+                i += 8
+            }
+            while i < n {
+                h ^= UInt64(buf[i]) &* 0x27D4_EB2F_1656_67C5
+                h = ((h << 11) | (h >> 53)) &* 0x9E37_79B1_85EB_CA87
+                i += 1
+            }
+            return avalanche(h)
+        }
+    }
+}
+
 func hash64(_ bytes: [UInt8], seed: UInt64 = 0) -> UInt64 {
     bytes.withUnsafeBytes { hash64($0, seed: seed) }
 }

@@ -171,26 +171,70 @@ final class CommitLog {
     /// Appends the record of one commit and makes it durable. Returns the offset after it.
     @discardableResult
     func append(generation: UInt64, at offset: UInt64, meta: Meta, entries: [Entry]) throws -> UInt64 {
-        let metaBytes = Array(meta.encode().prefix(Meta.encodedSize))
         let total = Int(CommitLog.recordSize(entries: entries))
-        var w = ByteWriter(capacity: total)
-        w.u32(CommitLog.recordMagic)
-        w.u32(UInt32(entries.count))
-        w.u64(generation)
-        w.u64(meta.version)
-        w.u64(UInt64(total))
+        var head = ByteWriter(capacity: CommitLog.recordHeaderSize + entries.count * CommitLog.entrySize + Meta.encodedSize)
+        head.u32(CommitLog.recordMagic)
+        head.u32(UInt32(entries.count))
+        head.u64(generation)
+        head.u64(meta.version)
+        head.u64(UInt64(total))
         for e in entries {
-            w.u64(e.page)
-            w.u64(UInt64(e.bytes.count))
+            head.u64(e.page)
+            head.u64(UInt64(e.bytes.count))
         }
-        w.raw(metaBytes)
-        for e in entries { w.raw(e.bytes) }
-        w.u64(hash64(w.bytes, seed: generation))
-        precondition(w.count == total, "commit log record size")
+        head.raw(meta.encode())
+        // The nodes are hashed and written where they lie (no copy of the record is made).
+        var hash = Hash64Stream(seed: generation)
+        hash.update(head.bytes)
+        for e in entries { hash.update(e.bytes) }
+        var tail = ByteWriter(capacity: 8)
+        tail.u64(hash.finish())
         try preallocate(Int(offset) + total)
-        try w.bytes.withUnsafeBytes { try writeAll($0, at: Int(offset)) }
+        try writeGathered([head.bytes] + entries.map(\.bytes) + [tail.bytes], at: Int(offset))
         try sync()
         return offset + UInt64(total)
+    }
+
+    /// Writes `chunks` one after another from `offset`: one `pwritev` for up to 256 of them (iovecs over
+    /// the arrays themselves), one joined `pwrite` for more.
+    private func writeGathered(_ chunks: [[UInt8]], at offset: Int) throws {
+        if chunks.count > 256 {
+            var all: [UInt8] = []
+            all.reserveCapacity(chunks.reduce(0) { $0 + $1.count })
+            for c in chunks { all.append(contentsOf: c) }
+            try all.withUnsafeBytes { try writeAll($0, at: offset) }
+            return
+        }
+        var vecs: [iovec] = []
+        vecs.reserveCapacity(chunks.count)
+        func nest(_ i: Int) throws {
+            if i == chunks.count { return try writeVectors(&vecs, at: offset) }
+            try chunks[i].withUnsafeBytes { buf in
+                if buf.count > 0 { vecs.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: buf.baseAddress), iov_len: buf.count)) }
+                try nest(i + 1)
+            }
+        }
+        try nest(0)
+    }
+
+    /// `pwritev` until every vector is written (retrying after signals and short writes).
+    private func writeVectors(_ vecs: inout [iovec], at offset: Int) throws {
+        var done = 0
+        var vi = 0
+        while vi < vecs.count {
+            let n = vecs[vi...].withUnsafeBufferPointer { pwritev(fd, $0.baseAddress, Int32($0.count), off_t(offset + done)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StorageError.io(path: path, operation: "write the commit log", errno: errno)
+            }
+            done += n
+            var left = n
+            while vi < vecs.count, left >= vecs[vi].iov_len { left -= vecs[vi].iov_len; vi += 1 }
+            if left > 0 {
+                vecs[vi].iov_base = vecs[vi].iov_base.advanced(by: left)
+                vecs[vi].iov_len -= left
+            }
+        }
     }
 
     /// The header of the log at `path`, nil when there is none (or it is damaged).

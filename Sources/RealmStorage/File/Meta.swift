@@ -20,8 +20,9 @@ struct Meta: Equatable {
     var logGeneration: UInt64 = 0
     var logEnd: UInt64 = 0
 
+    /// The slot's `encodedSize` bytes; the rest of its page stays zero (a commit writes only these, DECISIONS 47).
     func encode() -> [UInt8] {
-        var w = ByteWriter(capacity: pageSize)
+        var w = ByteWriter(capacity: Meta.encodedSize)
         w.raw(Meta.magic)
         w.u32(Meta.formatVersion)
         w.u32(UInt32(pageSize))
@@ -36,7 +37,6 @@ struct Meta: Equatable {
         w.u64(logEnd)
         w.zeros(120 - w.count)
         w.u64(hash64(w.bytes))
-        w.zeros(pageSize - w.count)
         return w.bytes
     }
 

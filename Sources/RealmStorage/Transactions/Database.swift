@@ -50,6 +50,8 @@ public final class Database: @unchecked Sendable {
     let decryptedBudget = ManagedAtomic<Int>(256 << 20)
     /// Clusters the last commit of this process wrote, decoded; only used under the writer lock.
     var decodedLeaves = DecodedLeaves()
+    /// The catalogue last decoded or committed here (any thread).
+    let catalogues = CatalogueCache()
 
     /// The page store; replaced only by in-place compaction, while nothing else in this process uses it.
     var store: PageStore { ownerLock.withLock { _store } }
@@ -277,7 +279,9 @@ public final class Database: @unchecked Sendable {
         let empty = Meta(version: 1, catalogueRef: 0, freeListRef: 0, commitLogRef: 0, pageCount: 2, logID: logID)
         // Only slot B is written: page 0 reads as zeros (an empty slot A) once the file is two pages long, and
         // no crash can leave a file that has a zero page 0 but no valid slot.
-        try empty.encode().withUnsafeBytes { try store.write($0, atPage: 1) }
+        var page = empty.encode()
+        page.append(contentsOf: repeatElement(0, count: pageSize - page.count))
+        try page.withUnsafeBytes { try store.write($0, atPage: 1) }
         try store.sync()
     }
 

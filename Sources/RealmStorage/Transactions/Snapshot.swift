@@ -53,7 +53,7 @@ public class Snapshot: NodeSource {
         self.catalogue = Catalogue()
         if meta.catalogueRef != 0 {
             let node = try self.node(meta.catalogueRef, expected: .catalogue)
-            catalogue = try Catalogue.decode(node, ref: meta.catalogueRef, path: database.path)
+            catalogue = try database.catalogues.catalogue(node: node, ref: meta.catalogueRef, path: database.path)
         }
         // Owned from here on: a failure above leaves the slot to the caller.
         if let slot = readerSlot {

@@ -124,6 +124,7 @@ extension WriteTransaction {
             try store.sync()
         }
         database.store.committed(version: newVersion)
+        database.catalogues.remember(section: catalogueBytes, catalogue)
         writtenLeaves.version = newVersion
         writtenLeaves.store = ObjectIdentifier(database.store)
         database.decodedLeaves = writtenLeaves
