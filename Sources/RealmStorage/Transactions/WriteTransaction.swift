@@ -224,8 +224,14 @@ public final class WriteTransaction: Snapshot, NodeSink {
     }
 
     func addToIndex(_ classID: UInt32, _ p: PropertyInfo, _ value: Value, _ key: UInt64) throws {
+        try addToIndex(classID, columnID: p.columnID, indexRoot: p.indexRoot, value, key)
+    }
+
+    /// `addToIndex` given the column and its committed root (what an insert plan keeps of the property).
+    func addToIndex(_ classID: UInt32, columnID: UInt32, indexRoot: UInt64, _ value: Value, _ key: UInt64) throws {
         let entry = indexEntry(value, key)
-        try withIndex(classID, p) { _ = try $0.insert(entry, sink: self) }
+        _ = try indexes[SlotKey(classID: classID, key: 0, columnID: columnID), default: EntryTree(root: indexRoot)]
+            .insert(entry, sink: self)
     }
 
     func removeFromIndex(_ classID: UInt32, _ p: PropertyInfo, _ value: Value, _ key: UInt64) throws {
