@@ -328,13 +328,16 @@ final class DirtyLeaf {
         if !append { appendBase = nil }
         if append { keys.append(key) } else { keys.insert(key, at: pos) }
         var touched = 0
-        for (pi, p) in properties.enumerated() where p.hasColumn {
-            if let c = columnIndex(p.columnID, hint: pi) {
+        // By index, reading single fields: binding each `PropertyInfo` copied it (its strings retained and
+        // released) for every column of every inserted row.
+        for pi in properties.indices where properties[pi].hasColumn {
+            let id = properties[pi].columnID
+            if let c = columnIndex(id, hint: pi) {
                 // Array.insert goes through a generic replaceSubrange; appending is the common case.
                 if append { columns[c].append(row[pi]) } else { columns[c].insert(row[pi], at: pos) }
                 touched += 1
             } else {
-                let c = addColumn(p.columnID, fill: p.defaultValue)
+                let c = addColumn(id, fill: properties[pi].defaultValue)
                 columns[c][pos] = row[pi]
                 touched += 1
             }
