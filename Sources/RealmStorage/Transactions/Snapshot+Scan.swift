@@ -50,6 +50,12 @@ public struct ColumnCursor {
     }
 
     /// Calls `body` with the UTF-8 bytes of the string at `row` without copying when it is stored inline.
+    ///
+    /// Exported specializations for what the query engine passes (a match, or nothing): called from another
+    /// module, the generic entry instantiated `Optional<R>` metadata on every row (`perf`: a third of a
+    /// `CONTAINS[c]` scan of 1,000,000 strings).
+    @_specialize(exported: true, where R == Bool)
+    @_specialize(exported: true, where R == Void)
     public func withUTF8<R>(_ row: Int, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
         if box.reader != nil {
             if let inline = try box.reader.unsafelyUnwrapped.withBytes(at: row, body) { return inline }
