@@ -46,9 +46,13 @@ final class EngineTarget: BenchTarget {
         return people.count
     }
 
-    private func insert(_ people: [Person], _ tx: WriteTransaction) throws {
-        let t = try tx.table("Person")
-        let columns = try ["id", "name", "city", "age", "score", "active"].map { try tx.property(t, $0) }
+    private func personColumns(_ s: Snapshot) throws -> (TableHandle, [PropertyHandle]) {
+        let t = try s.table("Person")
+        return (t, try ["id", "name", "city", "age", "score", "active"].map { try s.property(t, $0) })
+    }
+
+    private func insert(_ people: [Person], _ tx: WriteTransaction, handles: (TableHandle, [PropertyHandle])? = nil) throws {
+        let (t, columns) = try handles ?? personColumns(tx)
         for p in people {
             try tx.createObject(t, columns: columns, values: [
                 .int(Int64(p.id)), .string(p.name), .string(p.city), .int(Int64(p.age)), .double(p.score), .bool(p.active),
@@ -57,7 +61,10 @@ final class EngineTarget: BenchTarget {
     }
 
     func insertOneByOne(_ people: [Person]) throws -> Int {
-        for p in people { try database.write { try insert([p], $0) } }
+        // Handles resolved once, as SQLite prepares its INSERT once: they name columns by ID, which stay
+        // valid across transactions (each use is checked against the transaction's schema).
+        let handles = try database.read { try personColumns($0) }
+        for p in people { try database.write { try insert([p], $0, handles: handles) } }
         return people.count
     }
 
