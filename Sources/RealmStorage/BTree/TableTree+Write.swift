@@ -23,6 +23,15 @@ struct TreeMutator {
         }
         guard node[0] == NodeType.tableInner.rawValue else { throw sink.corrupt(ref, "expected a table node, found type \(node[0])") }
         let v = try InnerView(node: node, ref: ref, source: sink)
+        if let kept = sink.decodedInner(ref) {
+            // Debug builds check that the kept node is the one at `ref`.
+            assert(kept.level == v.level && kept.firstKeys == (0..<v.count).map { v.firstKey($0) }
+                   && kept.counts == (0..<v.count).map { v.childCount($0) }
+                   && kept.children.enumerated().allSatisfy { i, c in if case .clean(let r) = c { return r == v.ref(i) } else { return false } },
+                   "DecodedLeaves: kept inner node differs from the node at \(ref)")
+            try sink.free(ref)
+            return .inner(kept)
+        }
         let inner = DirtyInner(level: v.level,
                                firstKeys: (0..<v.count).map { v.firstKey($0) },
                                children: (0..<v.count).map { .clean(v.ref($0)) },
@@ -210,14 +219,28 @@ struct TreeMutator {
         case .inner(let n):
             var entries: [Entry] = []
             entries.reserveCapacity(n.children.count)
+            var oneEach = true
             for (i, c) in n.children.enumerated() {
                 if case .clean(let ref) = c {
                     entries.append(Entry(firstKey: n.firstKeys[i], ref: ref, count: n.counts[i]))
                 } else {
-                    entries += try write(c, level: n.level - 1)
+                    let written = try write(c, level: n.level - 1)
+                    if written.count != 1 { oneEach = false }
+                    entries += written
                 }
             }
-            return try writeInner(entries, level: n.level)
+            let out = try writeInner(entries, level: n.level)
+            if oneEach, out.count == 1 {
+                // `n` now stands for the node just written: each child by the ref it was written at.
+                for (i, e) in entries.enumerated() {
+                    if case .clean = n.children[i] { continue }
+                    n.children[i] = .clean(e.ref)
+                    n.firstKeys[i] = e.firstKey
+                    n.counts[i] = e.count
+                }
+                sink.wroteInner(n, ref: out[0].ref)
+            }
+            return out
         }
     }
 

@@ -69,11 +69,17 @@ protocol NodeSink: NodeSource {
     func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf?
     /// Tells the sink that `leaf`, encoded whole, was written at `ref`, without blobs.
     func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo])
+    /// The decoded copy of the table inner node at `ref`, if the commit that wrote it kept one.
+    func decodedInner(_ ref: UInt64) -> DirtyInner?
+    /// Tells the sink that `inner`, whose children are all committed, was written whole at `ref`.
+    func wroteInner(_ inner: DirtyInner, ref: UInt64)
 }
 
 extension NodeSink {
     func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? { nil }
     func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo]) {}
+    func decodedInner(_ ref: UInt64) -> DirtyInner? { nil }
+    func wroteInner(_ inner: DirtyInner, ref: UInt64) {}
 }
 
 extension NodeSource {

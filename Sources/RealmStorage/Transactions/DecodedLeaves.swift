@@ -1,4 +1,5 @@
-/// Clusters the last commit of this process wrote, kept decoded for the next write transaction.
+/// Clusters and table inner nodes the last commit of this process wrote, kept decoded for the next write
+/// transaction.
 ///
 /// A run of small commits inserting into one cluster would otherwise decode its up to 256 objects into values
 /// (strings allocated and checked) at every commit, only to encode them again: in `realm-bench`'s single
@@ -45,6 +46,19 @@ struct DecodedLeaves {
         leaf.keepEncoding(node)
         leaves[ref] = Leaf(properties: DecodedLeaves.shape(properties), leaf: leaf)
     }
+
+    /// Table inner nodes written whole, with every child committed (DECISIONS 49): a run of small commits
+    /// changes the same path of inner nodes, which would otherwise be decoded (three arrays of up to 256
+    /// entries) and freed by every transaction.
+    var inners: [UInt64: DirtyInner] = [:]
+
+    mutating func addInner(_ inner: DirtyInner, ref: UInt64) {
+        guard inners.count < DecodedLeaves.limit else { return }
+        inners[ref] = inner
+    }
+
+    /// Takes the inner node at `ref`, if kept.
+    mutating func takeInner(_ ref: UInt64) -> DirtyInner? { inners.removeValue(forKey: ref) }
 
     /// Takes the leaf at `ref`, if it is kept for `properties`.
     mutating func take(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? {

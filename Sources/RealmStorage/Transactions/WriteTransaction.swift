@@ -121,6 +121,10 @@ public final class WriteTransaction: Snapshot, NodeSink {
         writtenLeaves.add(leaf, ref: ref, node: node, properties: properties)
     }
 
+    func decodedInner(_ ref: UInt64) -> DirtyInner? { keptLeaves.takeInner(ref) }
+
+    func wroteInner(_ inner: DirtyInner, ref: UInt64) { writtenLeaves.addInner(inner, ref: ref) }
+
     /// Queues a node write; runs of adjacent pages are issued together by `flushWrites` (one `pwritev` each).
     func stage(_ node: [UInt8], at page: UInt64, pages: Int) throws {
         if let last = pending.last, last.page + last.pages == page {
