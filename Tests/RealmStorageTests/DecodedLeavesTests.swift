@@ -89,9 +89,10 @@ import Testing
         try expectContents(db, model, "after updates and deletes")
     }
 
-    /// Table inner nodes are kept too: a table of two inner levels (more than 256 leaves), then single commits
-    /// that append, change old rows in other leaves, delete, split the last leaf and roll back, each read back
-    /// against a model (debug builds also compare every kept inner node with the node it stands for).
+    /// Table inner nodes and index nodes are kept too: a table of two inner levels (more than 256 leaves) with
+    /// an index, then single commits that append, change old rows in other leaves, delete, split the last leaf
+    /// and roll back, each read back against a model (debug builds also compare every kept node with the node
+    /// it stands for).
     @Test func innerNodesKeptAcrossSmallCommits() throws {
         let dir = TempDir()
         let db = try Database.open(path: dir.file("i.realm"))
@@ -107,7 +108,10 @@ import Testing
         var rng = SplitMix64(seed: 5)
         var next = Int64(n)
         for step in 0..<400 {
-            if step == 1 { #expect(!db.decodedLeaves.inners.isEmpty, "a single commit keeps the inner nodes it wrote") }
+            if step == 1 {
+                #expect(!db.decodedLeaves.inners.isEmpty, "a single commit keeps the inner nodes it wrote")
+                #expect(!db.decodedLeaves.indexNodes.isEmpty, "and the index nodes")
+            }
             switch step % 5 {
             case 0, 1:
                 try db.write { tx in _ = try tx.createObject("Item", ["id": .int(next), "name": .string("a\(next)")]) }

@@ -234,3 +234,20 @@ struct EntryNodeView {
         }
     }
 }
+
+extension EntryTreeNode {
+    /// Whether this node holds exactly the committed node `view` (entries, level, children's refs): what a node
+    /// kept for the next transaction must (checked in debug builds).
+    func sameContent(as view: EntryNodeView) -> Bool {
+        guard level == view.level, count == view.count, isLeaf || children.count == count else { return false }
+        for i in 0..<count {
+            guard let e = try? view.entry(i) else { return false }
+            let mine = entry(i)
+            guard mine.count == e.count, mine.elementsEqual(e) else { return false }
+            if !isLeaf {
+                guard case .clean(let r) = children[i], (try? view.child(i)) == r else { return false }
+            }
+        }
+        return true
+    }
+}

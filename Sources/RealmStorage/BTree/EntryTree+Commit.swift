@@ -23,7 +23,10 @@ extension EntryTree {
                 refs.reserveCapacity(node.count)
                 for c in node.children { refs.append(try write(c, sink: sink)) }
             }
-            return try sink.write(EntryTree.encode(node, childRefs: refs))
+            let ref = try sink.write(EntryTree.encode(node, childRefs: refs))
+            if !node.isLeaf { node.settleChildren(refs) }
+            sink.wroteIndexNode(node, ref: ref)
+            return ref
         }
     }
 

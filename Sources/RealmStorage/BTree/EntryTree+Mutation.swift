@@ -115,7 +115,14 @@ extension EntryTree {
 
     /// The dirty node for `child`: itself when dirty, else decoded from its view and the committed node freed.
     private func takeDirty(_ view: EntryNodeView, sink: NodeSink) throws -> EntryTreeNode {
-        let node = try view.materialize()
+        let node: EntryTreeNode
+        if let kept = sink.decodedIndexNode(view.ref) {
+            // Debug builds check that the kept node is the one at the ref.
+            assert(kept.sameContent(as: view), "DecodedLeaves: kept index node differs from the node at \(view.ref)")
+            node = kept
+        } else {
+            node = try view.materialize()
+        }
         try sink.free(view.ref)
         return node
     }

@@ -182,6 +182,13 @@ final class EntryTreeNode {
         if !isLeaf { children.remove(at: i) }
     }
 
+    /// After the node was written with `refs` as its children's refs: each child is that committed node (the
+    /// node then stands for what it was written as, to be kept for the next transaction).
+    func settleChildren(_ refs: [UInt64]) {
+        precondition(refs.count == children.count, "EntryTreeNode: one ref per child")
+        for i in refs.indices { children[i] = .clean(refs[i]) }
+    }
+
     /// Makes `child` child `i`, its first entry entry `i`.
     func setChild(_ child: EntryTreeNode, at i: Int) {
         children[i] = .dirty(child)

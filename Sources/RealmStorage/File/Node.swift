@@ -73,6 +73,10 @@ protocol NodeSink: NodeSource {
     func decodedInner(_ ref: UInt64) -> DirtyInner?
     /// Tells the sink that `inner`, whose children are all committed, was written whole at `ref`.
     func wroteInner(_ inner: DirtyInner, ref: UInt64)
+    /// The decoded copy of the index node at `ref`, if the commit that wrote it kept one.
+    func decodedIndexNode(_ ref: UInt64) -> EntryTreeNode?
+    /// Tells the sink that `node`, whose children are all committed, was written at `ref`.
+    func wroteIndexNode(_ node: EntryTreeNode, ref: UInt64)
 }
 
 extension NodeSink {
@@ -80,6 +84,8 @@ extension NodeSink {
     func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo]) {}
     func decodedInner(_ ref: UInt64) -> DirtyInner? { nil }
     func wroteInner(_ inner: DirtyInner, ref: UInt64) {}
+    func decodedIndexNode(_ ref: UInt64) -> EntryTreeNode? { nil }
+    func wroteIndexNode(_ node: EntryTreeNode, ref: UInt64) {}
 }
 
 extension NodeSource {

@@ -60,6 +60,17 @@ struct DecodedLeaves {
     /// Takes the inner node at `ref`, if kept.
     mutating func takeInner(_ ref: UInt64) -> DirtyInner? { inners.removeValue(forKey: ref) }
 
+    /// Index nodes the commit wrote (leaves and inner nodes, every child committed): a small commit changes
+    /// one leaf and its parents per index, which the next would otherwise decode again.
+    var indexNodes: [UInt64: EntryTreeNode] = [:]
+
+    mutating func addIndexNode(_ node: EntryTreeNode, ref: UInt64) {
+        guard indexNodes.count < 2 * DecodedLeaves.limit else { return }
+        indexNodes[ref] = node
+    }
+
+    mutating func takeIndexNode(_ ref: UInt64) -> EntryTreeNode? { indexNodes.removeValue(forKey: ref) }
+
     /// Takes the leaf at `ref`, if it is kept for `properties`.
     mutating func take(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? {
         guard let kept = leaves.removeValue(forKey: ref), kept.properties == DecodedLeaves.shape(properties) else { return nil }

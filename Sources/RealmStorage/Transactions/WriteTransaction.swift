@@ -125,6 +125,10 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     func wroteInner(_ inner: DirtyInner, ref: UInt64) { writtenLeaves.addInner(inner, ref: ref) }
 
+    func decodedIndexNode(_ ref: UInt64) -> EntryTreeNode? { keptLeaves.takeIndexNode(ref) }
+
+    func wroteIndexNode(_ node: EntryTreeNode, ref: UInt64) { writtenLeaves.addIndexNode(node, ref: ref) }
+
     /// Queues a node write; runs of adjacent pages are issued together by `flushWrites` (one `pwritev` each).
     func stage(_ node: [UInt8], at page: UInt64, pages: Int) throws {
         if let last = pending.last, last.page + last.pages == page {
