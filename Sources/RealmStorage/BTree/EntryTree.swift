@@ -23,9 +23,10 @@ import Darwin
 /// page, so a full node fills its extent and a commit that changes one entry writes one page) or its entry
 /// count would pass 256. The count limit rarely binds for real entries (≥ 9 bytes: 256 of them pass the byte
 /// limit first); it bounds the cost of decoding and shifting a node of tiny entries. Builds before DECISIONS
-/// 47 split at 8192 bytes and 512 entries; such nodes are valid and split when next changed. An insert at the end of a node splits it so the left part keeps everything it had
-/// (sequential inserts give full nodes); an insert before every entry of the leftmost leaf keeps the right
-/// part full (descending inserts); any other split halves the node by bytes.
+/// 47 split at 8192 bytes and 512 entries; such nodes are valid and split when next changed. An insert at
+/// the end of a node splits it so the left part keeps everything it had (sequential inserts give full nodes);
+/// an insert before every entry of the leftmost leaf keeps the right part full (descending inserts); any other
+/// split halves the node by bytes.
 ///
 /// **Removal** drops nodes that become empty and collapses a root with one child. A node that falls below a
 /// quarter of both limits is merged into an adjacent sibling when the result stays within three quarters of

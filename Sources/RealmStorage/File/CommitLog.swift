@@ -189,6 +189,7 @@ final class CommitLog {
         for e in entries { hash.update(e.bytes) }
         var tail = ByteWriter(capacity: 8)
         tail.u64(hash.finish())
+        precondition(head.count + entries.reduce(0) { $0 + $1.bytes.count } + tail.count == total, "commit log record size")
         try preallocate(Int(offset) + total)
         try writeGathered([head.bytes] + entries.map(\.bytes) + [tail.bytes], at: Int(offset))
         try sync()
@@ -227,6 +228,7 @@ final class CommitLog {
                 if errno == EINTR { continue }
                 throw StorageError.io(path: path, operation: "write the commit log", errno: errno)
             }
+            if n == 0 { throw StorageError.io(path: path, operation: "write the commit log (no progress)", errno: EIO) }
             done += n
             var left = n
             while vi < vecs.count, left >= vecs[vi].iov_len { left -= vecs[vi].iov_len; vi += 1 }
