@@ -264,6 +264,20 @@ final class DirtyLeaf {
         lazy[c] = nil
     }
 
+    /// Drops the column `id` (its property was removed): the blobs a lazy column still reads from the
+    /// committed node are freed with it (a materialized column's were freed when it was read).
+    func dropColumn(_ id: UInt32) throws {
+        guard let c = columnIndex(id) else { return }
+        if let r = lazy[c] {
+            guard let sink else { preconditionFailure("a lazy column outlived its transaction") }
+            try r.forEachBlobRef { try sink.free($0) }
+        }
+        columnIDs.remove(at: c)
+        columns.remove(at: c)
+        lazy.remove(at: c)
+        appendBase = nil
+    }
+
     func materializeAll() throws {
         for c in lazy.indices where lazy[c] != nil { try materialize(c) }
     }

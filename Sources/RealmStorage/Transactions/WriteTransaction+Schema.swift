@@ -165,6 +165,7 @@ extension WriteTransaction {
         }
         if p.isIndexed { try dropIndex(c.classID, p) }
         if p.type == .link { try dropBacklinkColumn(target: p.targetClassID, origin: c.classID, column: p.columnID) }
+        if p.hasColumn { try dropDirtyColumn(classID: c.classID, columnID: p.columnID) }
         let ci = catalogue.classIndex(id: c.classID)!
         catalogue.classes[ci].properties.removeAll { $0.columnID == p.columnID }
         if p.isPrimaryKey { catalogue.classes[ci].primaryKeyColumnID = 0 }
@@ -214,10 +215,26 @@ extension WriteTransaction {
         guard let ti = catalogue.classIndex(id: target),
               let bl = catalogue.classes[ti].properties.first(where: { $0.type == .backlink && $0.targetClassID == origin && $0.originColumnID == column })
         else { return }
-        // The column's values stay in the clusters (with their blobs) until each cluster is next rewritten.
+        // The column's values stay in the committed clusters (with their blobs) until each cluster is next
+        // rewritten; clusters this transaction already holds drop it now.
         catalogue.classes[ti].properties.removeAll { $0.columnID == bl.columnID }
         for slot in Array(dirtyBacklinks.keys) where slot.classID == target && slot.columnID == bl.columnID {
             dirtyBacklinks[slot] = nil
         }
+        try dropDirtyColumn(classID: target, columnID: bl.columnID)
+    }
+
+    /// A removed column leaves the clusters of `classID` this transaction already holds (a cluster decoded
+    /// later never takes it: `DirtyLeaf.decode` frees its blobs). Without this, the out-of-line values of a
+    /// cluster made dirty before the removal stayed allocated and unreachable (found by the random model soak).
+    private func dropDirtyColumn(classID: UInt32, columnID: UInt32) throws {
+        func visit(_ child: TreeChild) throws {
+            switch child {
+            case .clean: return
+            case .leaf(let l): try l.dropColumn(columnID)
+            case .inner(let n): for c in n.children { try visit(c) }
+            }
+        }
+        if let root = roots[classID] { try visit(root) }
     }
 }
