@@ -18,6 +18,34 @@
     return h
 }
 
+/// The four lanes folded into one value (inputs of 32 bytes or more).
+@inline(__always) private func mergeLanes(_ v1: UInt64, _ v2: UInt64, _ v3: UInt64, _ v4: UInt64) -> UInt64 {
+    var h = ((v1 << 1) | (v1 >> 63)) &+ ((v2 << 7) | (v2 >> 57)) &+ ((v3 << 12) | (v3 >> 52)) &+ ((v4 << 18) | (v4 >> 46))
+    h = (h ^ round(0, v1)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+    h = (h ^ round(0, v2)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+    h = (h ^ round(0, v3)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+    h = (h ^ round(0, v4)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+    return h
+}
+
+/// The bytes after the last whole 32-byte stripe (`tail`, fewer than 32), folded into `h`, then the avalanche.
+@inline(__always) private func finishTail(_ h0: UInt64, _ tail: UnsafeRawBufferPointer) -> UInt64 {
+    var h = h0
+    let n = tail.count
+    var i = 0
+    while i + 8 <= n {
+        h ^= round(0, tail.u64(at: i))
+        h = ((h << 27) | (h >> 37)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+        i += 8
+    }
+    while i < n {
+        h ^= UInt64(tail[i]) &* 0x27D4_EB2F_1656_67C5
+        h = ((h << 11) | (h >> 53)) &* 0x9E37_79B1_85EB_CA87
+        i += 1
+    }
+    return avalanche(h)
+}
+
 func hash64(_ buffer: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
     let n = buffer.count
     var i = 0
@@ -34,26 +62,11 @@ func hash64(_ buffer: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
             v4 = round(v4, buffer.u64(at: i + 24))
             i += 32
         }
-        h = ((v1 << 1) | (v1 >> 63)) &+ ((v2 << 7) | (v2 >> 57)) &+ ((v3 << 12) | (v3 >> 52)) &+ ((v4 << 18) | (v4 >> 46))
-        h = (h ^ round(0, v1)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
-        h = (h ^ round(0, v2)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
-        h = (h ^ round(0, v3)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
-        h = (h ^ round(0, v4)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+        h = mergeLanes(v1, v2, v3, v4)
     } else {
         h = seed &+ 0x27D4_EB2F_1656_67C5
     }
-    h = h &+ UInt64(n)
-    while i + 8 <= n {
-        h ^= round(0, buffer.u64(at: i))
-        h = ((h << 27) | (h >> 37)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
-        i += 8
-    }
-    while i < n {
-        h ^= UInt64(buffer[i]) &* 0x27D4_EB2F_1656_67C5
-        h = ((h << 11) | (h >> 53)) &* 0x9E37_79B1_85EB_CA87
-        i += 1
-    }
-    return avalanche(h)
+    return finishTail(h &+ UInt64(n), UnsafeRawBufferPointer(rebasing: buffer[i...]))
 }
 
 /// `hash64` of bytes given in pieces: the same value as `hash64` of their concatenation, without making it.
@@ -111,33 +124,10 @@ struct Hash64Stream {
     mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
 
     func finish() -> UInt64 {
-        var h: UInt64
-        if total >= 32 {
-            h = ((v1 << 1) | (v1 >> 63)) &+ ((v2 << 7) | (v2 >> 57)) &+ ((v3 << 12) | (v3 >> 52)) &+ ((v4 << 18) | (v4 >> 46))
-            h = (h ^ round(0, v1)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
-            h = (h ^ round(0, v2)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
-            h = (h ^ round(0, v3)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
-            h = (h ^ round(0, v4)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
-        } else {
-            h = seed &+ 0x27D4_EB2F_1656_67C5
-        }
-        h = h &+ UInt64(total)
+        let h = total >= 32 ? mergeLanes(v1, v2, v3, v4) : seed &+ 0x27D4_EB2F_1656_67C5
         var tail = stripe
         let n = held
-        return withUnsafeBytes(of: &tail) { buf in
-            var i = 0
-            while i + 8 <= n {
-                h ^= round(0, buf.u64(at: i))
-                h = ((h << 27) | (h >> 37)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
-                i += 8
-            }
-            while i < n {
-                h ^= UInt64(buf[i]) &* 0x27D4_EB2F_1656_67C5
-                h = ((h << 11) | (h >> 53)) &* 0x9E37_79B1_85EB_CA87
-                i += 1
-            }
-            return avalanche(h)
-        }
+        return withUnsafeBytes(of: &tail) { finishTail(h &+ UInt64(total), UnsafeRawBufferPointer(rebasing: $0[..<n])) }
     }
 }
 

@@ -209,34 +209,13 @@ final class CommitLog {
         var vecs: [iovec] = []
         vecs.reserveCapacity(chunks.count)
         func nest(_ i: Int) throws {
-            if i == chunks.count { return try writeVectors(&vecs, at: offset) }
+            if i == chunks.count { return try writeVectorsFully(fd, &vecs, at: offset, path: path, operation: "write the commit log") }
             try chunks[i].withUnsafeBytes { buf in
                 if buf.count > 0 { vecs.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: buf.baseAddress), iov_len: buf.count)) }
                 try nest(i + 1)
             }
         }
         try nest(0)
-    }
-
-    /// `pwritev` until every vector is written (retrying after signals and short writes).
-    private func writeVectors(_ vecs: inout [iovec], at offset: Int) throws {
-        var done = 0
-        var vi = 0
-        while vi < vecs.count {
-            let n = vecs[vi...].withUnsafeBufferPointer { pwritev(fd, $0.baseAddress, Int32($0.count), off_t(offset + done)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StorageError.io(path: path, operation: "write the commit log", errno: errno)
-            }
-            if n == 0 { throw StorageError.io(path: path, operation: "write the commit log (no progress)", errno: EIO) }
-            done += n
-            var left = n
-            while vi < vecs.count, left >= vecs[vi].iov_len { left -= vecs[vi].iov_len; vi += 1 }
-            if left > 0 {
-                vecs[vi].iov_base = vecs[vi].iov_base.advanced(by: left)
-                vecs[vi].iov_len -= left
-            }
-        }
     }
 
     /// The header of the log at `path`, nil when there is none (or it is damaged).

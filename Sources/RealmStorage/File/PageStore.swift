@@ -473,24 +473,8 @@ final class PageStore: @unchecked Sendable {
                 total += c.count + pad
             }
             try withIOVecs(keep, zeros: zeros) { vecs in
-                var done = 0
-                var vi = 0
                 var vecs = vecs
-                while done < total {
-                    let n = vecs[vi...].withUnsafeBufferPointer { pwritev(fd, $0.baseAddress, Int32(min($0.count, 1024)), off_t(offset + done)) }
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw StorageError.io(path: path, operation: "write", errno: errno)
-                    }
-                    done += n
-                    // Skip fully written vectors; trim a partly written one.
-                    var left = n
-                    while vi < vecs.count, left >= vecs[vi].iov_len { left -= vecs[vi].iov_len; vi += 1 }
-                    if left > 0 {
-                        vecs[vi].iov_base = vecs[vi].iov_base.advanced(by: left)
-                        vecs[vi].iov_len -= left
-                    }
-                }
+                try writeVectorsFully(fd, &vecs, at: offset, path: path, operation: "write")
             }
             offset += total
             index += batch.count
@@ -593,6 +577,30 @@ final class PthreadMutex: @unchecked Sendable {
         pthread_mutex_lock(m)
         defer { pthread_mutex_unlock(m) }
         return try body()
+    }
+}
+
+/// `pwritev` until every byte of `vecs` is at `offset` of `fd`, in order (at most 1,024 vectors per call;
+/// retrying after signals, skipping written vectors and trimming a partly written one); an error names
+/// `path` and `operation`.
+func writeVectorsFully(_ fd: Int32, _ vecs: inout [iovec], at offset: Int, path: String, operation: String) throws {
+    var done = 0
+    var vi = 0
+    while vi < vecs.count {
+        if vecs[vi].iov_len == 0 { vi += 1; continue }
+        let n = vecs[vi...].withUnsafeBufferPointer { pwritev(fd, $0.baseAddress, Int32(min($0.count, 1024)), off_t(offset + done)) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw StorageError.io(path: path, operation: operation, errno: errno)
+        }
+        if n == 0 { throw StorageError.io(path: path, operation: operation + " (no progress)", errno: EIO) }
+        done += n
+        var left = n
+        while vi < vecs.count, left >= vecs[vi].iov_len { left -= vecs[vi].iov_len; vi += 1 }
+        if left > 0 {
+            vecs[vi].iov_base = vecs[vi].iov_base.advanced(by: left)
+            vecs[vi].iov_len -= left
+        }
     }
 }
 
