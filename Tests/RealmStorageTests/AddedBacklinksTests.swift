@@ -8,8 +8,7 @@ import Testing
 @Suite struct AddedBacklinksTests {
     @Test func readsAndEditsInsideTheTransactionSeeAddedBacklinks() throws {
         let dir = TempDir()
-        let db = try Database.open(path: dir.file("a.realm"))
-        try db.write { tx in try tx.createClasses(personDogSchema) }
+        let db = try personDogDatabase(in: dir, "a.realm")
         let before = try db.snapshot()
         defer { before.close() }
         let tx = try db.beginWrite()

@@ -6,8 +6,7 @@ import Testing
 @Suite struct ColumnInsertTests {
     @Test func storesConvertsAndRefusesLikeTheNamedPath() throws {
         let dir = TempDir()
-        let db = try Database.open(path: dir.file("c.realm"))
-        try db.write { tx in try tx.createClasses(personDogSchema) }
+        let db = try personDogDatabase(in: dir, "c.realm")
         try db.write { tx in
             let people = try tx.table("Person"), dogs = try tx.table("Dog")
             let cols = try ["id", "name", "age", "nickname"].map { try tx.property(people, $0) }

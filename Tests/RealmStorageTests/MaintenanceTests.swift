@@ -52,8 +52,7 @@ import Glibc
 
     @Test func writeCopyRefusesAnExistingPath() throws {
         let dir = TempDir()
-        let db = try Database.open(path: dir.file("a.realm"))
-        try db.write { tx in try tx.createClasses(personDogSchema) }
+        let db = try personDogDatabase(in: dir, "a.realm")
         let existing = dir.file("existing.txt")
         Kit.write(Array("keep me".utf8), to: existing)
         let e = Kit.storageError { try db.writeCopy(to: existing) }
@@ -119,8 +118,7 @@ import Glibc
     /// compact() from the thread that has a write transaction open used to wait for that transaction forever.
     @Test func compactRefusesDuringAWriteOnTheSameThread() throws {
         let dir = TempDir()
-        let db = try Database.open(path: dir.file("a.realm"))
-        try db.write { tx in try tx.createClasses(personDogSchema) }
+        let db = try personDogDatabase(in: dir, "a.realm")
         let tx = try db.beginWrite()
         try tx.createObject("Person", ["id": .int(1)])
         #expect(throws: StorageError.writeInProgress(path: db.path)) { try db.compact() }

@@ -1175,8 +1175,7 @@ private final class RandomRun {
     /// apart by the low bit; a list node written at an odd page was read back as one (wrong) origin.
     @Test func backlinkListsSurviveAnyPage() throws {
         let dir = TempDir()
-        let db = try Database.open(path: dir.file("bl.realm"))
-        try db.write { tx in try tx.createClasses(personDogSchema) }
+        let db = try personDogDatabase(in: dir, "bl.realm")
         var dogs: [ObjectKey] = []
         let owner = try db.write { tx in try tx.createObject("Person", ["id": .int(0)]) }
         // Each commit rewrites the owner's backlink list at a new page, so both parities occur.

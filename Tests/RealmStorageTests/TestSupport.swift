@@ -20,6 +20,13 @@ let personDogSchema: [ClassSchema] = [
     ]),
 ]
 
+/// A new database file `name` in `dir` holding the classes of `personDogSchema` (and nothing else).
+func personDogDatabase(in dir: TempDir, _ name: String = "a.realm") throws -> Database {
+    let db = try Database.open(path: dir.file(name))
+    try db.write { tx in try tx.createClasses(personDogSchema) }
+    return db
+}
+
 /// Every value, list and backlink set of every object of every class, one line per object, in schema and
 /// key order: two databases hold the same data exactly when their dumps are equal.
 func dumpObjects(_ s: Snapshot) throws -> [String] {
