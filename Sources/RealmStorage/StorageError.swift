@@ -4,6 +4,9 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case notADatabase(path: String)
     /// The file was written by a newer version of the format than this build reads.
     case newerFormat(path: String, fileVersion: UInt32, supported: UInt32)
+    /// The file is of an older format that must be upgraded before this build reads it, and it was opened
+    /// read-only (a writable open upgrades it).
+    case olderFormat(path: String, fileVersion: UInt32, reason: String)
     /// The file is shorter than its header says it must be.
     case truncated(path: String, expectedBytes: UInt64, actualBytes: UInt64)
     /// A structure inside the file failed a check; `location` names the structure and page.
@@ -62,6 +65,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notADatabase(let p): return "\(p): not a database file (unknown header)"
         case .newerFormat(let p, let v, let s):
             return "\(p): written by a newer format version (\(v)); this build reads versions up to \(s)"
+        case .olderFormat(let p, let v, let r):
+            return "\(p): file format \(v) \(r); open it once without read-only to upgrade it to format \(Meta.formatVersion)"
         case .truncated(let p, let e, let a): return "\(p): file is truncated: expected at least \(e) bytes, found \(a)"
         case .corrupt(let p, let l, let r): return "\(p): corrupt \(l): \(r)"
         case .io(let p, let op, let e): return "\(p): \(op) failed: \(String(cString: strerror(e)))"

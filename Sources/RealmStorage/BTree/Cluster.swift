@@ -397,8 +397,9 @@ final class DirtyLeaf {
             leaf.columns.append([])
             leaf.lazy.append(r)
         }
-        // Blobs of columns whose property was removed are freed: the column is dropped.
-        let live = Set(properties.map(\.columnID))
+        // Blobs of columns whose property was removed (or that no longer have a column: backlink sets of a
+        // file upgraded from format 2) are freed: the column is dropped.
+        let live = Set(properties.filter(\.hasColumn).map(\.columnID))
         for id in view.columnIDs where !live.contains(id) {
             guard let e = view.columnEntry(id), let enc = ColumnEncoding(rawValue: e.encoding), enc == .bytes else { continue }
             if let r = try? ColumnReader(node: view.node, offset: e.offset, length: e.length, count: view.count,

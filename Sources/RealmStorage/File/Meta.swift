@@ -1,8 +1,10 @@
 /// One of the two meta slots (pages 0 and 1): the root of one committed version.
 struct Meta: Equatable {
     static let magic: [UInt8] = [0x52, 0x42, 0x44, 0x42, 0x00, 0x0D, 0x0A, 0x1A]
-    /// 2 added the commit log fields; files of format 1 read as having no log.
-    static let formatVersion: UInt32 = 2
+    /// 2 added the commit log fields; files of format 1 read as having no log. 3 moved backlinks from the
+    /// target's clusters into trees of their own (DECISIONS 50): a file of format 1 or 2 with backlinks is
+    /// upgraded when opened writable (`Database.upgradeBacklinks`).
+    static let formatVersion: UInt32 = 3
     static let encodedSize = 128
     /// Largest page count a slot may claim (4 PiB): keeps `pageCount * pageSize` and the like from overflowing.
     static let maxPageCount: UInt64 = 1 << 40
@@ -19,6 +21,8 @@ struct Meta: Equatable {
     /// The log generation and the end of its records after this commit (see `CommitLog`).
     var logGeneration: UInt64 = 0
     var logEnd: UInt64 = 0
+    /// The format of the file when the slot was written (`encode` always writes `formatVersion`).
+    var format: UInt32 = Meta.formatVersion
 
     /// The slot's `encodedSize` bytes; the rest of its page stays zero (a commit writes only these, DECISIONS 47).
     func encode() -> [UInt8] {
@@ -57,7 +61,7 @@ struct Meta: Equatable {
         if page.u32(at: 12) != UInt32(pageSize) { return .damaged }
         let m = Meta(version: page.u64(at: 16), catalogueRef: page.u64(at: 24), freeListRef: page.u64(at: 32),
                      commitLogRef: page.u64(at: 40), pageCount: page.u64(at: 48), flags: page.u64(at: 56),
-                     logID: page.u64(at: 64), logGeneration: page.u64(at: 72), logEnd: page.u64(at: 80))
+                     logID: page.u64(at: 64), logGeneration: page.u64(at: 72), logEnd: page.u64(at: 80), format: format)
         if m.pageCount < 2 || m.pageCount > maxPageCount || m.catalogueRef >= m.pageCount || m.freeListRef >= m.pageCount
             || m.commitLogRef >= m.pageCount { return .damaged }
         return .valid(m)

@@ -56,6 +56,30 @@ extension Database {
             }
             if let f = failure { tx.rollback(); throw f }
         }
+        // Backlink trees, entry by entry in order (each insert lands at the right edge).
+        for c in source.catalogue.classes {
+            for bl in c.properties where bl.type == .backlink {
+                var failure: Error?
+                var current = try tx.backlinkColumn(classID: c.classID, columnID: bl.columnID)
+                try source.backlinkTree(c.classID, bl).scan(from: [], source: source) { e in
+                    do {
+                        try tx.withIndex(c.classID, current) { _ = try $0.insert(e, sink: tx) }
+                        pending += 1
+                        if pending >= batch {
+                            try tx.commit()
+                            tx = try target.beginWrite()
+                            current = try tx.backlinkColumn(classID: c.classID, columnID: bl.columnID)
+                            pending = 0
+                        }
+                        return true
+                    } catch {
+                        failure = error
+                        return false
+                    }
+                }
+                if let f = failure { tx.rollback(); throw f }
+            }
+        }
         try tx.commit()
     }
 

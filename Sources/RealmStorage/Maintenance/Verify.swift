@@ -124,6 +124,7 @@ private struct Verifier {
         if UInt64(count) != c.objectCount { problem("\(c.name): catalogue says \(c.objectCount) objects, tree holds \(count)") }
         checkValues(c, table)
         for p in c.properties where p.isIndexed { checkIndex(c, table, p) }
+        for p in c.properties where p.type == .backlink { checkBacklinkTree(c, p) }
     }
 
     /// Returns (firstKey, count) of the subtree.
@@ -183,31 +184,6 @@ private struct Verifier {
             let keys = try s.keys(table)
             for k in keys {
                 for p in c.properties where p.hasColumn {
-                    if p.type == .backlink {
-                        guard let origin = s.catalogue.classInfo(id: p.targetClassID), let op = origin.property(column: p.originColumnID) else {
-                            problem("\(c.name): backlink column \(p.name) names a missing origin"); continue
-                        }
-                        let stored = try s.backlinkKeys(c.classID, k.rawValue, p)
-                        if stored != stored.sorted() { problem("\(c.name) #\(k.rawValue): backlinks from \(origin.name).\(op.name) not sorted") }
-                        var recordedCounts: [UInt64: Int] = [:]
-                        for o in stored { recordedCounts[o, default: 0] += 1 }
-                        for (o, recorded) in recordedCounts.sorted(by: { $0.key < $1.key }) {
-                            guard try s.locate(origin.classID, o) != nil else {
-                                problem("\(c.name) #\(k.rawValue): backlink from missing \(origin.name) #\(o)"); continue
-                            }
-                            let links: Int
-                            if op.isList {
-                                links = try s.list(ObjectKey(o), s.property(TableHandle(name: origin.name, classID: origin.classID), op.name))
-                                    .filter { $0 == .link(k) }.count
-                            } else {
-                                links = try s.value(ObjectKey(o), s.property(TableHandle(name: origin.name, classID: origin.classID), op.name)) == .link(k) ? 1 : 0
-                            }
-                            if links != recorded {
-                                problem("\(c.name) #\(k.rawValue): \(recorded) backlink(s) from \(origin.name) #\(o).\(op.name), which holds \(links) link(s)")
-                            }
-                        }
-                        continue
-                    }
                     let h = PropertyHandle(name: p.name, type: p.type, isList: p.isList, isOptional: p.isOptional, info: p, classID: c.classID)
                     let values = p.isList ? try s.list(k, h) : [try s.value(k, h)]
                     guard p.type == .link else { continue }
@@ -227,6 +203,45 @@ private struct Verifier {
             }
         } catch {
             problem("\(c.name): \(error)")
+        }
+    }
+
+    /// A backlink tree: its nodes, shape and entries; each entry names a live target and a live origin whose
+    /// link property holds exactly as many links to the target as the entry records. (That every link has
+    /// its entry is checked from the links' side, in `checkValues`.)
+    mutating func checkBacklinkTree(_ c: ClassInfo, _ bl: PropertyInfo) {
+        let what = "backlink tree \(c.name).\(bl.name)"
+        guard let origin = s.catalogue.classInfo(id: bl.targetClassID), let op = origin.property(column: bl.originColumnID),
+              op.type == .link, op.targetClassID == c.classID else {
+            problem("\(what) names a missing origin property"); return
+        }
+        let tree = EntryTree(root: bl.indexRoot)
+        do {
+            if bl.indexRoot != 0 {
+                var refs: [UInt64] = []
+                try tree.collectRefs(source: s, into: &refs)
+                for r in refs { _ = claim(r, what) }
+            }
+            _ = try tree.checkInvariants(source: s)
+            let originTable = TableHandle(name: origin.name, classID: origin.classID)
+            let h = try s.property(originTable, op.name)
+            var counts: [(target: UInt64, origin: UInt64, links: Int)] = []
+            try s.forEachBacklink(c.classID, bl) { t, o in
+                if let last = counts.last, last.target == t, last.origin == o { counts[counts.count - 1].links += 1 } else { counts.append((t, o, 1)) }
+            }
+            for (t, o, recorded) in counts {
+                guard try s.locate(c.classID, t) != nil else { problem("\(what): entry for missing \(c.name) #\(t)"); continue }
+                guard try s.locate(origin.classID, o) != nil else {
+                    problem("\(c.name) #\(t): backlink from missing \(origin.name) #\(o)"); continue
+                }
+                let links = op.isList ? try s.list(ObjectKey(o), h).filter { $0 == .link(ObjectKey(t)) }.count
+                    : (try s.value(ObjectKey(o), h) == .link(ObjectKey(t)) ? 1 : 0)
+                if links != recorded {
+                    problem("\(c.name) #\(t): \(recorded) backlink(s) from \(origin.name) #\(o).\(op.name), which holds \(links) link(s)")
+                }
+            }
+        } catch {
+            problem("\(what): \(error)")
         }
     }
 

@@ -23,7 +23,8 @@ struct PropertyInfo: Equatable {
     var targetClassID: UInt32
     /// Origin link column of a backlink / linkingObjects property; 0 when none.
     var originColumnID: UInt32
-    /// Root of the index (for indexed and primary-key properties); 0 when empty or not indexed.
+    /// Root of the index (for indexed and primary-key properties) or of the backlink tree (backlink
+    /// properties); 0 when empty or not indexed.
     var indexRoot: UInt64
 
     var isOptional: Bool { flags.contains(.optional) }
@@ -34,8 +35,9 @@ struct PropertyInfo: Equatable {
     var keyIsValue: Bool { flags.contains(.keyIsValue) }
     var isPrimaryKey: Bool { flags.contains(.primaryKey) }
     var isHidden: Bool { flags.contains(.hidden) }
-    /// Whether objects store a column for this property (linkingObjects are computed).
-    var hasColumn: Bool { type != .linkingObjects }
+    /// Whether objects store a column for this property (linkingObjects are computed; backlinks live in
+    /// their own trees, `Backlinks.swift`).
+    var hasColumn: Bool { type != .linkingObjects && type != .backlink }
 
     /// The value an object has for this property when nothing was stored.
     var defaultValue: Value {

@@ -100,6 +100,7 @@ public final class Database: @unchecked Sendable {
                 return (existing, false)
             }
             let db = try Database(filePath: path, options: options)
+            try db.upgradeBacklinksIfNeeded()
             openFiles[key] = WeakDatabase(db)
             return (db, true)
         }

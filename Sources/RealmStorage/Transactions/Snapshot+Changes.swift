@@ -57,8 +57,6 @@ extension Snapshot {
     /// contents may be listed (its `changes(in:since:)` is then empty); a changed class is never left out.
     public func changedClasses(since older: Snapshot) throws -> Set<String> {
         try checkComparable(with: older)
-        try (self as? WriteTransaction)?.settleBacklinks()
-        try (older as? WriteTransaction)?.settleBacklinks()
         if older === self { return [] }
         var out: Set<String> = []
         for c in catalogue.classes {
@@ -68,7 +66,7 @@ extension Snapshot {
                 continue
             }
             if !Snapshot.sameCommittedTree(root(of: c.classID), older.root(of: o.classID))
-                || hasPendingSlots(c.classID) || older.hasPendingSlots(o.classID) {
+                || hasPendingSlots(c.classID) || older.hasPendingSlots(o.classID) || backlinkTreesDiffer(c, o, older) {
                 out.insert(c.name)
             }
         }
@@ -78,9 +76,6 @@ extension Snapshot {
 
     /// `changes(in:since:)` and the number of nodes it read (table nodes and blobs), for tests and measurements.
     @_spi(Testing) public func diff(_ className: String, since older: Snapshot) throws -> (changes: TableChanges, nodesRead: Int) {
-        // Backlinks added in a write transaction are merged into its pending sets first.
-        try (self as? WriteTransaction)?.settleBacklinks()
-        try (older as? WriteTransaction)?.settleBacklinks()
         try checkComparable(with: older)
         let newC = catalogue.classInfo(named: className), oldC = older.catalogue.classInfo(named: className)
         if newC == nil && oldC == nil { throw StorageError.noSuchClass(className) }
@@ -144,6 +139,7 @@ extension Snapshot {
             if !labels[s].names.isEmpty { changes.modified[ObjectKey(key)] = labels[s].names }
             if !labels[s].origins.isEmpty { changes.backlinksChanged[ObjectKey(key)] = labels[s].origins }
         }
+        try addBacklinkChanges(n, o, since: older, to: &changes)
         return (changes, nodes)
     }
 
@@ -186,24 +182,86 @@ extension Snapshot {
         return p.name
     }
 
-    // MARK: A write transaction's lists and backlink sets
+    // MARK: Backlink trees
 
-    /// Lists and backlink sets a write transaction changed but stores in their clusters only at commit.
-    func hasPendingSlots(_ classID: UInt32) -> Bool {
-        guard let tx = self as? WriteTransaction else { return false }
-        return tx.dirtyLists.keys.contains { $0.classID == classID } || tx.dirtyBacklinks.keys.contains { $0.classID == classID }
+    /// Whether any backlink tree of the class differs between the versions (a committed tree of the same
+    /// root is the same tree; a write transaction's changed tree is taken to differ).
+    func backlinkTreesDiffer(_ c: ClassInfo, _ o: ClassInfo, _ older: Snapshot) -> Bool {
+        c.properties.contains { p in
+            guard p.type == .backlink else { return false }
+            guard let q = o.property(column: p.columnID) else { return true }
+            return !Snapshot.sameTree(backlinkTree(c.classID, p), older.backlinkTree(o.classID, q))
+        }
     }
 
-    /// The stored form (as commit will store it) of every pending list and backlink set of a class.
+    static func sameTree(_ a: EntryTree, _ b: EntryTree) -> Bool {
+        switch (a.root, b.root) {
+        case (nil, nil): return true
+        case (.clean(let x)?, .clean(let y)?): return x == y
+        default: return false
+        }
+    }
+
+    /// The entries of a backlink tree as (target, origin, count) with count 0 for a pair entry.
+    private func backlinkEntries(_ classID: UInt32, _ bl: PropertyInfo) throws -> [(UInt64, UInt64, UInt32)] {
+        var out: [(UInt64, UInt64, UInt32)] = []
+        let tree = backlinkTree(classID, bl)
+        if tree.root == nil { return out }
+        try tree.scan(from: [], source: self) { e in
+            guard e.count == BacklinkEntry.pairBytes || e.count == BacklinkEntry.countedBytes else {
+                throw StorageError.corrupt(path: displayPath, location: "backlink tree \(bl.name)", reason: "entry of \(e.count) bytes")
+            }
+            out.append((BacklinkEntry.target(e), BacklinkEntry.origin(e), e.count == BacklinkEntry.countedBytes ? BacklinkEntry.count(e) : 0))
+            return true
+        }
+        return out
+    }
+
+    /// Objects present in both versions whose backlinks through some origin property differ: the targets of
+    /// the entries in one version's tree and not the other's, labelled `"OriginClass.property"` in the order
+    /// of the class's backlink properties. Reads the whole of each tree that changed.
+    private func addBacklinkChanges(_ n: ClassInfo, _ o: ClassInfo, since older: Snapshot, to changes: inout TableChanges) throws {
+        var gone: Set<UInt64>?
+        for p in n.properties where p.type == .backlink {
+            guard let q = o.property(column: p.columnID), q.type == .backlink else { continue }
+            if Snapshot.sameTree(backlinkTree(n.classID, p), older.backlinkTree(o.classID, q)) { continue }
+            let a = try older.backlinkEntries(o.classID, q), b = try backlinkEntries(n.classID, p)
+            var targets: [UInt64] = []
+            var i = 0, j = 0
+            func less(_ x: (UInt64, UInt64, UInt32), _ y: (UInt64, UInt64, UInt32)) -> Bool { (x.0, x.1, x.2) < (y.0, y.1, y.2) }
+            while i < a.count || j < b.count {
+                if j == b.count || (i < a.count && less(a[i], b[j])) {
+                    targets.append(a[i].0); i += 1
+                } else if i == a.count || less(b[j], a[i]) {
+                    targets.append(b[j].0); j += 1
+                } else {
+                    i += 1; j += 1
+                }
+            }
+            if targets.isEmpty { continue }
+            if gone == nil { gone = Set((changes.inserted + changes.deleted).map(\.rawValue)) }
+            let label = backlinkLabel(p, older: older)
+            for t in Set(targets).sorted() where !gone!.contains(t) {
+                changes.backlinksChanged[ObjectKey(t), default: []].append(label)
+            }
+        }
+    }
+
+    // MARK: A write transaction's lists
+
+    /// Lists a write transaction changed but stores in their clusters only at commit.
+    func hasPendingSlots(_ classID: UInt32) -> Bool {
+        guard let tx = self as? WriteTransaction else { return false }
+        return tx.dirtyLists.keys.contains { $0.classID == classID }
+    }
+
+    /// The stored form (as commit will store it) of every pending list of a class.
     func pendingSlotValues(_ classID: UInt32) -> [SlotKey: Value] {
         guard let tx = self as? WriteTransaction, let c = catalogue.classInfo(id: classID) else { return [:] }
         var out: [SlotKey: Value] = [:]
         for (slot, values) in tx.dirtyLists where slot.classID == classID {
             guard let p = c.property(column: slot.columnID) else { continue }
             out[slot] = .data(ListCoding.encode(values, type: p.type, nullable: p.isOptional))
-        }
-        for (slot, keys) in tx.dirtyBacklinks where slot.classID == classID {
-            out[slot] = .data(ListCoding.encode(keys: keys))
         }
         return out
     }

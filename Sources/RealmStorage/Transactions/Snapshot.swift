@@ -1,12 +1,6 @@
-import Atomics
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Where `stagedBacklinks` leaves the sum of the loads it makes only to fill the cache, so that they are
-/// not optimised away (one atomic for the process: a snapshot may be read from several threads, and one
-/// per snapshot would cost an allocation each).
-let prefetchSink = ManagedAtomic<UInt64>(0)
 
 /// A class of objects as seen by one snapshot: resolve once, then use for fast access.
 public struct TableHandle: Sendable {
@@ -241,7 +235,7 @@ public class Snapshot: NodeSource {
     }
 
     /// The keys of objects of `originClass` whose link property `originProperty` points at this object:
-    /// one lookup in the stored backlink column, never a scan.
+    /// one lookup in the stored backlink tree, never a scan.
     public func backlinks(_ key: ObjectKey, in table: TableHandle, from originClass: String, property originProperty: String) throws -> [ObjectKey] {
         let c = try classInfo(table)
         guard let bl = try backlinkColumn(of: c, from: originClass, property: originProperty) else { return [] }
@@ -259,156 +253,15 @@ public class Snapshot: NodeSource {
     }
 
     /// The origins of many targets at once: every key whose `originProperty` links to one of `keys` (once
-    /// per link, in the order of the sorted targets). The backlink column is resolved once and the tree is
-    /// walked in key order, keeping the inner nodes and the leaf that consecutive targets share, instead of
-    /// one descent per target (a query through a link follows hundreds of targets back; DECISIONS 40).
-    /// Targets that do not exist are skipped.
+    /// per link, in the order of the sorted targets): one prefix scan of the backlink tree per target (a
+    /// query through a link follows hundreds of targets back; DECISIONS 50). Targets that do not exist have
+    /// no entries.
     public func backlinks(of keys: [ObjectKey], in table: TableHandle, from originClass: String, property originProperty: String) throws -> [ObjectKey] {
         let c = try classInfo(table)
         guard let bl = try backlinkColumn(of: c, from: originClass, property: originProperty) else { return [] }
-        var out: [ObjectKey] = []
-        guard case .clean(let root) = self.root(of: c.classID), !(self is WriteTransaction) else {
-            // Changed in this transaction: the per-object path sees the pending sets.
-            for k in keys.sorted() where try locate(c.classID, k.rawValue) != nil {
-                out += try backlinkKeys(c.classID, k.rawValue, bl).map(ObjectKey.init)
-            }
-            return out
-        }
-        let sorted = keys.sorted()
-        if sorted.count >= 4 && mapping.encryptedStore == nil {
-            return try stagedBacklinks(of: sorted, root: root, column: bl)
-        }
-        var cursor = TreeCursor(root: root)
-        for k in sorted {
-            guard let (view, row) = try cursor.locate(k.rawValue, source: self) else { continue }
-            // An inline set (most are empty or short) is decoded where it lies, without a copy.
-            let bytes: ClusterView.RowBytes
-            do {
-                bytes = try view.rowBytes(row: row, column: bl.columnID)
-            } catch {
-                throw StorageError.corrupt(path: displayPath, location: "row \(row) of \(bl.name) in the cluster at page \(view.ref)",
-                                           reason: error.reason)
-            }
-            try appendBacklinks(bytes, view: view, row: row, column: bl, to: &out)
-        }
-        return out
-    }
-
-    /// Appends the keys of one backlink set read by `rowBytes` (an out-of-line set is loaded from its blob).
-    private func appendBacklinks(_ bytes: ClusterView.RowBytes, view: ClusterView, row: Int, column bl: PropertyInfo,
-                                 to out: inout [ObjectKey]) throws {
-        switch bytes {
-        case .absent, .null: return  // the leaf predates the column: no backlinks
-        case .inline(let b):
-            do {
-                try ListCoding.forEachKey(b) { out.append(ObjectKey($0)) }
-            } catch let e as ListCoding.Malformed {
-                throw StorageError.corrupt(path: displayPath, location: "backlink set", reason: e.reason)
-            }
-        case .outOfLine:
-            guard let r = try view.reader(for: bl, source: self, checkAllOffsets: false) else { return }
-            let raw = try r.value(at: row, source: self, location: "row \(row) of \(bl.name) in the cluster at page \(view.ref)")
-            out += try decodeBacklinks(raw).map(ObjectKey.init)
-        }
-    }
-
-    /// `backlinks(of:in:from:property:)` over a committed plain tree for many targets (sorted), in stages:
-    /// each stage does one step of the read for every target before the next begins, so that the cache
-    /// misses of different targets' leaves (scattered over the table when the targets came from an index)
-    /// overlap instead of following one another — leaf headers, key slots and column blocks, end offsets,
-    /// then the sets. The loads whose only purpose is to bring a line in are summed into `prefetchSink`.
-    /// (`perf` before: about half of a link query went to first touches of its targets' leaves; DECISIONS 44.)
-    private func stagedBacklinks(of keys: [ObjectKey], root: UInt64, column bl: PropertyInfo) throws -> [ObjectKey] {
-        func corrupt(_ ref: UInt64, _ error: CodecError) -> StorageError {
-            StorageError.corrupt(path: displayPath, location: "\(bl.name) in the cluster at page \(ref)", reason: error.reason)
-        }
-        if root == 0 { return [] }
-        var sink: UInt64 = 0
-        // 1. Each target's leaf, one level of inner nodes at a time for all targets: first the nodes' headers,
-        //    then their first-key arrays (what the search reads), then the searches.
-        var at = [UInt64](repeating: root, count: keys.count)
-        var level = Int.max
-        while level > 1 {
-            var distinct: [UInt64] = []
-            for r in at where distinct.last != r { distinct.append(r) }
-            for r in distinct where r >= 2 && r < pageLimit {
-                sink &+= UnsafeRawPointer(mapping.base.advanced(by: Int(r) * pageSize)).load(as: UInt64.self)
-            }
-            var views: [InnerView] = []
-            views.reserveCapacity(distinct.count)
-            for r in distinct {
-                let node = try self.node(r, expected: nil)
-                if TableTree.isLeafNode(node) { break }  // the root is a leaf
-                guard node[0] == NodeType.tableInner.rawValue else { throw self.corrupt(r, "expected a table node, found type \(node[0])") }
-                let v = try InnerView(node: node, ref: r, source: self)
-                guard level == Int.max || v.level == level - 1 else { throw self.corrupt(r, "inner node has level \(v.level), expected \(level - 1)") }
-                sink &+= v.firstKeys.touchAll()
-                views.append(v)
-            }
-            if views.count < distinct.count { break }
-            level = views[0].level
-            var j = 0
-            for i in at.indices {
-                while distinct[j] != at[i] { j += 1 }
-                let v = views[j]
-                at[i] = v.ref(v.childIndex(for: keys[i].rawValue))
-            }
-        }
-        // Every target has a leaf (keys are sorted, so targets of one leaf are neighbours).
-        var leafOf: [Int] = []
-        leafOf.reserveCapacity(keys.count)
-        var refs: [UInt64] = []
-        for ref in at {
-            if refs.last != ref { refs.append(ref) }
-            leafOf.append(refs.count - 1)
-        }
-        // 2. The first lines of every leaf: header, column directory, start of the keys.
-        for ref in refs where ref >= 2 && ref < pageLimit {
-            let p = UnsafeRawPointer(mapping.base.advanced(by: Int(ref) * pageSize))
-            sink &+= p.load(as: UInt64.self) &+ p.load(fromByteOffset: 64, as: UInt64.self)
-                &+ p.load(fromByteOffset: 128, as: UInt64.self) &+ p.load(fromByteOffset: 192, as: UInt64.self)
-        }
-        // 3. The leaves read (their first lines are in), then each target's key slot and each leaf's block.
-        var views: [ClusterView] = []
-        views.reserveCapacity(refs.count)
-        for ref in refs {
-            let node = try self.node(ref, expected: nil)
-            guard TableTree.isLeafNode(node) else { throw self.corrupt(ref, "expected a table leaf, found type \(node[0])") }
-            views.append(try ClusterView(node: node, ref: ref, source: self))
-        }
-        for (i, k) in keys.enumerated() { sink &+= views[leafOf[i]].keySlotWord(for: k.rawValue) }
-        for v in views {
-            if let e = v.columnEntry(bl.columnID), e.offset >= 0, e.offset < v.node.count { sink &+= UInt64(v.node[e.offset]) }
-        }
-        // The out-of-line flags' header lies past the end offsets: found from the block's first line.
-        for v in views { sink &+= v.bytesColumnFlagsWord(bl.columnID) }
-        // 4. Rows, each leaf's column arrays, and each row's end offsets.
-        var columns: [BytesColumn?] = []
-        columns.reserveCapacity(views.count)
-        for v in views {
-            do { columns.append(try v.bytesColumn(bl.columnID)) } catch { throw corrupt(v.ref, error) }
-        }
-        var rows = [Int](repeating: -1, count: keys.count)
-        for (i, k) in keys.enumerated() {
-            guard let r = views[leafOf[i]].row(of: k.rawValue) else { continue }
-            rows[i] = r
-            if let c = columns[leafOf[i]] { sink &+= c.offsetsWord(r) }
-        }
-        // 5. The first byte of each set.
-        for i in keys.indices where rows[i] >= 0 {
-            if let c = columns[leafOf[i]] { sink &+= c.payloadByte(rows[i]) }
-        }
-        prefetchSink.store(sink, ordering: .relaxed)
-        // 6. The sets.
-        var out: [ObjectKey] = []
-        for i in keys.indices where rows[i] >= 0 {
-            let v = views[leafOf[i]], row = rows[i]
-            guard let c = columns[leafOf[i]] else { continue }  // the leaf predates the column: no backlinks
-            let bytes: ClusterView.RowBytes
-            do { bytes = try c.row(row) } catch { throw corrupt(v.ref, error) }
-            try appendBacklinks(bytes, view: v, row: row, column: bl, to: &out)
-        }
-        return out
+        var out: [UInt64] = []
+        for k in keys.sorted() { try appendBacklinks(of: k.rawValue, c.classID, bl, to: &out) }
+        return out.map(ObjectKey.init)
     }
 
     /// Every incoming link of an object, grouped by origin class and property (declared or not).
@@ -430,13 +283,19 @@ public class Snapshot: NodeSource {
         return try backlinkKeys(c.classID, key.rawValue, bl)
     }
 
+    /// The origins of one object through backlink property `bl` (once per link, in key order); throws
+    /// `noSuchObject` when the object does not exist.
     func backlinkKeys(_ classID: UInt32, _ key: UInt64, _ bl: PropertyInfo) throws -> [UInt64] {
-        guard let loc = try locate(classID, key) else {
+        guard try locate(classID, key) != nil else {
             throw StorageError.noSuchObject(className: catalogue.classInfo(id: classID)?.name ?? "?", key: key)
         }
-        return try decodeBacklinks(rawValue(loc, bl))
+        var out: [UInt64] = []
+        try appendBacklinks(of: key, classID, bl, to: &out)
+        return out
     }
 
+    /// The keys of a backlink set as files of format 2 stored it in the target's cluster (read once, when
+    /// such a file is upgraded).
     func decodeBacklinks(_ raw: Value) throws -> [UInt64] {
         guard case .data(let bytes) = raw else { return [] }
         do {

@@ -11,7 +11,7 @@ extension WriteTransaction {
         guard hasChanges else { return }
         let newVersion = meta.version + 1
 
-        // 1. Lists and backlink sets: serialized into their (dirty) clusters' bytes columns, in key order, so
+        // 1. Lists: serialized into their (dirty) clusters' bytes columns, in key order, so
         //    that consecutive rows are found in the leaf the last one was in (nothing here adds or removes
         //    rows, so a dirty leaf stays where it is).
         var lastLeaf: (classID: UInt32, leaf: DirtyLeaf)?
@@ -35,27 +35,6 @@ extension WriteTransaction {
             guard let (leaf, row, p) = try target(slot) else { continue }
             try leaf.set(row: row, property: p, .data(ListCoding.encode(values, type: p.type, nullable: p.isOptional)))
         }
-        // Backlinks added since the sets were last read: into a set already changed in this transaction,
-        // or else straight into the set stored in the target's row (one read and one write per target).
-        var added: [(slot: SlotKey, origins: ArraySlice<UInt64>)] = []
-        for run in takeAddedBacklinks() {
-            if let keys = dirtyBacklinks[run.slot] {
-                dirtyBacklinks[run.slot] = ListCoding.mergeSorted(keys, run.origins)
-            } else {
-                added.append(run)
-            }
-        }
-        lastLeaf = nil
-        for (slot, keys) in ordered(dirtyBacklinks) {
-            guard let (leaf, row, p) = try target(slot) else { continue }
-            try leaf.set(row: row, property: p, .data(ListCoding.encode(keys: keys)))
-        }
-        lastLeaf = nil
-        for (slot, origins) in added {
-            guard let (leaf, row, p) = try target(slot) else { continue }
-            let stored = try decodeBacklinks(leaf.value(row: row, property: p))
-            try leaf.set(row: row, property: p, .data(ListCoding.encode(keys: ListCoding.mergeSorted(stored, origins))))
-        }
 
         // 2. Object trees.
         for (classID, root) in roots {
@@ -67,7 +46,7 @@ extension WriteTransaction {
         // the trees it committed, not its dirty copies.
         roots = [:]
 
-        // 3. Indexes.
+        // 3. Indexes and backlink trees.
         for (slot, var tree) in indexes where tree.isDirty {
             let ref = try tree.commit(sink: self)
             guard let ci = catalogue.classIndex(id: slot.classID),

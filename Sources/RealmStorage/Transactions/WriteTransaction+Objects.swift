@@ -364,19 +364,15 @@ extension WriteTransaction {
     }
 
     /// Before every object of `c` goes: links from other classes into `c` become null and leave their lists,
-    /// and the backlink sets of other classes lose every entry from `c` — once per linking or linked object,
-    /// found by scanning a column, instead of once per deleted object (DECISIONS 38). Links between objects
-    /// of `c` go with them.
+    /// found from c's backlink trees; then every backlink tree that holds links from or to `c` is dropped
+    /// whole — a tree of a target class holds the links of one origin property only (DECISIONS 38, 50).
+    /// Links between objects of `c` go with them.
     private func detachAll(_ c: ClassInfo) throws {
-        try settleBacklinks()
-        // Incoming: the origins are read from c's backlink sets (pending changes first).
+        // Incoming: the origins, read from c's backlink trees.
         for bl in c.properties where bl.type == .backlink && bl.targetClassID != c.classID {
             guard let oc = catalogue.classInfo(id: bl.targetClassID), let op = oc.property(column: bl.originColumnID) else { continue }
             var origins: [UInt64] = []
-            try forEachRawValue(c.classID, bl) { key, raw in
-                let slot = SlotKey(classID: c.classID, key: key, columnID: bl.columnID)
-                origins += try dirtyBacklinks[slot] ?? decodeBacklinks(raw)
-            }
+            try forEachBacklink(c.classID, bl) { _, o in if origins.last != o { origins.append(o) } }
             for o in Set(origins).sorted() {
                 guard try locate(oc.classID, o) != nil else { continue }
                 if op.isList {
@@ -388,57 +384,16 @@ extension WriteTransaction {
                 }
             }
         }
-        // Outgoing: every backlink set of a target holds entries from `c` only (one column per origin
-        // property), so each target touched is emptied.
+        for bl in c.properties where bl.type == .backlink { try dropBacklinkTree(c.classID, bl) }
+        // Outgoing: the targets' trees for c's links hold nothing else.
         for p in c.properties where p.type == .link && p.targetClassID != c.classID {
-            let bl = try backlinkColumn(target: p.targetClassID, via: p, from: c.classID)
-            var targets: [UInt64] = []
-            try forEachRawValue(c.classID, p) { key, raw in
-                if p.isList {
-                    let slot = SlotKey(classID: c.classID, key: key, columnID: p.columnID)
-                    let values: [Value]
-                    if let pending = dirtyLists[slot] {
-                        values = pending
-                    } else if case .data(let bytes) = raw {
-                        do { values = try ListCoding.decode(bytes) } catch let e as ListCoding.Malformed {
-                            throw StorageError.corrupt(path: displayPath, location: "list \(c.name).\(p.name) of #\(key)", reason: e.reason)
-                        }
-                    } else {
-                        values = []
-                    }
-                    for case .link(let t) in values { targets.append(t.rawValue) }
-                } else if case .link(let t) = raw {
-                    targets.append(t.rawValue)
-                }
-            }
-            for t in Set(targets).sorted() where try locate(p.targetClassID, t) != nil {
-                try setBacklinks(p.targetClassID, t, bl, [])
-            }
+            try dropBacklinkTree(p.targetClassID, backlinkColumn(target: p.targetClassID, via: p, from: c.classID))
         }
-        // Pending list and backlink changes of the objects go with them.
+        // Pending list changes of the objects go with them.
         dirtyLists = dirtyLists.filter { $0.key.classID != c.classID }
-        dirtyBacklinks = dirtyBacklinks.filter { $0.key.classID != c.classID }
-    }
-
-    /// Calls `body` with the key and stored value of property `p` of every object of a class, in key order.
-    private func forEachRawValue(_ classID: UInt32, _ p: PropertyInfo, _ body: (UInt64, Value) throws -> Void) throws {
-        try TableTree.forEachLeaf(root(of: classID), source: self) { leaf in
-            switch leaf {
-            case .clean(let v):
-                let reader = try v.reader(for: p, source: self)
-                for row in 0..<v.count {
-                    let raw = try reader.map { try $0.value(at: row, source: self, location: "row \(row) of \(p.name) in the cluster at page \(v.ref)") }
-                    try body(v.key(at: row), raw ?? p.defaultValue)
-                }
-            case .dirty(let l):
-                for row in 0..<l.keys.count { try body(l.keys[row], try l.value(row: row, property: p)) }
-            }
-            return true
-        }
     }
 
     func deleteObject(_ classID: UInt32, _ key: UInt64) throws {
-        try settleBacklinks()
         let c = catalogue.classInfo(id: classID)!
         guard let loc = try locate(classID, key) else { return }
         // Incoming links: null to-one links, remove from lists.
@@ -457,7 +412,7 @@ extension WriteTransaction {
                     try leaf.set(row: row, property: op, .null)
                 }
             }
-            try setBacklinks(classID, key, bl, [])
+            try removeBacklinks(of: key, classID, bl)
         }
         // Outgoing links: remove this object from its targets' backlinks. (Re-locate: the row may have
         // become dirty above when the object linked to itself.)
@@ -475,9 +430,6 @@ extension WriteTransaction {
         // Pending list changes of the object go with it (its lists are values in its row, removed below).
         for p in c.properties where p.isList && p.type != .linkingObjects {
             dirtyLists[SlotKey(classID: classID, key: key, columnID: p.columnID)] = nil
-        }
-        for p in c.properties where p.type == .backlink {
-            dirtyBacklinks[SlotKey(classID: classID, key: key, columnID: p.columnID)] = nil
         }
         var root = self.root(of: classID)
         let removed = try TreeMutator(sink: self, properties: c.properties).remove(&root, key: key)

@@ -149,18 +149,10 @@ extension WriteTransaction {
                 throw StorageError.invalidSchema("cannot remove \(className).\(name): \(other.name).\(lp.name) lists its origins")
             }
         }
-        let table = TableHandle(name: className, classID: c.classID)
-        if p.type == .link || (p.isList && p.type != .linkingObjects) {
-            for k in try keys(table) {
-                if p.isList {
-                    let values = try listForUpdate(c.classID, k.rawValue, p)
-                    if p.type == .link {
-                        for case .link(let t) in values { try removeBacklink(target: t.rawValue, via: p, from: c.classID, origin: k.rawValue) }
-                    }
-                    dirtyLists[SlotKey(classID: c.classID, key: k.rawValue, columnID: p.columnID)] = nil
-                } else if case .link(let t) = try value(k, property(table, name)) {
-                    try removeBacklink(target: t.rawValue, via: p, from: c.classID, origin: k.rawValue)
-                }
+        // Pending list changes go; the backlinks the property made go with its backlink tree, whole.
+        if p.isList && p.type != .linkingObjects {
+            for slot in Array(dirtyLists.keys) where slot.classID == c.classID && slot.columnID == p.columnID {
+                dirtyLists[slot] = nil
             }
         }
         if p.isIndexed { try dropIndex(c.classID, p) }
@@ -184,7 +176,7 @@ extension WriteTransaction {
         }
         let table = TableHandle(name: name, classID: c.classID)
         for k in try keys(table) { try deleteObject(c.classID, k.rawValue) }
-        for p in c.properties where p.isIndexed { try dropIndex(c.classID, p) }
+        for p in c.properties where p.isIndexed || p.type == .backlink { try dropIndex(c.classID, p) }
         for p in c.properties where p.type == .link && p.targetClassID != c.classID {
             try dropBacklinkColumn(target: p.targetClassID, origin: c.classID, column: p.columnID)
         }
@@ -211,17 +203,11 @@ extension WriteTransaction {
     }
 
     private func dropBacklinkColumn(target: UInt32, origin: UInt32, column: UInt32) throws {
-        try settleBacklinks()
         guard let ti = catalogue.classIndex(id: target),
               let bl = catalogue.classes[ti].properties.first(where: { $0.type == .backlink && $0.targetClassID == origin && $0.originColumnID == column })
         else { return }
-        // The column's values stay in the committed clusters (with their blobs) until each cluster is next
-        // rewritten; clusters this transaction already holds drop it now.
+        try dropBacklinkTree(target, bl)
         catalogue.classes[ti].properties.removeAll { $0.columnID == bl.columnID }
-        for slot in Array(dirtyBacklinks.keys) where slot.classID == target && slot.columnID == bl.columnID {
-            dirtyBacklinks[slot] = nil
-        }
-        try dropDirtyColumn(classID: target, columnID: bl.columnID)
     }
 
     /// A removed column leaves the clusters of `classID` this transaction already holds (a cluster decoded

@@ -8,12 +8,6 @@ struct SlotKey: Hashable {
     static func ordered(_ a: SlotKey, _ b: SlotKey) -> Bool { (a.classID, a.key, a.columnID) < (b.classID, b.key, b.columnID) }
 }
 
-/// One backlink added to a target's set: `origin` links to the object of `slot`.
-struct AddedBacklink {
-    var slot: SlotKey
-    var origin: UInt64
-}
-
 /// Nodes queued for adjacent pages, written together.
 struct PendingRun {
     var page: UInt64
@@ -31,14 +25,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
     var roots: [UInt32: TreeChild] = [:]
     /// Lists changed in this transaction (their committed nodes are already freed).
     var dirtyLists: [SlotKey: [Value]] = [:]
-    /// Backlink sets changed in this transaction, sorted origin keys. Complete only after `settleBacklinks()`:
-    /// whatever reads it (other than commit, which merges `addedBacklinks` itself) settles first.
-    var dirtyBacklinks: [SlotKey: [UInt64]] = [:]
-    /// Backlinks added since backlinks were last read or edited: appended here, without hashing or an array
-    /// per target, and merged into `dirtyBacklinks` (`settleBacklinks`) before anything reads or edits a
-    /// backlink set, or straight into the targets' rows at commit (DECISIONS 45).
-    var addedBacklinks: [AddedBacklink] = []
-    /// Indexes loaded in this transaction, by (class ID, column ID).
+    /// Indexes and backlink trees loaded in this transaction, by (class ID, column ID).
     var indexes: [SlotKey: EntryTree] = [:]
     var catalogueChanged = false
     /// Insert plans by class ID; dropped whenever the schema changes.
@@ -79,7 +66,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     /// Whether anything was changed.
     public var hasChanges: Bool {
-        catalogueChanged || !roots.isEmpty || !dirtyLists.isEmpty || !dirtyBacklinks.isEmpty || !addedBacklinks.isEmpty
+        catalogueChanged || !roots.isEmpty || !dirtyLists.isEmpty || indexes.values.contains { $0.isDirty }
     }
 
     func checkActive() throws { if !isActive { throw StorageError.transactionEnded } }
@@ -185,12 +172,6 @@ public final class WriteTransaction: Snapshot, NodeSink {
     override func listValues(_ classID: UInt32, _ key: UInt64, _ info: PropertyInfo, _ loc: RowLocation) throws -> [Value] {
         if let l = dirtyLists[SlotKey(classID: classID, key: key, columnID: info.columnID)] { return l }
         return try super.listValues(classID, key, info, loc)
-    }
-
-    override func backlinkKeys(_ classID: UInt32, _ key: UInt64, _ bl: PropertyInfo) throws -> [UInt64] {
-        try settleBacklinks()
-        if let l = dirtyBacklinks[SlotKey(classID: classID, key: key, columnID: bl.columnID)] { return l }
-        return try super.backlinkKeys(classID, key, bl)
     }
 
     override func indexTree(_ classID: UInt32, _ p: PropertyInfo) -> EntryTree {

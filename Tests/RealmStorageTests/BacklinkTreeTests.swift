@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import RealmStorage
+
+/// Backlinks kept in one tree per backlink property (format 3, DECISIONS 50).
+@Suite struct BacklinkTreeTests {
+    typealias Kit = ErrorTestKit
+
+    /// A file written by the build before backlink trees (format 2; `Fixtures/format2-backlinks.realm`):
+    /// people and dogs with to-one links (290 dogs own person 0, so its set was a blob), lists that hold a
+    /// dog twice, a class linking to itself, objects deleted. Its contents, dumped by that build with
+    /// `dumpObjects`, were 739 lines hashing to this value.
+    static let fixtureDumpHash: UInt64 = 0x19dc_9a44_326b_c940
+    static let fixtureDumpLines = 739
+
+    static func copyOfFixture(in dir: TempDir) throws -> String {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/format2-backlinks.realm").path
+        let path = dir.file("old.realm")
+        try FileManager.default.copyItem(atPath: fixture, toPath: path)
+        return path
+    }
+
+    @Test func aFormatTwoFileIsRefusedReadOnlyAndUpgradedWhenOpenedWritable() throws {
+        let dir = TempDir()
+        let path = try Self.copyOfFixture(in: dir)
+        let before = Kit.bytes(path)
+        do {
+            _ = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
+            Issue.record("a format-2 file with backlinks opened read-only")
+        } catch let e as StorageError {
+            guard case .olderFormat(_, 2, _) = e else { Issue.record("unexpected error \(e)"); return }
+            #expect("\(e)".contains("open it once without read-only"))
+        }
+        #expect(Kit.bytes(path) == before, "a refused read-only open changed the file")
+
+        let db = try Database.open(path: path)
+        #expect(try db.latestMeta().format == Meta.formatVersion)
+        let dump = try db.read { try dumpObjects($0) }
+        #expect(dump.count == Self.fixtureDumpLines)
+        #expect(hash64(Array(dump.joined(separator: "\n").utf8)) == Self.fixtureDumpHash)
+        let report = try db.verify()
+        #expect(report.isOK, "\(report)")
+
+        // Deleting person 0 rewrites its cluster (dropping the old column and freeing the blob its set was)
+        // and nulls the links of the dogs its tree entries name.
+        let person0 = ObjectKey.fromPrimaryKey(0)
+        let owned = try db.read { s in try s.backlinks(person0, in: s.table("Person"), from: "Dog", property: "owner") }
+        #expect(owned.count == 290)
+        try db.write { tx in
+            let person = try tx.table("Person")
+            try tx.delete(person, person0)
+            for k in try tx.keys(person) { try tx.set(k, try tx.property(person, "age"), .int(1)) }
+        }
+        try db.read { s in
+            let dog = try s.table("Dog"), owner = try s.property(dog, "owner")
+            for k in owned { #expect(try s.value(k, owner) == .null) }
+        }
+        let after = try db.verify()
+        #expect(after.isOK, "\(after)")
+        // A compacted copy holds the same objects and backlinks.
+        try db.writeCopy(to: dir.file("copy.realm"))
+        let copy = try Database.open(path: dir.file("copy.realm"))
+        #expect(try copy.read { try dumpObjects($0) } == db.read { try dumpObjects($0) })
+        #expect(try copy.verify().isOK)
+    }
+
+    /// Entries of one backlink tree as stored: (target, origin, count), count 0 for a pair entry.
+    static func entries(_ s: Snapshot, _ className: String, _ backlink: String) throws -> [(UInt64, UInt64, UInt32)] {
+        let c = s.catalogue.classInfo(named: className)!
+        let bl = c.properties.first { $0.name == backlink }!
+        var out: [(UInt64, UInt64, UInt32)] = []
+        try s.backlinkTree(c.classID, bl).scan(from: [], source: s) { e in
+            out.append((BacklinkEntry.target(e), BacklinkEntry.origin(e), e.count == BacklinkEntry.countedBytes ? BacklinkEntry.count(e) : 0))
+            return true
+        }
+        return out
+    }
+
+    @Test func aListHoldingATargetSeveralTimesCountsEachLink() throws {
+        let dir = TempDir()
+        let db = try personDogDatabase(in: dir)
+        var alice = ObjectKey(0), rex = ObjectKey(0)
+        try db.write { tx in
+            alice = try tx.createObject(tx.table("Person"), ["id": .int(1), "name": .string("Alice")])
+            rex = try tx.createObject(tx.table("Dog"), ["name": .string("Rex")])
+            let dogs = try tx.property(tx.table("Person"), "dogs")
+            for _ in 0..<3 { try tx.listAppend(alice, dogs, .link(rex)) }
+        }
+        func origins() throws -> [ObjectKey] {
+            try db.read { s in try s.backlinks(rex, in: s.table("Dog"), from: "Person", property: "dogs") }
+        }
+        #expect(try origins() == [alice, alice, alice])
+        let stored = try db.read { try Self.entries($0, "Dog", "@links.Person.dogs") }
+        #expect(stored.map(\.2) == [0, 3], "a pair entry and a count entry of 3")
+        try db.write { tx in try tx.listRemove(alice, tx.property(tx.table("Person"), "dogs"), at: 1) }
+        #expect(try origins() == [alice, alice])
+        #expect(try db.read { try Self.entries($0, "Dog", "@links.Person.dogs") }.map(\.2) == [0, 2])
+        try db.write { tx in try tx.listRemove(alice, tx.property(tx.table("Person"), "dogs"), at: 0) }
+        #expect(try origins() == [alice])
+        #expect(try db.read { try Self.entries($0, "Dog", "@links.Person.dogs") }.map(\.2) == [0])
+        #expect(try db.verify().isOK)
+        try db.write { tx in try tx.listRemoveAll(alice, tx.property(tx.table("Person"), "dogs")) }
+        #expect(try origins() == [])
+        #expect(try db.read { try Self.entries($0, "Dog", "@links.Person.dogs") }.isEmpty)
+        #expect(try db.verify().isOK)
+    }
+
+    @Test func verifyReportsEntriesWithoutTheirLinks() throws {
+        let dir = TempDir()
+        let db = try personDogDatabase(in: dir)
+        try db.write { tx in
+            let alice = try tx.createObject(tx.table("Person"), ["id": .int(1), "name": .string("Alice")])
+            let rex = try tx.createObject(tx.table("Dog"), ["name": .string("Rex"), "owner": .link(alice)])
+            // An entry no link stands for, and a count that does not match the links.
+            let dog = tx.catalogue.classInfo(named: "Dog")!, person = tx.catalogue.classInfo(named: "Person")!
+            let viaOwner = person.properties.first { $0.name == "@links.Dog.owner" }!
+            try tx.withIndex(person.classID, viaOwner) { tree in
+                _ = try tree.insert(BacklinkEntry.counted(alice.rawValue, rex.rawValue, 2), sink: tx)
+            }
+            let viaDogs = dog.properties.first { $0.name == "@links.Person.dogs" }!
+            try tx.withIndex(dog.classID, viaDogs) { tree in
+                _ = try tree.insert(BacklinkEntry.pair(rex.rawValue, 999), sink: tx)
+            }
+        }
+        let problems = try db.verify().problems
+        #expect(problems.contains { $0.contains("2 backlink(s) from Dog #") && $0.contains("which holds 1 link(s)") }, "\(problems)")
+        #expect(problems.contains { $0.contains("backlink from missing Person #999") }, "\(problems)")
+    }
+}
