@@ -434,6 +434,41 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
         try check("partly dirty")
     }
 
+    /// `scanEach` gives, for every key, exactly what `scan(prefix:)` gives: keys matching nothing,
+    /// one entry, runs that cross leaves, several keys in one leaf; on committed, dirty and partly dirty
+    /// trees of small (deep) and standard nodes.
+    @Test(arguments: [true, false])
+    func stagedPrefixScansMatchOneByOne(smallNodes: Bool) throws {
+        let store = FakeStore()
+        let limits = smallNodes ? Self.small : .standard
+        var tree = EntryTree(root: 0, limits: limits)
+        var rng = SplitMix64(seed: 21)
+        // Backlink-shaped entries: target ++ origin, 8 bytes each; targets 0..<400 with 0 to 40 origins.
+        func key(_ v: UInt64) -> [UInt8] { withUnsafeBytes(of: v.bigEndian) { Array($0) } }
+        for t in 0..<400 where rng.below(3) != 0 {
+            for o in 0..<rng.below(rng.below(10) == 0 ? 400 : 6) {
+                _ = try tree.insert(key(UInt64(t) * 1_000_003) + key(UInt64(o) * 31), sink: store)
+            }
+        }
+        func check(_ context: String) throws {
+            for trial in 0..<30 {
+                let n = 1 + rng.below(60)
+                let keys = (0..<n).map { _ in UInt64(rng.below(420)) * 1_000_003 }.sorted()
+                var staged: [[[UInt8]]] = Array(repeating: [], count: n)
+                var touched: UInt64 = 0
+                try tree.scanEach(keys: keys, source: store, touched: &touched) { i, e in staged[i].append(Array(e)) }
+                for (i, k) in keys.enumerated() {
+                    #expect(staged[i] == (try scanPrefix(tree, key(k), store)), "\(context) trial \(trial) key \(i)")
+                }
+            }
+        }
+        try check("dirty")
+        tree = EntryTree(root: try tree.commit(sink: store), limits: limits)
+        try check("committed")
+        _ = try tree.insert(key(5 * 1_000_003) + key(7), sink: store)
+        try check("partly dirty")
+    }
+
     /// The galloping lower bound used after interpolation is right from every start, and the interpolated
     /// start is always a valid index, whatever the bounds and key.
     @Test func gallopAndInterpolation() {

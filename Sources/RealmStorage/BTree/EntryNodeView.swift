@@ -251,3 +251,31 @@ extension EntryTreeNode {
         return true
     }
 }
+
+// MARK: - Entries led by an 8-byte key
+
+extension EntryNodeView {
+    /// The first 8 bytes of entry `i` as a big-endian number (backlink entries start with the target's key).
+    /// Throws when the entry's offsets are bad or it is shorter than 8 bytes.
+    @inline(__always)
+    func leadingKey(_ i: Int) throws -> UInt64 {
+        let a = end(i), z = end(i &+ 1)
+        guard isValidEntry(i, a, z), z &- a >= 8 else { throw badEntry(i, a, z) }
+        return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: entryStart &+ a, as: UInt64.self))
+    }
+
+    /// The first index whose entry's leading key is >= `key` (entries longer than 8 bytes: an entry led by
+    /// `key` is greater than `key` itself, so this is also the lower bound of the 8-byte prefix). Integer
+    /// compares only; the search gallops from a position interpolated between `low` and `high`, the leading
+    /// keys of the parent's entries around this node, when both are known.
+    @inline(__always)
+    func lowerBound(leadingKey key: UInt64, low: UInt64?, high: UInt64?) throws -> Int {
+        var start = count &>> 1
+        if let low, let high, high > low {
+            if key <= low { start = 0 } else if key >= high { start = count &- 1 } else {
+                start = min(max(Int(Double(key &- low) / Double(high &- low) * Double(count)), 0), count &- 1)
+            }
+        }
+        return try gallopLowerBound(count: count, from: start) { i in try leadingKey(i) < key ? -1 : 1 }.index
+    }
+}

@@ -1,6 +1,11 @@
+import Atomics
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Where staged lookups leave the sum of the loads they make only to fill the cache, so that those are not
+/// optimised away (one atomic for the process: a snapshot may be read from several threads).
+let touchSink = ManagedAtomic<UInt64>(0)
 
 /// A class of objects as seen by one snapshot: resolve once, then use for fast access.
 public struct TableHandle: Sendable {
@@ -259,9 +264,20 @@ public class Snapshot: NodeSource {
     public func backlinks(of keys: [ObjectKey], in table: TableHandle, from originClass: String, property originProperty: String) throws -> [ObjectKey] {
         let c = try classInfo(table)
         guard let bl = try backlinkColumn(of: c, from: originClass, property: originProperty) else { return [] }
-        var out: [UInt64] = []
-        for k in keys.sorted() { try appendBacklinks(of: k.rawValue, c.classID, bl, to: &out) }
-        return out.map(ObjectKey.init)
+        let tree = backlinkTree(c.classID, bl)
+        if tree.root == nil { return [] }
+        var out: [ObjectKey] = []
+        var touched: UInt64 = 0
+        let targets = keys.sorted()
+        try tree.scanEach(keys: targets.map(\.rawValue), source: self, touched: &touched) { k, e in
+            guard let n = BacklinkEntry.extraLinks(e) else {
+                throw StorageError.corrupt(path: displayPath, location: "backlink tree \(bl.name)",
+                                           reason: "entry of \(e.count) bytes (or a count below 2) for object #\(targets[k].rawValue)")
+            }
+            for _ in 0..<n { out.append(ObjectKey(BacklinkEntry.origin(e))) }
+        }
+        touchSink.store(touched, ordering: .relaxed)
+        return out
     }
 
     /// Every incoming link of an object, grouped by origin class and property (declared or not).

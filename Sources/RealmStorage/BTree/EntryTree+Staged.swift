@@ -1,0 +1,88 @@
+extension EntryNodeView {
+    /// Loads the lines a search started at entry `start` reads first (its end offset and its bytes) and
+    /// returns a sum of them: called for many leaves before any is searched, so that their cache misses
+    /// overlap. Reads only inside the node (an implausible offset is not followed).
+    func touch(near start: Int) -> UInt64 {
+        let i = min(max(start, 0), count &- 1)
+        let a = Int(bytes.u32(at: EntryTree.fixedSize &+ 4 &* i))
+        let at = entryStart &+ a
+        return UInt64(a) &+ (at < bytes.count ? UInt64(bytes[at]) : 0)
+    }
+}
+
+extension EntryTree {
+    /// For each of `keys` (sorted ascending), calls `body(i, entry)` with every entry that starts with
+    /// `keys[i]` as 8 big-endian bytes, in order — what `scan(prefix:)` would give for each — in a tree whose
+    /// entries are all longer than 8 bytes (backlink trees). Every search compares integers, and nothing is
+    /// allocated per key. On a committed tree the lookups are staged (DECISIONS 44, 50): every key's leaf is
+    /// found first (the inner nodes, shared by nearby lookups, stay in cache), then each leaf's header, then
+    /// the lines where each search will start, and only then the searches — so the cache misses of different
+    /// leaves overlap instead of following one another. The loads made only to bring lines in are summed
+    /// into `touched`.
+    func scanEach(
+        keys: [UInt64], source: NodeSource, touched: inout UInt64,
+        _ body: (Int, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard case .clean(let rootRef)? = root, keys.count >= 2 else {
+            for (i, k) in keys.enumerated() {
+                try withUnsafeBytes(of: k.bigEndian) { p in
+                    try scan(prefix: p, source: source) { e in try body(i, e); return true }
+                }
+            }
+            return
+        }
+        struct Leaf {
+            var ref: UInt64
+            var low: UInt64?
+            var high: UInt64?
+        }
+        // 1. The leaf of each key, with the leading keys of the parent's entries around it.
+        var leaves: [Leaf] = []
+        leaves.reserveCapacity(keys.count)
+        let rootView = try EntryNodeView(ref: rootRef, level: nil, source: source)
+        for key in keys {
+            var view = rootView, leaf = Leaf(ref: rootRef, low: nil, high: nil)
+            while !view.isLeaf {
+                let i = max(try view.lowerBound(leadingKey: key, low: leaf.low, high: leaf.high) - 1, 0)
+                leaf.low = try view.leadingKey(i)
+                if i + 1 < view.count { leaf.high = try view.leadingKey(i + 1) }
+                leaf.ref = try view.child(i)
+                if view.level == 1 { break }  // the child is a leaf: not opened here
+                view = try EntryNodeView(ref: leaf.ref, level: view.level - 1, source: source)
+            }
+            leaves.append(leaf)
+        }
+        // 2. Every leaf's header, then 3. the lines each search starts at.
+        var views: [EntryNodeView] = []
+        views.reserveCapacity(leaves.count)
+        for (k, leaf) in leaves.enumerated() {
+            if k > 0 && leaf.ref == leaves[k - 1].ref { views.append(views[k - 1]); continue }
+            views.append(leaf.ref == rootRef ? rootView : try EntryNodeView(ref: leaf.ref, level: 0, source: source))
+        }
+        for (k, key) in keys.enumerated() where k == 0 || leaves[k].ref != leaves[k - 1].ref {
+            let v = views[k]
+            guard let low = leaves[k].low, let high = leaves[k].high, high > low, key > low, key < high else { continue }
+            touched &+= v.touch(near: Int(Double(key &- low) / Double(high &- low) * Double(v.count)))
+        }
+        // 4. The searches.
+        for (k, key) in keys.enumerated() {
+            let v = views[k], leaf = leaves[k]
+            var i = try v.lowerBound(leadingKey: key, low: leaf.low, high: leaf.high)
+            var last: UnsafeRawBufferPointer? = nil
+            while i < v.count, try v.leadingKey(i) == key {
+                let e = try v.entry(i)
+                try body(k, e)
+                last = e
+                i += 1
+            }
+            // The leaf ran out: the matches may go on in the next one (as in `scan(prefix:)`).
+            guard i == v.count, let high = leaf.high, high == key else { continue }
+            let bound: [UInt8] = last.map { Array($0) + [0] } ?? withUnsafeBytes(of: key.bigEndian) { Array($0) }
+            try scan(from: bound, source: source) { e in
+                guard e.count >= 8, UInt64(bigEndian: e.loadUnaligned(as: UInt64.self)) == key else { return false }
+                try body(k, e)
+                return true
+            }
+        }
+    }
+}
