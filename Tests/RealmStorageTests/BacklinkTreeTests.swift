@@ -127,4 +127,52 @@ import Testing
         #expect(problems.contains { $0.contains("2 backlink(s) from Dog #") && $0.contains("which holds 1 link(s)") }, "\(problems)")
         #expect(problems.contains { $0.contains("backlink from missing Person #999") }, "\(problems)")
     }
+
+    /// Change sets of a class whose backlink tree spans many leaves read only the leaves the versions do not
+    /// share, and still name exactly the objects whose backlinks changed: committed against committed, and a
+    /// write transaction's dirty tree against the committed one, in both directions.
+    @Test func backlinkChangesOfALargeTree() throws {
+        let dir = TempDir()
+        let db = try personDogDatabase(in: dir)
+        var people: [ObjectKey] = [], dogs: [ObjectKey] = []
+        var rng = SplitMix64(seed: 3)
+        try db.write { tx in
+            let person = try tx.table("Person"), dog = try tx.table("Dog")
+            for i in 0..<500 { people.append(try tx.createObject(person, ["id": .int(Int64(i)), "name": .string("p\(i)")])) }
+            for i in 0..<6000 {
+                dogs.append(try tx.createObject(dog, ["name": .string("d\(i)"), "owner": .link(people[Int(rng.next() % 500)])]))
+            }
+        }
+        let leaves = try db.read { s in
+            let c = s.catalogue.classInfo(named: "Person")!
+            return try s.backlinkTree(c.classID, c.properties.first { $0.name == "@links.Dog.owner" }!).leaves(source: s).count
+        }
+        #expect(leaves > 20, "the tree should span many leaves")
+        let s0 = try db.snapshot()
+        let owner = { (s: Snapshot, d: ObjectKey) throws -> ObjectKey in
+            guard case .link(let p) = try s.value(d, s.property(s.table("Dog"), "owner")) else { throw StorageError.noSuchObject(className: "Dog", key: d.rawValue) }
+            return p
+        }
+        // Three dogs change owners: the old and the new owners' backlinks changed, nobody else's.
+        let moved = [dogs[10], dogs[3000], dogs[5999]]
+        var expected: Set<ObjectKey> = []
+        try db.write { tx in
+            for (j, d) in moved.enumerated() {
+                expected.insert(try owner(tx, d))
+                let to = people[(j * 97 + 13) % 500]
+                expected.insert(to)
+                try tx.set(d, tx.property(tx.table("Dog"), "owner"), .link(to))
+            }
+            let inside = try tx.changes(in: "Person", since: s0)
+            #expect(Set(inside.backlinksChanged.keys) == expected)
+            #expect(inside.backlinksChanged.values.allSatisfy { $0 == ["Dog.owner"] })
+            #expect(Set(try s0.changes(in: "Person", since: tx).backlinksChanged.keys) == expected)
+        }
+        let s1 = try db.snapshot()
+        let after = try s1.changes(in: "Person", since: s0)
+        #expect(Set(after.backlinksChanged.keys) == expected)
+        #expect(after.modified.isEmpty)
+        #expect(Set(try s0.changes(in: "Person", since: s1).backlinksChanged.keys) == expected)
+        #expect(try s1.changes(in: "Person", since: s1) == TableChanges())
+    }
 }

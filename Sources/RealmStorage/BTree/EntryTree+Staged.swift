@@ -86,3 +86,69 @@ extension EntryTree {
         }
     }
 }
+
+extension EntryTree {
+    /// One leaf of a tree: a committed node by ref, or a dirty node of this transaction.
+    enum Leaf {
+        case clean(UInt64)
+        case dirty(EntryTreeNode)
+    }
+
+    /// The leaves in order, found through the inner nodes alone (no leaf is read). A subtree whose root is
+    /// in `skip` is left out whole.
+    func leaves(source: NodeSource, skip: Set<UInt64> = []) throws -> [Leaf] {
+        var out: [Leaf] = []
+        func visit(_ child: Child, level: Int?) throws {
+            switch child {
+            case .clean(let ref):
+                if skip.contains(ref) { return }
+                if level == 0 { out.append(.clean(ref)); return }
+                let view = try EntryNodeView(ref: ref, level: level, source: source)
+                if view.isLeaf { out.append(.clean(ref)); return }
+                for i in 0..<view.count { try visit(.clean(view.child(i)), level: view.level - 1) }
+            case .dirty(let node):
+                if node.isLeaf { out.append(.dirty(node)); return }
+                for c in node.children { try visit(c, level: node.level - 1) }
+            }
+        }
+        if let root { try visit(root, level: nil) }
+        return out
+    }
+
+    /// The committed nodes of the tree that are inner nodes, or leaves, by ref (inner nodes are read; leaves
+    /// are not).
+    func committedRefs(source: NodeSource) throws -> Set<UInt64> {
+        var out = Set<UInt64>()
+        func visit(_ child: Child, level: Int?) throws {
+            switch child {
+            case .clean(let ref):
+                out.insert(ref)
+                if level == 0 { return }
+                let view = try EntryNodeView(ref: ref, level: level, source: source)
+                if view.isLeaf { return }
+                for i in 0..<view.count { try visit(.clean(view.child(i)), level: view.level - 1) }
+            case .dirty(let node):
+                if node.isLeaf { return }
+                for c in node.children { try visit(c, level: node.level - 1) }
+            }
+        }
+        if let root { try visit(root, level: nil) }
+        return out
+    }
+
+    /// Calls `body` with every entry of the leaves of this tree that `other` does not share (a committed
+    /// node of one is the same node in the other, whole subtrees included), in order. The entries of both
+    /// trees that this leaves out are equal, so the symmetric difference of the two calls' entries is the
+    /// difference between the trees: what a change set needs, read in proportion to the change.
+    func forEachEntryNotShared(with other: Set<UInt64>, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        for leaf in try leaves(source: source, skip: other) {
+            switch leaf {
+            case .clean(let ref):
+                let v = try EntryNodeView(ref: ref, level: 0, source: source)
+                for i in 0..<v.count { try body(v.entry(i)) }
+            case .dirty(let node):
+                for i in 0..<node.count { try body(node.entry(i)) }
+            }
+        }
+    }
+}

@@ -202,30 +202,32 @@ extension Snapshot {
         }
     }
 
-    /// The entries of a backlink tree as (target, origin, count) with count 0 for a pair entry.
-    private func backlinkEntries(_ classID: UInt32, _ bl: PropertyInfo) throws -> [(UInt64, UInt64, UInt32)] {
+    /// The entries of a backlink tree that lie in nodes `other` does not share, as (target, origin, count)
+    /// with count 0 for a pair entry.
+    private func backlinkEntries(_ tree: EntryTree, notSharedWith other: Set<UInt64>, _ bl: PropertyInfo) throws -> [(UInt64, UInt64, UInt32)] {
         var out: [(UInt64, UInt64, UInt32)] = []
-        let tree = backlinkTree(classID, bl)
-        if tree.root == nil { return out }
-        try tree.scan(from: [], source: self) { e in
+        try tree.forEachEntryNotShared(with: other, source: self) { e in
             guard e.count == BacklinkEntry.pairBytes || e.count == BacklinkEntry.countedBytes else {
                 throw StorageError.corrupt(path: displayPath, location: "backlink tree \(bl.name)", reason: "entry of \(e.count) bytes")
             }
             out.append((BacklinkEntry.target(e), BacklinkEntry.origin(e), e.count == BacklinkEntry.countedBytes ? BacklinkEntry.count(e) : 0))
-            return true
         }
         return out
     }
 
     /// Objects present in both versions whose backlinks through some origin property differ: the targets of
     /// the entries in one version's tree and not the other's, labelled `"OriginClass.property"` in the order
-    /// of the class's backlink properties. Reads the whole of each tree that changed.
+    /// of the class's backlink properties. Reads the inner nodes of each tree that changed and the leaves the
+    /// two versions do not share.
     private func addBacklinkChanges(_ n: ClassInfo, _ o: ClassInfo, since older: Snapshot, to changes: inout TableChanges) throws {
         var gone: Set<UInt64>?
         for p in n.properties where p.type == .backlink {
             guard let q = o.property(column: p.columnID), q.type == .backlink else { continue }
-            if Snapshot.sameTree(backlinkTree(n.classID, p), older.backlinkTree(o.classID, q)) { continue }
-            let a = try older.backlinkEntries(o.classID, q), b = try backlinkEntries(n.classID, p)
+            let newTree = backlinkTree(n.classID, p), oldTree = older.backlinkTree(o.classID, q)
+            if Snapshot.sameTree(newTree, oldTree) { continue }
+            // Only the leaves the two trees do not share are read.
+            let a = try older.backlinkEntries(oldTree, notSharedWith: newTree.committedRefs(source: self), q)
+            let b = try backlinkEntries(newTree, notSharedWith: oldTree.committedRefs(source: older), p)
             var targets: [UInt64] = []
             var i = 0, j = 0
             func less(_ x: (UInt64, UInt64, UInt32), _ y: (UInt64, UInt64, UInt32)) -> Bool { (x.0, x.1, x.2) < (y.0, y.1, y.2) }
