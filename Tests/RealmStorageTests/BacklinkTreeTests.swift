@@ -176,3 +176,35 @@ import Testing
         #expect(try s1.changes(in: "Person", since: s1) == TableChanges())
     }
 }
+
+/// Nodes a transaction writes and then gives back (a tree dropped after `dropIndex` wrote its dirty nodes)
+/// must not be handed to the next transaction as the nodes at those refs: the refs are reused.
+@Suite struct DroppedTreeNodesTests {
+    @Test func nodesOfADroppedTreeAreNotKeptForTheirReusedRefs() throws {
+        let dir = TempDir()
+        let db = try personDogDatabase(in: dir)
+        var people: [ObjectKey] = []
+        try db.write { tx in
+            let person = try tx.table("Person")
+            for i in 0..<3000 { people.append(try tx.createObject(person, ["id": .int(Int64(i)), "name": .string("name-\(i * 7919 % 3000)")])) }
+        }
+        var rng = SplitMix64(seed: 8)
+        try db.write { tx in
+            let dog = try tx.table("Dog"), person = try tx.table("Person")
+            // A backlink tree of many dirty nodes, dropped whole by deleteAll (its nodes are written, then
+            // given back), while the name index gets dirty nodes written at commit.
+            for i in 0..<6000 { _ = try tx.createObject(dog, ["name": .string("d\(i)"), "owner": .link(people[Int(rng.next() % 3000)])]) }
+            try tx.deleteAll(dog)
+            for i in 3000..<3400 { _ = try tx.createObject(person, ["id": .int(Int64(i)), "name": .string("name-\(i * 7919 % 3400)")]) }
+        }
+        // The next transactions change the name index where that commit wrote it.
+        for round in 0..<4 {
+            try db.write { tx in
+                let person = try tx.table("Person")
+                for i in 0..<300 { _ = try tx.createObject(person, ["id": .int(Int64(10_000 + round * 300 + i)), "name": .string("name-\(i * 11)")]) }
+            }
+        }
+        let report = try db.verify()
+        #expect(report.isOK, "\(report)")
+    }
+}

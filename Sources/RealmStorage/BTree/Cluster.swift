@@ -3,8 +3,9 @@ let clusterCapacity = 256
 let clusterSplitBytes = 64 * 1024
 
 extension PropertyInfo {
-    /// The type the column codec stores for this property in a cluster: a list or a backlink set is one
-    /// serialized byte string (`ListCoding`), inline when short and a blob when long.
+    /// The type the column codec stores for this property in a cluster: a list (or a backlink set, in
+    /// files of format 1 and 2) is one serialized byte string (`ListCoding`), inline when short and a blob
+    /// when long.
     var clusterColumnType: PropertyType { isList || type == .backlink ? .data : type }
     var clusterColumnNullable: Bool { isList || type == .backlink ? false : (isOptional || type == .link || type == .mixed) }
 }
@@ -84,106 +85,6 @@ struct ClusterView {
         } catch {
             throw source.corrupt(ref, "column \(p.columnID) (\(p.name)) is malformed")
         }
-    }
-
-    /// Row `row` of the `.bytes` column `columnID` as it lies in the node, read without building a
-    /// `ColumnReader` (a link query reads one row from each of many clusters; building, returning and
-    /// copying a reader per cluster was a sixth of its time, `perf`). `.absent` when the cluster predates
-    /// the column; `.outOfLine` (and anything this reader does not handle) sends the caller to `reader`.
-    enum RowBytes {
-        case absent, null, outOfLine
-        case inline(UnsafeRawBufferPointer)
-    }
-
-    func rowBytes(row: Int, column columnID: UInt32) throws(CodecError) -> RowBytes {
-        guard let c = try bytesColumn(columnID) else { return .absent }
-        return try c.row(row)
-    }
-
-    /// The `.bytes` column `columnID`'s arrays, checked to lie in the node; nil when the cluster predates it.
-    func bytesColumn(_ columnID: UInt32) throws(CodecError) -> BytesColumn? {
-        guard let e = columnEntry(columnID) else { return nil }
-        guard e.encoding == ColumnEncoding.bytes.rawValue, e.offset >= 0, e.length >= 8, e.offset & 7 == 0,
-              e.offset <= node.count - e.length else {
-            throw CodecError("column \(columnID) has a bad directory entry for a bytes column")
-        }
-        let block = UnsafeRawBufferPointer(rebasing: node[e.offset..<e.offset + e.length])
-        var pos = 8
-        var nulls: BitmapReader? = nil
-        switch block.u64(at: 0) {
-        case 0: break
-        case 1:
-            nulls = try BitmapReader(block, offset: pos, count: count)
-            pos += BitmapReader.byteLength(count: count)
-        default: throw CodecError("column block null header \(block.u64(at: 0))")
-        }
-        let ends = try PackedIntsReader(block, offset: pos, count: count)
-        pos += ends.byteLength
-        let flags = try PackedIntsReader(block, offset: pos, count: count)
-        pos += flags.byteLength
-        return BytesColumn(count: count, nulls: nulls, ends: ends, flags: flags,
-                           payload: UnsafeRawBufferPointer(rebasing: block[pos...]))
-    }
-
-    /// The header word of the out-of-line flags of the `.bytes` column `columnID` (found from the block's
-    /// first line, which the caller brought in), to bring it into the cache ahead of `bytesColumn`; 0 when
-    /// the block is not what `bytesColumn` expects (it then says why).
-    func bytesColumnFlagsWord(_ columnID: UInt32) -> UInt64 {
-        guard let e = columnEntry(columnID), e.offset >= 0, e.length >= 8, e.offset & 7 == 0,
-              e.offset <= node.count - e.length else { return 0 }
-        var pos = e.offset + 8
-        switch node.u64(at: e.offset) {
-        case 0: break
-        case 1: pos += BitmapReader.byteLength(count: count)
-        default: return 0
-        }
-        guard pos + PackedInts.headerSize <= e.offset + e.length else { return 0 }
-        let width = Int(node.u64(at: pos) & 0xFF)
-        guard PackedInts.isLegalWidth(width) else { return 0 }
-        pos += PackedInts.byteLength(count: count, width: width)
-        guard pos >= 0, pos + 8 <= e.offset + e.length else { return 0 }
-        return node.u64(at: pos)
-    }
-
-    /// The first byte of the slot in the key array where `key` would be if keys are dense (what
-    /// `row(of:)` reads first), to bring it into the cache ahead of the read; 0 when there is none.
-    func keySlotWord(for key: UInt64) -> UInt64 {
-        guard count > 0 else { return 0 }
-        let guess = key &- self.key(at: 0)
-        return guess < UInt64(count) ? self.key(at: Int(guess)) : 0
-    }
-}
-
-/// The arrays of a `.bytes` column block, bounds checked against the node (rows are checked when read).
-struct BytesColumn {
-    let count: Int
-    let nulls: BitmapReader?
-    let ends: PackedIntsReader
-    let flags: PackedIntsReader
-    let payload: UnsafeRawBufferPointer
-
-    func row(_ row: Int) throws(CodecError) -> ClusterView.RowBytes {
-        guard row >= 0, row < count else { throw CodecError("row \(row) outside a column of \(count) rows") }
-        if let nulls, nulls[row] { return .null }
-        if flags[row] != 0 { return .outOfLine }
-        let start = row == 0 ? 0 : ends[row &- 1], end = ends[row]
-        guard start >= 0, start <= end, end <= Int64(payload.count) else {
-            throw CodecError("variable-length end offsets of row \(row) out of order or outside the block")
-        }
-        return .inline(UnsafeRawBufferPointer(rebasing: payload[Int(start)..<Int(end)]))
-    }
-
-    /// What reading `row` reads first: its end offsets and out-of-line flag (bounds are the arrays').
-    func offsetsWord(_ row: Int) -> UInt64 {
-        guard row >= 0, row < count else { return 0 }
-        return UInt64(bitPattern: ends[row] &+ flags[row])
-    }
-
-    /// The first byte of `row`'s bytes when they lie in the payload (0 otherwise).
-    func payloadByte(_ row: Int) -> UInt64 {
-        guard row >= 0, row < count else { return 0 }
-        let start = row == 0 ? 0 : ends[row &- 1]
-        return start >= 0 && start < Int64(payload.count) ? UInt64(payload[Int(start)]) : 0
     }
 }
 

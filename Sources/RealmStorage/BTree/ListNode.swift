@@ -1,5 +1,6 @@
-/// The elements of one list property of one object, or the origins of one backlink column, serialized as
-/// one byte string that the cluster stores in a bytes column: inline when small, as a blob when long.
+/// The elements of one list property of one object (or, in files of format 1 and 2, the origins of one
+/// backlink column), serialized as one byte string that the cluster stores in a bytes column: inline when
+/// small, as a blob when long.
 ///
 /// Layout: `u32 count`, `u8 element type`, `u8 nullable`, 2 reserved bytes, then one column block (as in
 /// clusters, 8-aligned from the start of the string) with every value inline.
@@ -14,11 +15,6 @@ enum ListCoding {
         ColumnCodec.encodeColumn(values[...], type: type, nullable: nullable, linkStorage: .raw, into: &w,
                                  inlineLimit: Int.max, storeBlob: { _ in preconditionFailure("list values are stored inline") })
         return w.bytes
-    }
-
-    /// Sorted origin keys of a backlink column.
-    static func encode(keys: [UInt64]) -> [UInt8] {
-        encode(keys.map { .int(Int64(bitPattern: $0)) }, type: .int, nullable: false)
     }
 
     struct Malformed: Error { let reason: String }
@@ -55,20 +51,6 @@ enum ListCoding {
 
     static func decodeKeys(_ bytes: [UInt8]) throws -> [UInt64] {
         try bytes.withUnsafeBytes { try decodeKeys($0) }
-    }
-
-    /// `a` and `b` (each sorted) as one sorted array, every element of both kept.
-    static func mergeSorted(_ a: [UInt64], _ b: ArraySlice<UInt64>) -> [UInt64] {
-        if a.isEmpty { return Array(b) }
-        var out: [UInt64] = []
-        out.reserveCapacity(a.count + b.count)
-        var i = 0, j = b.startIndex
-        while i < a.count && j < b.endIndex {
-            if b[j] <= a[i] { out.append(b[j]); j += 1 } else { out.append(a[i]); i += 1 }
-        }
-        out += a[i...]
-        out += b[j...]
-        return out
     }
 
     /// Calls `body` with each key of a backlink set where it lies (packed arrays are read with unaligned

@@ -213,20 +213,6 @@ struct PackedIntsReader {
     /// Bytes the array occupies, header included.
     var byteLength: Int { PackedInts.byteLength(count: count, width: width) }
 
-    /// Reads one word of every cache line of the packed elements (brings the array into the cache ahead of
-    /// a search through it); returns their sum so that the loads stay.
-    func touchAll() -> UInt64 {
-        guard width > 0 else { return 0 }
-        var sum: UInt64 = 0
-        var offset = 0
-        let bytes = (count * width + 7) >> 3
-        while offset < bytes {
-            sum &+= UInt64(data.load(fromByteOffset: offset, as: UInt8.self))
-            offset += 64
-        }
-        return sum
-    }
-
     @inline(__always) func word(_ k: Int) -> UInt64 {
         UInt64(littleEndian: data.loadUnaligned(fromByteOffset: k &<< 3, as: UInt64.self))
     }

@@ -94,7 +94,7 @@ extension Database {
             var values: [UInt32: Value] = [:]
             for (pi, p) in c.properties.enumerated() where p.hasColumn {
                 guard let r = readers[pi] else { continue }
-                // Lists and backlink sets are byte strings in the cluster: copied as they are.
+                // Lists are byte strings in the cluster: copied as they are.
                 values[p.columnID] = try r.value(at: row, source: source, location: "row \(row) of \(c.name).\(p.name) in the cluster at page \(view.ref)")
             }
             try mutator.insert(&root, key: key, values: values)

@@ -171,7 +171,8 @@ private struct Verifier {
                 let r = try ColumnReader(node: v.node, offset: e.offset, length: e.length, count: v.count, encoding: enc, type: .data, linkStorage: .raw)
                 r.forEachBlobRef { refs.append($0) }
             }
-            // Lists and backlink sets are bytes columns too: their long values are among these blobs.
+            // Lists (and the backlink sets format 2 left in clusters not yet rewritten) are bytes columns too:
+            // their long values are among these blobs.
             for r in refs { _ = claim(r, "\(path): blob") }
         } catch {
             problem("\(path): \(error)")

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// The stored state of one property (or hidden backlink column) of a class.
+/// The stored state of one property (or hidden backlink property) of a class.
 struct PropertyInfo: Equatable {
     struct Flags: OptionSet, Equatable {
         let rawValue: UInt8

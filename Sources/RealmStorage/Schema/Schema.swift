@@ -37,7 +37,7 @@ public struct PropertySchema: Equatable, Sendable {
     }
 }
 
-/// A class of objects: a name and its properties (the hidden backlink columns are not listed).
+/// A class of objects: a name and its properties (the hidden backlink properties are not listed).
 public struct ClassSchema: Equatable, Sendable {
     public var name: String
     public var properties: [PropertySchema]

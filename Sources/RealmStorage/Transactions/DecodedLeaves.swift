@@ -53,7 +53,7 @@ struct DecodedLeaves {
     var inners: [UInt64: DirtyInner] = [:]
 
     mutating func addInner(_ inner: DirtyInner, ref: UInt64) {
-        guard inners.count < DecodedLeaves.limit else { return }
+        guard inners[ref] != nil || inners.count < DecodedLeaves.limit else { return }
         inners[ref] = inner
     }
 
@@ -65,11 +65,21 @@ struct DecodedLeaves {
     var indexNodes: [UInt64: EntryTreeNode] = [:]
 
     mutating func addIndexNode(_ node: EntryTreeNode, ref: UInt64) {
-        guard indexNodes.count < 2 * DecodedLeaves.limit else { return }
+        guard indexNodes[ref] != nil || indexNodes.count < 2 * DecodedLeaves.limit else { return }
         indexNodes[ref] = node
     }
 
     mutating func takeIndexNode(_ ref: UInt64) -> EntryTreeNode? { indexNodes.removeValue(forKey: ref) }
+
+    /// Forgets whatever was recorded for `ref`: the transaction gave the node's pages back (`discard`), so
+    /// they may hold another node by the time it commits. (A tree dropped after `dropIndex` wrote its dirty
+    /// nodes left them recorded, and with the map full a later node at the same ref was not: the next
+    /// transaction took the dropped node for it. Found by the random model soak, seed 2002.)
+    mutating func forget(_ ref: UInt64) {
+        if let kept = leaves.removeValue(forKey: ref) { kept.leaf.dropEncoding() }
+        inners[ref] = nil
+        indexNodes[ref] = nil
+    }
 
     /// Takes the leaf at `ref`, if it is kept for `properties`.
     mutating func take(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? {

@@ -247,7 +247,7 @@ public class Snapshot: NodeSource {
         return try backlinkKeys(c.classID, key.rawValue, bl).map(ObjectKey.init)
     }
 
-    /// The backlink column of class `c` for links from `originClass.originProperty` (nil: no link was ever
+    /// The backlink property of class `c` for links from `originClass.originProperty` (nil: no link was ever
     /// made, so none exist); throws when that property is not a link to `c`.
     func backlinkColumn(of c: ClassInfo, from originClass: String, property originProperty: String) throws -> PropertyInfo? {
         guard let origin = catalogue.classInfo(named: originClass) else { throw StorageError.noSuchClass(originClass) }

@@ -121,8 +121,8 @@ extension WriteTransaction {
 
 extension Snapshot {
     /// Every node reachable from a committed table tree: inner nodes, clusters and the blobs of their bytes
-    /// columns (long strings, data, mixed values, lists and backlink sets) — including columns of removed
-    /// properties, whose blobs live until the cluster is rewritten.
+    /// columns (long strings, data, mixed values, lists, format 2's backlink sets) — including columns of
+    /// removed properties, whose blobs live until the cluster is rewritten.
     func collectTableRefs(_ ref: UInt64, _ c: ClassInfo, into refs: inout [UInt64]) throws {
         if ref == 0 { return }
         refs.append(ref)

@@ -452,7 +452,7 @@ extension WriteTransaction {
             for r in refs { try free(r) }
         case .leaf(let l):
             // A dirty leaf's committed node was freed when it was decoded; its lazy columns still own their
-            // blobs (materialised columns freed theirs). Lists and backlink sets are values of its rows.
+            // blobs (materialised columns freed theirs). Lists are values of its rows.
             try l.freeLazyBlobs()
         case .inner(let n):
             for child in n.children { try freeTree(child, c) }

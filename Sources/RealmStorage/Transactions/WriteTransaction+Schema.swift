@@ -129,7 +129,7 @@ extension WriteTransaction {
                                                              targetClassID: target, originColumnID: origin, indexRoot: 0))
         if s.isPrimaryKey { catalogue.classes[ci].primaryKeyColumnID = col }
         if s.type == .link {
-            // The hidden backlink column in the target class.
+            // The hidden backlink property in the target class (its links go in a tree of their own).
             let ti = catalogue.classIndex(id: target)!
             let bcol = catalogue.classes[ti].nextColumnID
             catalogue.classes[ti].nextColumnID += 1

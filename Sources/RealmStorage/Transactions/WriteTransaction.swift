@@ -159,6 +159,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
     func discard(_ ref: UInt64) throws {
         guard let i = written.lastIndex(where: { $0.page == ref }) else { return }
         freeSpace.giveBack(written.remove(at: i))
+        writtenLeaves.forget(ref)
     }
 
     // MARK: Dirty state seen by reads
