@@ -295,6 +295,31 @@ struct Compact: ParsableCommand {
     }
 }
 
+struct Upgrade: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Upgrade a file of an older format to the current one (opening it writable does the same).")
+
+    @Argument(help: "The database file.") var path: String
+    @OptionGroup var key: KeyOptions
+
+    func run() throws {
+        let keyBytes = try key.key()
+        var from: UInt32?
+        do {
+            _ = try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: keyBytes))
+        } catch let e as StorageError {
+            guard case .olderFormat(_, let v, _) = e else { throw e }
+            from = v
+        }
+        _ = try openExisting(path, readOnly: false, key: keyBytes)
+        if let from {
+            print("\(path): upgraded from file format \(from) to \(Database.fileFormatVersion)")
+        } else {
+            print("\(path): nothing to upgrade (this build reads it as it is; file format \(Database.fileFormatVersion))")
+        }
+    }
+}
+
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print sizes, versions and classes.")
 

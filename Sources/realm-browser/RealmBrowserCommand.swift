@@ -12,7 +12,7 @@ struct RealmBrowserCommand: ParsableCommand {
         commandName: "realm-browser",
         abstract: "Browse, query, import, export and maintain Realm-style database files.",
         subcommands: [Browse.self, Demo.self, SchemaCommand.self, Query.self, Import.self, Export.self, Compact.self,
-                      Info.self, Verify.self],
+                      Info.self, Verify.self, Upgrade.self],
         defaultSubcommand: Browse.self
     )
 
@@ -118,7 +118,13 @@ func openExisting(_ path: String, readOnly: Bool, key: [UInt8]? = nil) throws ->
         throw CommandFailure(message: "\(path): no such file")
     }
     guard !isDir.boolValue else { throw CommandFailure(message: "\(path): is a directory, not a database file") }
-    return try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly, encryptionKey: key))
+    do {
+        return try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly, encryptionKey: key))
+    } catch let e as StorageError {
+        // A file of an older format opened read-only: say which command upgrades it.
+        if case .olderFormat = e { throw CommandFailure(message: "\(e) (`realm-browser upgrade \(path)` does that)") }
+        throw e
+    }
 }
 
 /// Reads one line from the terminal with echo off (for keys), restoring the terminal whatever happens.

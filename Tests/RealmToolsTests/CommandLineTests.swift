@@ -51,6 +51,28 @@ let peopleSchema = """
         #expect(try cli(dir, "demo", "d.realm", "--objects", "50", "--force").status == 0)
     }
 
+    /// A file of format 2 (written by the build before backlink trees): the read-only commands say how to
+    /// upgrade it, `upgrade` does, and then they read it.
+    @Test func olderFormatFileIsUpgradedByTheUpgradeCommand() throws {
+        let dir = TempDir()
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../RealmStorageTests/Fixtures/format2-backlinks.realm").standardized.path
+        try FileManager.default.copyItem(atPath: fixture, toPath: dir.file("old.realm"))
+        let refused = try cli(dir, "info", "old.realm")
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("file format 2") && refused.stderr.contains("realm-browser upgrade old.realm"), "\(refused.stderr)")
+        let upgrade = try cli(dir, "upgrade", "old.realm")
+        #expect(upgrade.status == 0, "\(upgrade.stderr)")
+        #expect(upgrade.stdout.contains("upgraded from file format 2 to 3"), "\(upgrade.stdout)")
+        let again = try cli(dir, "upgrade", "old.realm")
+        #expect(again.status == 0 && again.stdout.contains("nothing to upgrade"), "\(again.stdout)")
+        let query = try cli(dir, "query", "old.realm", "Dog", "owner.name == 'p0 名前'", "--format", "count")
+        #expect(query.status == 0, "\(query.stderr)")
+        #expect((Int(query.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 2990, "person 0 alone is the owner of 2,990 dogs: \(query.stdout)")
+        let verify = try cli(dir, "verify", "old.realm")
+        #expect(verify.status == 0 && verify.stdout.contains("no problems"), "\(verify.stdout)")
+    }
+
     @Test func exportImportExportIsByteIdentical() throws {
         let dir = TempDir()
         #expect(try cli(dir, "demo", "a.realm", "--objects", "1500").status == 0)

@@ -158,6 +158,9 @@ extension WriteTransaction {
 // MARK: - Upgrade from format 2
 
 extension Database {
+    /// The file format this build writes (docs/FILE_FORMAT.md).
+    public static var fileFormatVersion: UInt32 { Meta.formatVersion }
+
     /// Files of formats 1 and 2 keep each object's backlinks as a set in a hidden column of its class's
     /// clusters. Opened writable, such a file gets its backlink trees built from those sets in one
     /// transaction (which writes format 3); the old columns stay in the clusters, unread, until each cluster
