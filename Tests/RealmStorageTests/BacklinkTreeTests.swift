@@ -128,6 +128,28 @@ import Testing
         #expect(problems.contains { $0.contains("backlink from missing Person #999") }, "\(problems)")
     }
 
+    /// A copy made in small batches (a commit every 7 objects or backlink entries) holds the same objects
+    /// and backlinks: each batch's transaction continues the trees the previous one committed.
+    @Test func aCopyInSmallBatchesKeepsEveryBacklink() throws {
+        let dir = TempDir()
+        let db = try personDogDatabase(in: dir)
+        var rng = SplitMix64(seed: 12)
+        try db.write { tx in
+            let person = try tx.table("Person"), dog = try tx.table("Dog"), dogs = try tx.property(person, "dogs")
+            var people: [ObjectKey] = [], pets: [ObjectKey] = []
+            for i in 0..<30 { people.append(try tx.createObject(person, ["id": .int(Int64(i)), "name": .string("p\(i)")])) }
+            for i in 0..<80 {
+                pets.append(try tx.createObject(dog, ["name": .string("d\(i)"), "owner": i % 4 == 0 ? .null : .link(people[Int(rng.next() % 30)])]))
+            }
+            for p in people { for _ in 0..<Int(rng.next() % 5) { try tx.listAppend(p, dogs, .link(pets[Int(rng.next() % 80)])) } }
+        }
+        let target = try Database.open(path: dir.file("copy.realm"))
+        try db.read { try Database.copy(from: $0, into: target, batch: 7) }
+        #expect(try target.read { try dumpObjects($0) } == db.read { try dumpObjects($0) })
+        let report = try target.verify()
+        #expect(report.isOK, "\(report)")
+    }
+
     /// Change sets of a class whose backlink tree spans many leaves read only the leaves the versions do not
     /// share, and still name exactly the objects whose backlinks changed: committed against committed, and a
     /// write transaction's dirty tree against the committed one, in both directions.

@@ -35,52 +35,42 @@ extension Database {
         tx.catalogue = catalogue
         tx.catalogueChanged = true
         var pending = 0
-        for c in source.catalogue.classes {
-            var failure: Error?
-            // Walked as a long read: an encrypted source gives its decrypted pages back as the copy goes.
-            try source.walkLeaves(c.classID) { leaf in
-                guard case .clean(let view) = leaf else { return true }
-                do {
+        /// Counts `n` more copied items; once a batch is full, commits it and begins the next transaction
+        /// (returns true then).
+        func copied(_ n: Int) throws -> Bool {
+            pending += n
+            guard pending >= batch else { return false }
+            try tx.commit()
+            tx = try target.beginWrite()
+            pending = 0
+            return true
+        }
+        do {
+            for c in source.catalogue.classes {
+                // Walked as a long read: an encrypted source gives its decrypted pages back as the copy goes.
+                try source.walkLeaves(c.classID) { leaf in
+                    guard case .clean(let view) = leaf else { return true }
                     try copyLeaf(view, c, from: source, into: tx)
-                    pending += view.count
-                    if pending >= batch {
-                        try tx.commit()
-                        tx = try target.beginWrite()
-                        pending = 0
-                    }
+                    _ = try copied(view.count)
                     return true
-                } catch {
-                    failure = error
-                    return false
                 }
             }
-            if let f = failure { tx.rollback(); throw f }
-        }
-        // Backlink trees, entry by entry in order (each insert lands at the right edge).
-        for c in source.catalogue.classes {
-            for bl in c.properties where bl.type == .backlink {
-                var failure: Error?
-                var current = try tx.backlinkColumn(classID: c.classID, columnID: bl.columnID)
-                try source.backlinkTree(c.classID, bl).scan(from: [], source: source) { e in
-                    do {
+            // Backlink trees, entry by entry in order (each insert lands at the right edge).
+            for c in source.catalogue.classes {
+                for bl in c.properties where bl.type == .backlink {
+                    var current = try tx.backlinkColumn(classID: c.classID, columnID: bl.columnID)
+                    try source.backlinkTree(c.classID, bl).scan(from: [], source: source) { e in
                         try tx.withIndex(c.classID, current) { _ = try $0.insert(e, sink: tx) }
-                        pending += 1
-                        if pending >= batch {
-                            try tx.commit()
-                            tx = try target.beginWrite()
-                            current = try tx.backlinkColumn(classID: c.classID, columnID: bl.columnID)
-                            pending = 0
-                        }
+                        if try copied(1) { current = try tx.backlinkColumn(classID: c.classID, columnID: bl.columnID) }
                         return true
-                    } catch {
-                        failure = error
-                        return false
                     }
                 }
-                if let f = failure { tx.rollback(); throw f }
             }
+            try tx.commit()
+        } catch {
+            tx.rollback()
+            throw error
         }
-        try tx.commit()
     }
 
     private static func copyLeaf(_ view: ClusterView, _ c: ClassInfo, from source: Snapshot, into tx: WriteTransaction) throws {
