@@ -94,45 +94,37 @@ extension EntryTree {
         case dirty(EntryTreeNode)
     }
 
-    /// The leaves in order, found through the inner nodes alone (no leaf is read). A subtree whose root is
-    /// in `skip` is left out whole.
-    func leaves(source: NodeSource, skip: Set<UInt64> = []) throws -> [Leaf] {
-        var out: [Leaf] = []
+    /// Walks the tree through its inner nodes alone (no leaf is read): `node` gets every committed node's
+    /// ref, `leaf` every leaf in order. A subtree whose root is in `skip` is left out whole.
+    private func walkInner(skip: Set<UInt64>, node: (UInt64) -> Void, leaf: (Leaf) -> Void, source: NodeSource) throws {
         func visit(_ child: Child, level: Int?) throws {
             switch child {
             case .clean(let ref):
                 if skip.contains(ref) { return }
-                if level == 0 { out.append(.clean(ref)); return }
+                node(ref)
+                if level == 0 { leaf(.clean(ref)); return }
                 let view = try EntryNodeView(ref: ref, level: level, source: source)
-                if view.isLeaf { out.append(.clean(ref)); return }
+                if view.isLeaf { leaf(.clean(ref)); return }
                 for i in 0..<view.count { try visit(.clean(view.child(i)), level: view.level - 1) }
-            case .dirty(let node):
-                if node.isLeaf { out.append(.dirty(node)); return }
-                for c in node.children { try visit(c, level: node.level - 1) }
+            case .dirty(let n):
+                if n.isLeaf { leaf(.dirty(n)); return }
+                for c in n.children { try visit(c, level: n.level - 1) }
             }
         }
         if let root { try visit(root, level: nil) }
+    }
+
+    /// The leaves in order (see `walkInner`).
+    func leaves(source: NodeSource, skip: Set<UInt64> = []) throws -> [Leaf] {
+        var out: [Leaf] = []
+        try walkInner(skip: skip, node: { _ in }, leaf: { out.append($0) }, source: source)
         return out
     }
 
-    /// The committed nodes of the tree that are inner nodes, or leaves, by ref (inner nodes are read; leaves
-    /// are not).
+    /// The refs of every committed node of the tree (see `walkInner`).
     func committedRefs(source: NodeSource) throws -> Set<UInt64> {
         var out = Set<UInt64>()
-        func visit(_ child: Child, level: Int?) throws {
-            switch child {
-            case .clean(let ref):
-                out.insert(ref)
-                if level == 0 { return }
-                let view = try EntryNodeView(ref: ref, level: level, source: source)
-                if view.isLeaf { return }
-                for i in 0..<view.count { try visit(.clean(view.child(i)), level: view.level - 1) }
-            case .dirty(let node):
-                if node.isLeaf { return }
-                for c in node.children { try visit(c, level: node.level - 1) }
-            }
-        }
-        if let root { try visit(root, level: nil) }
+        try walkInner(skip: [], node: { out.insert($0) }, leaf: { _ in }, source: source)
         return out
     }
 

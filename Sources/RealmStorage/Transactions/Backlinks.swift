@@ -51,6 +51,12 @@ enum BacklinkEntry {
 }
 
 extension Snapshot {
+    /// A backlink tree entry of the wrong shape.
+    func badBacklinkEntry(_ bl: PropertyInfo, _ e: UnsafeRawBufferPointer) -> StorageError {
+        StorageError.corrupt(path: displayPath, location: "backlink tree \(bl.name)",
+                             reason: "entry of \(e.count) bytes (or a count below 2)")
+    }
+
     /// The tree of a backlink property (this transaction's, in a write transaction).
     func backlinkTree(_ classID: UInt32, _ bl: PropertyInfo) -> EntryTree { indexTree(classID, bl) }
 
@@ -59,10 +65,7 @@ extension Snapshot {
         let tree = backlinkTree(classID, bl)
         if tree.root == nil { return }
         try tree.scan(prefix: BacklinkEntry.prefix(target), source: self) { e in
-            guard let n = BacklinkEntry.extraLinks(e) else {
-                throw StorageError.corrupt(path: displayPath, location: "backlink tree \(bl.name)",
-                                           reason: "entry of \(e.count) bytes (or a count below 2) for object #\(target)")
-            }
+            guard let n = BacklinkEntry.extraLinks(e) else { throw badBacklinkEntry(bl, e) }
             let o = BacklinkEntry.origin(e)
             for _ in 0..<n { out.append(o) }
             return true
@@ -74,9 +77,7 @@ extension Snapshot {
         let tree = backlinkTree(classID, bl)
         if tree.root == nil { return }
         try tree.scan(from: [], source: self) { e in
-            guard let n = BacklinkEntry.extraLinks(e) else {
-                throw StorageError.corrupt(path: displayPath, location: "backlink tree \(bl.name)", reason: "entry of \(e.count) bytes (or a count below 2)")
-            }
+            guard let n = BacklinkEntry.extraLinks(e) else { throw badBacklinkEntry(bl, e) }
             let t = BacklinkEntry.target(e), o = BacklinkEntry.origin(e)
             for _ in 0..<n { try body(t, o) }
             return true

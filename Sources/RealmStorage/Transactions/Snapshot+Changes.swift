@@ -207,9 +207,7 @@ extension Snapshot {
     private func backlinkEntries(_ tree: EntryTree, notSharedWith other: Set<UInt64>, _ bl: PropertyInfo) throws -> [(UInt64, UInt64, UInt32)] {
         var out: [(UInt64, UInt64, UInt32)] = []
         try tree.forEachEntryNotShared(with: other, source: self) { e in
-            guard e.count == BacklinkEntry.pairBytes || e.count == BacklinkEntry.countedBytes else {
-                throw StorageError.corrupt(path: displayPath, location: "backlink tree \(bl.name)", reason: "entry of \(e.count) bytes")
-            }
+            guard BacklinkEntry.extraLinks(e) != nil else { throw badBacklinkEntry(bl, e) }
             out.append((BacklinkEntry.target(e), BacklinkEntry.origin(e), e.count == BacklinkEntry.countedBytes ? BacklinkEntry.count(e) : 0))
         }
         return out

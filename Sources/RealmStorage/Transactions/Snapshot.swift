@@ -270,10 +270,7 @@ public class Snapshot: NodeSource {
         var touched: UInt64 = 0
         let targets = keys.sorted()
         try tree.scanEach(keys: targets.map(\.rawValue), source: self, touched: &touched) { k, e in
-            guard let n = BacklinkEntry.extraLinks(e) else {
-                throw StorageError.corrupt(path: displayPath, location: "backlink tree \(bl.name)",
-                                           reason: "entry of \(e.count) bytes (or a count below 2) for object #\(targets[k].rawValue)")
-            }
+            guard let n = BacklinkEntry.extraLinks(e) else { throw badBacklinkEntry(bl, e) }
             for _ in 0..<n { out.append(ObjectKey(BacklinkEntry.origin(e))) }
         }
         touchSink.store(touched, ordering: .relaxed)
