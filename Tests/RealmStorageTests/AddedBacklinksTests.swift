@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @testable import RealmStorage
 
-/// Backlinks added in a write transaction are recorded without reading the target's set and merged
-/// when a set is next read or edited, or at commit (DECISIONS 45). Every read inside the transaction
-/// must see them, every edit must apply on top of them, and the committed file must hold the same sets.
+/// Backlinks added in a write transaction (entries of the backlink trees since DECISIONS 50; a log merged
+/// on read before that, DECISIONS 45): every read inside the transaction must see them, every edit must
+/// apply on top of them, and the committed file must hold the same backlinks.
 @Suite struct AddedBacklinksTests {
     @Test func readsAndEditsInsideTheTransactionSeeAddedBacklinks() throws {
         let dir = TempDir()

@@ -1,4 +1,4 @@
-/// Identifies one list or backlink slot: a column of one object.
+/// Identifies one list slot (a column of one object), or with `key` 0 one index or backlink tree.
 struct SlotKey: Hashable {
     var classID: UInt32
     var key: UInt64
