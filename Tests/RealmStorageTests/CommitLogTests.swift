@@ -85,6 +85,34 @@ import Glibc
         let damaged = try crashed("flipped.realm", log: flipped)
         #expect(try damaged.read { try Self.dump($0) } == dumps[9])
         #expect(try damaged.verify().isOK)
+
+        // A flipped byte inside a node of record k + 1, past its header: the record's checksum covers only the
+        // nodes' headers, so the node's own checksum must catch it.
+        let record = Int(ends[14])
+        let entryCount = Int(log[record + 4]) | Int(log[record + 5]) << 8
+        let firstNode = record + CommitLog.recordHeaderSize + entryCount * CommitLog.entrySize + Meta.encodedSize
+        for offset in [firstNode + nodeHeaderSize + 3, Int(ends[15]) - 8 - 1] {
+            var torn = log
+            torn[offset] ^= 0x01
+            let db = try crashed("torn-node-\(offset).realm", log: torn)
+            #expect(try db.read { try Self.dump($0) } == dumps[14], "byte \(offset - record) of record 16 flipped")
+            #expect(try db.verify().isOK)
+        }
+
+        // Records of the earlier format (one checksum over every byte) are replayed too.
+        var older = log
+        let generation = older.withUnsafeBytes { $0.u64(at: 24) }
+        for (k, end) in ends.enumerated() {
+            let start = k == 0 ? CommitLog.headerSize : Int(ends[k - 1])
+            older.withUnsafeMutableBytes { b in
+                b.storeBytes(of: CommitLog.wholeHashRecordMagic.littleEndian, toByteOffset: start, as: UInt32.self)
+                let sum = hash64(UnsafeRawBufferPointer(rebasing: b[start..<Int(end) - 8]), seed: generation)
+                b.storeBytes(of: sum.littleEndian, toByteOffset: Int(end) - 8, as: UInt64.self)
+            }
+        }
+        let fromOlder = try crashed("older-records.realm", log: older)
+        #expect(try fromOlder.read { try Self.dump($0) } == dumps.last!)
+        #expect(try fromOlder.verify().isOK)
     }
 
     @Test func aReadOnlyFirstOpenerReplaysThroughItsOwnDescriptor() throws {

@@ -17,7 +17,11 @@ final class CommitLog {
     static let formatVersion: UInt32 = 1
     /// Records start after the header page.
     static let headerSize = 4096
-    static let recordMagic: UInt32 = 0x4443_5252  // "RRCD"
+    /// Records written now: the checksum covers the record header and each node's 16-byte header (which holds
+    /// that node's own checksum of its bytes), so a commit's bytes are hashed once, by `NodeBuilder`.
+    static let recordMagic: UInt32 = 0x3243_5252  // "RRC2"
+    /// Records of earlier builds, still replayed: the checksum covers every byte.
+    static let wholeHashRecordMagic: UInt32 = 0x4443_5252  // "RRCD"
     /// Fixed part of a record: magic, entry count, generation, version, total length.
     static let recordHeaderSize = 32
     static let entrySize = 16
@@ -183,10 +187,14 @@ final class CommitLog {
             head.u64(UInt64(e.bytes.count))
         }
         head.raw(meta.encode())
-        // The nodes are hashed and written where they lie (no copy of the record is made).
+        // Each node's bytes are covered by its own checksum, in its header; the record's checksum covers the
+        // headers. The nodes are written where they lie (no copy of the record is made).
         var hash = Hash64Stream(seed: generation)
         hash.update(head.bytes)
-        for e in entries { hash.update(e.bytes) }
+        for e in entries {
+            assert(Self.isWholeNode(e.bytes), "a commit log entry is one whole, sealed node")
+            e.bytes.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<nodeHeaderSize])) }
+        }
         var tail = ByteWriter(capacity: 8)
         tail.u64(hash.finish())
         precondition(head.count + entries.reduce(0) { $0 + $1.bytes.count } + tail.count == total, "commit log record size")
@@ -231,6 +239,29 @@ final class CommitLog {
     // MARK: Recovery (first opener)
 
     /// One whole record read back.
+    /// The checksum a whole record of `magic` ends with; nil when one of its nodes is not whole (its own
+    /// checksum or length does not match its bytes: a torn write).
+    static func checksum(of b: UnsafeRawBufferPointer, record: Range<Int>, headEnd: Int, entries: [Entry], magic: UInt32,
+                         generation: UInt64) -> UInt64? {
+        if magic == wholeHashRecordMagic {
+            return hash64(UnsafeRawBufferPointer(rebasing: b[record.lowerBound..<record.upperBound - 8]), seed: generation)
+        }
+        var hash = Hash64Stream(seed: generation)
+        hash.update(UnsafeRawBufferPointer(rebasing: b[record.lowerBound..<headEnd]))
+        for e in entries {
+            guard isWholeNode(e.bytes) else { return nil }
+            e.bytes.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<nodeHeaderSize])) }
+        }
+        return hash.finish()
+    }
+
+    /// Whether `bytes` are one node whose length and checksum fields match them.
+    static func isWholeNode(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { b in
+            b.count >= nodeHeaderSize && Int(b.u32(at: 4)) == b.count && nodeChecksum(b) == b.u64(at: 8)
+        }
+    }
+
     struct Record {
         var version: UInt64
         var meta: [UInt8]
@@ -266,7 +297,8 @@ final class CommitLog {
             var records: [Record] = []
             var o = headerSize
             while o + recordHeaderSize <= b.count {
-                guard b.u32(at: o) == recordMagic, b.u64(at: o + 8) == h.generation else { break }
+                let magic = b.u32(at: o)
+                guard magic == recordMagic || magic == wholeHashRecordMagic, b.u64(at: o + 8) == h.generation else { break }
                 let count = Int(b.u32(at: o + 4))
                 let version = b.u64(at: o + 16)
                 let total = b.u64(at: o + 24)
@@ -274,9 +306,9 @@ final class CommitLog {
                 guard total <= UInt64(b.count - o), count <= (Int(total) - recordHeaderSize) / entrySize,
                       Int(total) >= recordHeaderSize + count * entrySize + Meta.encodedSize + 8 else { break }
                 let end = o + Int(total)
-                guard hash64(UnsafeRawBufferPointer(rebasing: b[o..<end - 8]), seed: h.generation) == b.u64(at: end - 8) else { break }
+                let headEnd = o + recordHeaderSize + count * entrySize + Meta.encodedSize
                 var entries: [Entry] = []
-                var at = o + recordHeaderSize + count * entrySize + Meta.encodedSize
+                var at = headEnd
                 var ok = true
                 for i in 0..<count {
                     let e = o + recordHeaderSize + i * entrySize
@@ -285,9 +317,11 @@ final class CommitLog {
                     entries.append(Entry(page: page, bytes: Array(b[at..<at + Int(length)])))
                     at += Int(length)
                 }
+                guard ok, at == end - 8, Self.checksum(of: b, record: o..<end, headEnd: headEnd, entries: entries, magic: magic,
+                                                       generation: h.generation) == b.u64(at: end - 8) else { break }
                 let metaStart = o + recordHeaderSize + count * entrySize
                 let meta = Array(b[metaStart..<metaStart + Meta.encodedSize])
-                guard ok, at == end - 8, case .valid(let m) = meta.withUnsafeBytes({ Meta.decode($0) }), m.version == version else { break }
+                guard case .valid(let m) = meta.withUnsafeBytes({ Meta.decode($0) }), m.version == version else { break }
                 records.append(Record(version: version, meta: meta, entries: entries))
                 o = end
             }
