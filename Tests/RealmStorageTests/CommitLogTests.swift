@@ -182,6 +182,35 @@ import Glibc
         #expect(try Database.open(path: dir.file("d.realm")).read { try Self.dump($0) } == after)
     }
 
+    @Test func aCommitAfterAnotherConnectionRetiredTheLogLandsInTheNewGeneration() throws {
+        let dir = TempDir()
+        let path = dir.file("two.realm")
+        let a = try Database.open(path: path)
+        try a.write { try $0.createClasses(personDogSchema) }
+        var rng = SplitMix64(seed: 51)
+        for i in 0..<5 { try a.write { try Self.step($0, i, &rng) } }
+        let before = try a.latestMeta()
+        // Another connection's large commit goes straight to the data file and starts a new log generation.
+        let b = try Database.open(path: path)
+        try b.write { tx in
+            for i in 0..<30_000 {
+                try tx.createObject("Person", ["id": .int(Int64(100_000 + i)), "name": .string("bulk \(i) " + String(repeating: "x", count: 40)), "age": .int(1)])
+            }
+        }
+        let retired = try b.latestMeta()
+        #expect(retired.logGeneration > before.logGeneration)
+        let synced = Kit.bytes(path)  // the data file as that commit synced it
+        // The first connection's next commit is logged in the generation the header now names.
+        try a.write { try Self.step($0, 5, &rng) }
+        let expected = try a.read { try Self.dump($0) }
+        let after = try a.latestMeta()
+        #expect(after.logGeneration == retired.logGeneration && after.logEnd > UInt64(CommitLog.headerSize))
+        // Power loss: the data file as synced, the log as it is now.
+        Kit.write(synced, to: dir.file("crashed.realm"))
+        Kit.write(Kit.bytes(path + ".log"), to: dir.file("crashed.realm.log"))
+        #expect(try Database.open(path: dir.file("crashed.realm")).read { try Self.dump($0) } == expected)
+    }
+
     @Test func aLargeCommitRetiresTheLogBeforeItReusesPages() throws {
         let dir = TempDir()
         let path = dir.file("big.realm")

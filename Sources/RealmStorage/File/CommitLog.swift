@@ -38,6 +38,7 @@ final class CommitLog {
     }
 
     deinit {
+        if let headerPage { munmap(headerPage, CommitLog.headerSize) }
         if fd >= 0 { close(fd) }
     }
 
@@ -117,7 +118,21 @@ final class CommitLog {
         }
     }
 
+    /// The header page, mapped once the file holds it: the header is read before every logged commit, and a
+    /// load from the page cache costs nothing where a `pread` cost ~2.5 µs of system time (DECISIONS 51). The
+    /// log is never shortened while open (it only grows, in `growthStep`s), so the page stays in the file.
+    private var headerPage: UnsafeMutableRawPointer?
+
     private func readHeader() throws -> Header? {
+        if headerPage == nil {
+            var st = stat()
+            if fstat(fd, &st) != 0 { throw StorageError.io(path: path, operation: "fstat the commit log", errno: errno) }
+            if Int(st.st_size) >= CommitLog.headerSize {
+                let m = mmap(nil, CommitLog.headerSize, PROT_READ, MAP_SHARED, fd, 0)
+                if let m, m != MAP_FAILED { headerPage = m }
+            }
+        }
+        if let headerPage { return Header.decode(UnsafeRawBufferPointer(start: headerPage, count: 40)) }
         var buf = [UInt8](repeating: 0, count: 40)
         let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 40, 0) }
         if n < 0 { throw StorageError.io(path: path, operation: "read the commit log", errno: errno) }
