@@ -54,8 +54,11 @@ enum IndexKey {
     /// Traps for non-indexable types (float, double, data, decimal128, link).
     @discardableResult
     static func encode(_ value: Value, into bytes: inout [UInt8]) -> Bool {
-        // One allocation for the value and the object key that usually follows it.
-        bytes.reserveCapacity(bytes.count + encodedSizeHint(value) + 8)
+        // One allocation for the value and the object key that usually follows it; grown geometrically, since
+        // an exact reservation would copy a buffer of many entries (a transaction's pending index entries,
+        // DECISIONS 52) whole for every entry.
+        let need = bytes.count + encodedSizeHint(value) + 8
+        if bytes.capacity < need { bytes.reserveCapacity(max(need, 2 * bytes.capacity)) }
         switch value {
         case .null:
             bytes.append(nullTag)

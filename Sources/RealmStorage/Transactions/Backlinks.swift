@@ -58,7 +58,7 @@ extension Snapshot {
     }
 
     /// The tree of a backlink property (this transaction's, in a write transaction).
-    func backlinkTree(_ classID: UInt32, _ bl: PropertyInfo) -> EntryTree { indexTree(classID, bl) }
+    func backlinkTree(_ classID: UInt32, _ bl: PropertyInfo) -> EntryTree { storedIndexTree(classID, bl) }
 
     /// Appends the origins of `target` through backlink property `bl` (once per link, in key order).
     func appendBacklinks(of target: UInt64, _ classID: UInt32, _ bl: PropertyInfo, to out: inout [UInt64]) throws {

@@ -151,7 +151,11 @@ public class Snapshot: NodeSource {
         .clean(catalogue.classInfo(id: classID)?.tableRoot ?? 0)
     }
 
-    func indexTree(_ classID: UInt32, _ p: PropertyInfo) -> EntryTree { EntryTree(root: p.indexRoot) }
+    func indexTree(_ classID: UInt32, _ p: PropertyInfo) throws -> EntryTree { storedIndexTree(classID, p) }
+
+    /// `indexTree` without a write transaction's pending entries put in first: for backlink trees, which
+    /// never have any.
+    func storedIndexTree(_ classID: UInt32, _ p: PropertyInfo) -> EntryTree { EntryTree(root: p.indexRoot) }
 
     func locate(_ classID: UInt32, _ key: UInt64) throws -> RowLocation? {
         try TableTree.locate(root(of: classID), key: key, source: self)
@@ -376,7 +380,7 @@ extension Snapshot {
         var prefix: [UInt8] = []
         let truncated = IndexKey.encode(value, into: &prefix)
         var out: [UInt64] = []
-        let tree = indexTree(classID, p)
+        let tree = try indexTree(classID, p)
         try tree.scan(prefix: prefix, source: self) { entry in
             guard entry.count == prefix.count + 8 else { return false }
             let key = IndexKey.objectKey(fromEntry: entry)
@@ -406,7 +410,7 @@ extension Snapshot {
         var starts: [Int] = []
         var last: [UInt8] = []
         var usable = true
-        let tree = indexTree(c.classID, info)
+        let tree = try indexTree(c.classID, info)
         let start: [UInt8] = []
         try longWalk { boundary in try start.withUnsafeBytes { from in try tree.scan(from: from, source: self, boundary: boundary) { entry in
             guard entry.count > 8 else { usable = false; return false }

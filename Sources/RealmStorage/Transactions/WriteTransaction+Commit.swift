@@ -47,6 +47,7 @@ extension WriteTransaction {
         roots = [:]
 
         // 3. Indexes and backlink trees.
+        try flushAllIndexEntries()
         for (slot, var tree) in indexes where tree.isDirty {
             let ref = try tree.commit(sink: self)
             guard let ci = catalogue.classIndex(id: slot.classID),

@@ -240,7 +240,8 @@ extension WriteTransaction {
             .insert(&roots[classID, default: .clean(catalogue.classes[ci].tableRoot)], key: key, row: row)
         for i in plan.indexed {
             let kind = plan.kinds[i]
-            try addToIndex(classID, columnID: kind.columnID, indexRoot: kind.indexRoot, row[i], key)
+            try addToIndex(classID, columnID: kind.columnID, indexRoot: kind.indexRoot, row[i], key,
+                           isPrimaryKey: plan.primaryKey == i)
         }
         for i in plan.links {
             if case .link(let t) = row[i] {

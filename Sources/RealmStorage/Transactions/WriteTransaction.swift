@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// Identifies one list slot (a column of one object), or with `key` 0 one index or backlink tree.
 struct SlotKey: Hashable {
     var classID: UInt32
@@ -27,6 +30,9 @@ public final class WriteTransaction: Snapshot, NodeSink {
     var dirtyLists: [SlotKey: [Value]] = [:]
     /// Indexes and backlink trees loaded in this transaction, by (class ID, column ID).
     var indexes: [SlotKey: EntryTree] = [:]
+    /// Entries added to indexes that need no lookup before each insert (not primary keys), not yet in their
+    /// trees (DECISIONS 52): put in, sorted, before the index is next read or changed otherwise, and at commit.
+    var pendingIndexEntries: [SlotKey: PendingIndexEntries] = [:]
     var catalogueChanged = false
     /// Insert plans by class ID; dropped whenever the schema changes.
     var plans: [UInt32: InsertPlan] = [:]
@@ -66,7 +72,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     /// Whether anything was changed.
     public var hasChanges: Bool {
-        catalogueChanged || !roots.isEmpty || !dirtyLists.isEmpty || indexes.values.contains { $0.isDirty }
+        catalogueChanged || !roots.isEmpty || !dirtyLists.isEmpty || !pendingIndexEntries.isEmpty
+            || indexes.values.contains { $0.isDirty }
     }
 
     func checkActive() throws { if !isActive { throw StorageError.transactionEnded } }
@@ -175,7 +182,12 @@ public final class WriteTransaction: Snapshot, NodeSink {
         return try super.listValues(classID, key, info, loc)
     }
 
-    override func indexTree(_ classID: UInt32, _ p: PropertyInfo) -> EntryTree {
+    override func indexTree(_ classID: UInt32, _ p: PropertyInfo) throws -> EntryTree {
+        try flushIndexEntries(SlotKey(classID: classID, key: 0, columnID: p.columnID))
+        return storedIndexTree(classID, p)
+    }
+
+    override func storedIndexTree(_ classID: UInt32, _ p: PropertyInfo) -> EntryTree {
         indexes[SlotKey(classID: classID, key: 0, columnID: p.columnID)] ?? EntryTree(root: p.indexRoot)
     }
 
@@ -203,7 +215,32 @@ public final class WriteTransaction: Snapshot, NodeSink {
     // MARK: Index maintenance
 
     func withIndex(_ classID: UInt32, _ p: PropertyInfo, _ body: (inout EntryTree) throws -> Void) throws {
-        try body(&indexes[SlotKey(classID: classID, key: 0, columnID: p.columnID), default: EntryTree(root: p.indexRoot)])
+        let slot = SlotKey(classID: classID, key: 0, columnID: p.columnID)
+        try flushIndexEntries(slot)
+        try body(&indexes[slot, default: EntryTree(root: p.indexRoot)])
+    }
+
+    /// Puts the entries added to one index and not yet in its tree into it, in entry order: consecutive
+    /// inserts then land in the same leaf, where inserting values as they came (a million names in random
+    /// order) found a random leaf, and missed the cache, for each (DECISIONS 52).
+    func flushIndexEntries(_ slot: SlotKey) throws {
+        guard !pendingIndexEntries.isEmpty, let pending = pendingIndexEntries.removeValue(forKey: slot),
+              !pending.ends.isEmpty else { return }
+        try pending.bytes.withUnsafeBytes { buf in
+            let order = pending.sortedRanges(in: buf)
+            try withoutFlush(slot, root: pending.indexRoot) { tree in
+                for r in order { _ = try tree.insert(UnsafeRawBufferPointer(rebasing: buf[r]), sink: self) }
+            }
+        }
+    }
+
+    /// Every index's pending entries into its tree (before commit).
+    func flushAllIndexEntries() throws {
+        for slot in Array(pendingIndexEntries.keys) { try flushIndexEntries(slot) }
+    }
+
+    private func withoutFlush(_ slot: SlotKey, root: UInt64, _ body: (inout EntryTree) throws -> Void) throws {
+        try body(&indexes[slot, default: EntryTree(root: root)])
     }
 
     func indexEntry(_ value: Value, _ key: UInt64) -> [UInt8] {
@@ -214,18 +251,85 @@ public final class WriteTransaction: Snapshot, NodeSink {
     }
 
     func addToIndex(_ classID: UInt32, _ p: PropertyInfo, _ value: Value, _ key: UInt64) throws {
-        try addToIndex(classID, columnID: p.columnID, indexRoot: p.indexRoot, value, key)
+        try addToIndex(classID, columnID: p.columnID, indexRoot: p.indexRoot, value, key, isPrimaryKey: p.isPrimaryKey)
     }
 
-    /// `addToIndex` given the column and its committed root (what an insert plan keeps of the property).
-    func addToIndex(_ classID: UInt32, columnID: UInt32, indexRoot: UInt64, _ value: Value, _ key: UInt64) throws {
-        let entry = indexEntry(value, key)
-        _ = try indexes[SlotKey(classID: classID, key: 0, columnID: columnID), default: EntryTree(root: indexRoot)]
-            .insert(entry, sink: self)
+    /// `addToIndex` given the column and its committed root (what an insert plan keeps of the property). A
+    /// primary key's entry goes into the tree at once (the next insert looks it up); any other waits in
+    /// `pendingIndexEntries`.
+    func addToIndex(_ classID: UInt32, columnID: UInt32, indexRoot: UInt64, _ value: Value, _ key: UInt64,
+                    isPrimaryKey: Bool) throws {
+        let slot = SlotKey(classID: classID, key: 0, columnID: columnID)
+        if isPrimaryKey {
+            _ = try indexes[slot, default: EntryTree(root: indexRoot)].insert(indexEntry(value, key), sink: self)
+            return
+        }
+        switch pendingIndexEntries[slot, default: PendingIndexEntries(indexRoot: indexRoot)].add(value, key) {
+        case nil: _ = try indexes[slot, default: EntryTree(root: indexRoot)].insert(indexEntry(value, key), sink: self)
+        case true?: try flushIndexEntries(slot)
+        case false?: break
+        }
     }
 
     func removeFromIndex(_ classID: UInt32, _ p: PropertyInfo, _ value: Value, _ key: UInt64) throws {
         let entry = indexEntry(value, key)
         try withIndex(classID, p) { _ = try $0.remove(entry, sink: self) }
+    }
+}
+
+/// Index entries of one index that a write transaction added and has not put into the tree yet: their bytes
+/// one after another, and where each ends.
+struct PendingIndexEntries {
+    let indexRoot: UInt64
+    var bytes: [UInt8] = []
+    var ends: [Int] = []
+
+    /// Put into the tree once they take this many bytes (about a million entries of short strings).
+    static let flushBytes = 32 << 20
+
+    init(indexRoot: UInt64) { self.indexRoot = indexRoot }
+
+    /// The first entries of a transaction go into the tree at once: a transaction of a few objects would
+    /// gain nothing from sorting them and pay for the buffers.
+    static let directEntries = 64
+    private(set) var directCount = 0
+
+    /// Adds the entry of `value` for object `key`: nil when the caller is to insert it into the tree now
+    /// (one of the first `directEntries`), else whether the entries should now be flushed.
+    mutating func add(_ value: Value, _ key: UInt64) -> Bool? {
+        if directCount < Self.directEntries {
+            directCount += 1
+            return nil
+        }
+        return append(value, key)
+    }
+
+    /// Adds the entry of `value` for object `key` to the buffer; true once the entries should be flushed.
+    mutating func append(_ value: Value, _ key: UInt64) -> Bool {
+        _ = IndexKey.encode(value, into: &bytes)
+        IndexKey.appendObjectKey(key, to: &bytes)
+        ends.append(bytes.count)
+        return bytes.count >= Self.flushBytes
+    }
+
+    /// The entries' byte ranges in `buf` (this struct's bytes) in entry order: by their first eight bytes
+    /// read as one big-endian integer, then byte by byte.
+    func sortedRanges(in buf: UnsafeRawBufferPointer) -> [Range<Int>] {
+        var keyed: [(prefix: UInt64, start: Int, end: Int)] = []
+        keyed.reserveCapacity(ends.count)
+        var start = 0
+        for end in ends {
+            var prefix: UInt64 = 0
+            for i in start..<min(end, start + 8) { prefix |= UInt64(buf[i]) << (56 - 8 * (i - start)) }
+            keyed.append((prefix, start, end))
+            start = end
+        }
+        keyed.sort { a, b in
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
+            let la = a.end - a.start, lb = b.end - b.start
+            let c = memcmp(buf.baseAddress! + a.start, buf.baseAddress! + b.start, min(la, lb))
+            return c != 0 ? c < 0 : la < lb
+        }
+        return keyed.map { $0.start..<$0.end }
     }
 }
