@@ -19,6 +19,10 @@ public struct DatabaseOptions: Sendable {
     /// `writeCopy` and compaction write without one.
     var usesCommitLog = true
 
+    /// How many entries a write transaction puts into an index at once before it starts keeping them to put
+    /// in sorted (DECISIONS 52); tests set 0 to send every entry through the buffer.
+    var directIndexEntries = PendingIndexEntries.directEntries
+
     public init(readOnly: Bool = false, encryptionKey: [UInt8]? = nil,
                 shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil) {
         self.encryptionKey = encryptionKey
@@ -39,6 +43,8 @@ public final class Database: @unchecked Sendable {
     public let isReadOnly: Bool
     /// The key the file was opened with (never printed).
     let encryptionKey: [UInt8]?
+    /// `DatabaseOptions.directIndexEntries`.
+    let directIndexEntries: Int
     public var isEncrypted: Bool { encryptionKey != nil && !isInMemory }
     var _store: PageStore
     let coordinator: any Coordinator
@@ -131,6 +137,7 @@ public final class Database: @unchecked Sendable {
         isInMemory = true
         isReadOnly = false
         encryptionKey = nil
+        directIndexEntries = PendingIndexEntries.directEntries
         commitLog = nil
         _store = try PageStore(memoryNamed: path)
         coordinator = LocalCoordinator()
@@ -142,6 +149,7 @@ public final class Database: @unchecked Sendable {
         isInMemory = false
         isReadOnly = options.readOnly
         encryptionKey = options.encryptionKey
+        directIndexEntries = options.directIndexEntries
         commitLog = options.readOnly || options.encryptionKey != nil || !options.usesCommitLog ? nil : CommitLog(dataPath: filePath)
         if let k = options.encryptionKey, k.count != PageCipher.keyLength { throw StorageError.invalidKeyLength(k.count) }
         // Look at the file before creating anything beside it: a foreign or newer file is reported as such.

@@ -264,7 +264,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
             _ = try indexes[slot, default: EntryTree(root: indexRoot)].insert(indexEntry(value, key), sink: self)
             return
         }
-        switch pendingIndexEntries[slot, default: PendingIndexEntries(indexRoot: indexRoot)].add(value, key) {
+        switch pendingIndexEntries[slot, default: PendingIndexEntries(indexRoot: indexRoot)].add(value, key, direct: database.directIndexEntries) {
         case nil: _ = try indexes[slot, default: EntryTree(root: indexRoot)].insert(indexEntry(value, key), sink: self)
         case true?: try flushIndexEntries(slot)
         case false?: break
@@ -295,9 +295,9 @@ struct PendingIndexEntries {
     private(set) var directCount = 0
 
     /// Adds the entry of `value` for object `key`: nil when the caller is to insert it into the tree now
-    /// (one of the first `directEntries`), else whether the entries should now be flushed.
-    mutating func add(_ value: Value, _ key: UInt64) -> Bool? {
-        if directCount < Self.directEntries {
+    /// (one of the first `direct`, normally `directEntries`), else whether the entries should now be flushed.
+    mutating func add(_ value: Value, _ key: UInt64, direct: Int) -> Bool? {
+        if directCount < direct {
             directCount += 1
             return nil
         }
