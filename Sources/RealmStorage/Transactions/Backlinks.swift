@@ -57,12 +57,13 @@ extension Snapshot {
                              reason: "entry of \(e.count) bytes (or a count below 2)")
     }
 
-    /// The tree of a backlink property (this transaction's, in a write transaction).
-    func backlinkTree(_ classID: UInt32, _ bl: PropertyInfo) -> EntryTree { storedIndexTree(classID, bl) }
+    /// The tree of a backlink property (in a write transaction, this transaction's, with the entries still
+    /// waiting to go in put in first).
+    func backlinkTree(_ classID: UInt32, _ bl: PropertyInfo) throws -> EntryTree { try indexTree(classID, bl) }
 
     /// Appends the origins of `target` through backlink property `bl` (once per link, in key order).
     func appendBacklinks(of target: UInt64, _ classID: UInt32, _ bl: PropertyInfo, to out: inout [UInt64]) throws {
-        let tree = backlinkTree(classID, bl)
+        let tree = try backlinkTree(classID, bl)
         if tree.root == nil { return }
         try tree.scan(prefix: BacklinkEntry.prefix(target), source: self) { e in
             guard let n = BacklinkEntry.extraLinks(e) else { throw badBacklinkEntry(bl, e) }
@@ -74,7 +75,7 @@ extension Snapshot {
 
     /// Every (target, origin) link recorded by a backlink tree, in order, once per link.
     func forEachBacklink(_ classID: UInt32, _ bl: PropertyInfo, _ body: (UInt64, UInt64) throws -> Void) throws {
-        let tree = backlinkTree(classID, bl)
+        let tree = try backlinkTree(classID, bl)
         if tree.root == nil { return }
         try tree.scan(from: [], source: self) { e in
             guard let n = BacklinkEntry.extraLinks(e) else { throw badBacklinkEntry(bl, e) }
@@ -95,15 +96,27 @@ extension WriteTransaction {
     }
 
     /// Records that `origin` links to `target` through link property `p` of `originClass` (once per link).
+    /// Past the first few of a transaction, the entries wait and go into the tree sorted (DECISIONS 52).
     func addBacklink(target: UInt64, via p: PropertyInfo, from originClass: UInt32, origin: UInt64) throws {
         let bl = try backlinkColumn(target: p.targetClassID, via: p, from: originClass)
-        try withIndex(p.targetClassID, bl) { tree in
-            if try tree.insert(BacklinkEntry.pair(target, origin), sink: self) { return }
-            // A further link from the same origin (a list holding the target again): its counted entry.
-            let n = try linkCount(tree, target, origin)
-            if n >= 2 { _ = try tree.remove(BacklinkEntry.counted(target, origin, UInt32(n)), sink: self) }
-            _ = try tree.insert(BacklinkEntry.counted(target, origin, UInt32(n + 1)), sink: self)
+        let slot = SlotKey(classID: p.targetClassID, key: 0, columnID: bl.columnID)
+        let pair = BacklinkEntry.pair(target, origin)
+        switch pendingIndexEntries[slot, default: PendingIndexEntries(indexRoot: bl.indexRoot, backlinks: true)]
+            .add(entry: pair, direct: database.directIndexEntries) {
+        case nil: try withStoredIndex(slot, root: bl.indexRoot) { tree in try pair.withUnsafeBytes { try insertBacklink($0, into: &tree) } }
+        case true?: try flushIndexEntries(slot)
+        case false?: break
         }
+    }
+
+    /// Puts one link's pair entry into a backlink tree; for a further link from the same origin (a list
+    /// holding the target again), its counted entry instead.
+    func insertBacklink(_ pair: UnsafeRawBufferPointer, into tree: inout EntryTree) throws {
+        if try tree.insert(pair, sink: self) { return }
+        let target = BacklinkEntry.target(pair), origin = BacklinkEntry.origin(pair)
+        let n = try linkCount(tree, target, origin)
+        if n >= 2 { _ = try tree.remove(BacklinkEntry.counted(target, origin, UInt32(n)), sink: self) }
+        _ = try tree.insert(BacklinkEntry.counted(target, origin, UInt32(n + 1)), sink: self)
     }
 
     /// Forgets one link from `origin` to `target` through `p` (nothing when there is none).

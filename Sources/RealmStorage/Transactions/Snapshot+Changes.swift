@@ -190,7 +190,8 @@ extension Snapshot {
         c.properties.contains { p in
             guard p.type == .backlink else { return false }
             guard let q = o.property(column: p.columnID) else { return true }
-            return !Snapshot.sameTree(backlinkTree(c.classID, p), older.backlinkTree(o.classID, q))
+            // Trees as stored: entries still waiting in a write transaction count through `hasPendingSlots`.
+            return !Snapshot.sameTree(storedIndexTree(c.classID, p), older.storedIndexTree(o.classID, q))
         }
     }
 
@@ -221,7 +222,7 @@ extension Snapshot {
         var gone: Set<UInt64>?
         for p in n.properties where p.type == .backlink {
             guard let q = o.property(column: p.columnID), q.type == .backlink else { continue }
-            let newTree = backlinkTree(n.classID, p), oldTree = older.backlinkTree(o.classID, q)
+            let newTree = try backlinkTree(n.classID, p), oldTree = try older.backlinkTree(o.classID, q)
             if Snapshot.sameTree(newTree, oldTree) { continue }
             // Only the leaves the two trees do not share are read.
             let a = try older.backlinkEntries(oldTree, notSharedWith: newTree.committedRefs(source: self), q)
@@ -253,6 +254,7 @@ extension Snapshot {
     func hasPendingSlots(_ classID: UInt32) -> Bool {
         guard let tx = self as? WriteTransaction else { return false }
         return tx.dirtyLists.keys.contains { $0.classID == classID }
+            || tx.pendingIndexEntries.contains { $0.key.classID == classID && $0.value.backlinks && !$0.value.ends.isEmpty }
     }
 
     /// The stored form (as commit will store it) of every pending list of a class.

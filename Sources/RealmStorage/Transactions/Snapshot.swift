@@ -268,7 +268,7 @@ public class Snapshot: NodeSource {
     public func backlinks(of keys: [ObjectKey], in table: TableHandle, from originClass: String, property originProperty: String) throws -> [ObjectKey] {
         let c = try classInfo(table)
         guard let bl = try backlinkColumn(of: c, from: originClass, property: originProperty) else { return [] }
-        let tree = backlinkTree(c.classID, bl)
+        let tree = try backlinkTree(c.classID, bl)
         if tree.root == nil { return [] }
         var out: [ObjectKey] = []
         var touched: UInt64 = 0

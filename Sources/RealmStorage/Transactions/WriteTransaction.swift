@@ -228,8 +228,11 @@ public final class WriteTransaction: Snapshot, NodeSink {
               !pending.ends.isEmpty else { return }
         try pending.bytes.withUnsafeBytes { buf in
             let order = pending.sortedRanges(in: buf)
-            try withoutFlush(slot, root: pending.indexRoot) { tree in
-                for r in order { _ = try tree.insert(UnsafeRawBufferPointer(rebasing: buf[r]), sink: self) }
+            try withStoredIndex(slot, root: pending.indexRoot) { tree in
+                for r in order {
+                    let e = UnsafeRawBufferPointer(rebasing: buf[r])
+                    if pending.backlinks { try insertBacklink(e, into: &tree) } else { _ = try tree.insert(e, sink: self) }
+                }
             }
         }
     }
@@ -239,7 +242,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
         for slot in Array(pendingIndexEntries.keys) { try flushIndexEntries(slot) }
     }
 
-    private func withoutFlush(_ slot: SlotKey, root: UInt64, _ body: (inout EntryTree) throws -> Void) throws {
+    /// The tree of an index as `withIndex` gives it, without putting its waiting entries in first.
+    func withStoredIndex(_ slot: SlotKey, root: UInt64, _ body: (inout EntryTree) throws -> Void) throws {
         try body(&indexes[slot, default: EntryTree(root: root)])
     }
 
@@ -281,13 +285,18 @@ public final class WriteTransaction: Snapshot, NodeSink {
 /// one after another, and where each ends.
 struct PendingIndexEntries {
     let indexRoot: UInt64
+    /// Entries of a backlink tree: (target, origin) pairs, a repeated pair becoming a counted entry.
+    let backlinks: Bool
     var bytes: [UInt8] = []
     var ends: [Int] = []
 
     /// Put into the tree once they take this many bytes (about a million entries of short strings).
     static let flushBytes = 32 << 20
 
-    init(indexRoot: UInt64) { self.indexRoot = indexRoot }
+    init(indexRoot: UInt64, backlinks: Bool = false) {
+        self.indexRoot = indexRoot
+        self.backlinks = backlinks
+    }
 
     /// The first entries of a transaction go into the tree at once: a transaction of a few objects would
     /// gain nothing from sorting them and pay for the buffers.
@@ -302,6 +311,17 @@ struct PendingIndexEntries {
             return nil
         }
         return append(value, key)
+    }
+
+    /// `add(_:_:direct:)` for an entry given as its bytes.
+    mutating func add(entry: [UInt8], direct: Int) -> Bool? {
+        if directCount < direct {
+            directCount += 1
+            return nil
+        }
+        bytes.append(contentsOf: entry)
+        ends.append(bytes.count)
+        return bytes.count >= Self.flushBytes
     }
 
     /// Adds the entry of `value` for object `key` to the buffer; true once the entries should be flushed.
