@@ -153,8 +153,8 @@ public class Snapshot: NodeSource {
 
     func indexTree(_ classID: UInt32, _ p: PropertyInfo) throws -> EntryTree { storedIndexTree(classID, p) }
 
-    /// `indexTree` without a write transaction's pending entries put in first: for backlink trees, which
-    /// never have any.
+    /// `indexTree` without a write transaction's waiting entries put in first: for a caller that counts
+    /// those itself (change sets ask `hasPendingSlots`).
     func storedIndexTree(_ classID: UInt32, _ p: PropertyInfo) -> EntryTree { EntryTree(root: p.indexRoot) }
 
     func locate(_ classID: UInt32, _ key: UInt64) throws -> RowLocation? {

@@ -306,28 +306,32 @@ struct PendingIndexEntries {
     /// Adds the entry of `value` for object `key`: nil when the caller is to insert it into the tree now
     /// (one of the first `direct`, normally `directEntries`), else whether the entries should now be flushed.
     mutating func add(_ value: Value, _ key: UInt64, direct: Int) -> Bool? {
-        if directCount < direct {
-            directCount += 1
-            return nil
-        }
-        return append(value, key)
+        takesDirect(direct) ? nil : append(value, key)
     }
 
     /// `add(_:_:direct:)` for an entry given as its bytes.
     mutating func add(entry: [UInt8], direct: Int) -> Bool? {
-        if directCount < direct {
-            directCount += 1
-            return nil
-        }
+        if takesDirect(direct) { return nil }
         bytes.append(contentsOf: entry)
-        ends.append(bytes.count)
-        return bytes.count >= Self.flushBytes
+        return endEntry()
+    }
+
+    /// Whether the next entry goes into the tree at once (counting it).
+    private mutating func takesDirect(_ direct: Int) -> Bool {
+        if directCount >= direct { return false }
+        directCount += 1
+        return true
     }
 
     /// Adds the entry of `value` for object `key` to the buffer; true once the entries should be flushed.
     mutating func append(_ value: Value, _ key: UInt64) -> Bool {
         _ = IndexKey.encode(value, into: &bytes)
         IndexKey.appendObjectKey(key, to: &bytes)
+        return endEntry()
+    }
+
+    /// Ends the entry just appended; true once the entries should be flushed.
+    private mutating func endEntry() -> Bool {
         ends.append(bytes.count)
         return bytes.count >= Self.flushBytes
     }
