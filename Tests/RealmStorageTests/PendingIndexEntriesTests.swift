@@ -26,7 +26,7 @@ import Testing
             _ = pending.append(v, UInt64(rng.next() % 50))
         }
         let sorted = pending.bytes.withUnsafeBytes { buf in
-            pending.sortedRanges(in: buf).map { Array(buf[$0]) }
+            Array(pending.sortedRanges(in: buf).map { Array(buf[$0]) })
         }
         var expected: [[UInt8]] = []
         var start = 0

@@ -337,8 +337,9 @@ struct PendingIndexEntries {
     }
 
     /// The entries' byte ranges in `buf` (this struct's bytes) in entry order: by their first eight bytes
-    /// read as one big-endian integer, then byte by byte.
-    func sortedRanges(in buf: UnsafeRawBufferPointer) -> [Range<Int>] {
+    /// read as one big-endian integer, then byte by byte. Lazy over the sorted array (no second array of a
+    /// million ranges).
+    func sortedRanges(in buf: UnsafeRawBufferPointer) -> LazyMapSequence<[(prefix: UInt64, start: Int, end: Int)], Range<Int>> {
         var keyed: [(prefix: UInt64, start: Int, end: Int)] = []
         keyed.reserveCapacity(ends.count)
         var start = 0
@@ -354,6 +355,6 @@ struct PendingIndexEntries {
             let c = memcmp(buf.baseAddress! + a.start, buf.baseAddress! + b.start, min(la, lb))
             return c != 0 ? c < 0 : la < lb
         }
-        return keyed.map { $0.start..<$0.end }
+        return keyed.lazy.map { $0.start..<$0.end }
     }
 }
