@@ -201,7 +201,8 @@ import Glibc
         try a.write { try Self.step($0, 5, &rng) }
         let expected = try a.read { try Self.dump($0) }
         let after = try a.latestMeta()
-        #expect(after.logGeneration == retired.logGeneration && after.logEnd > UInt64(CommitLog.headerSize))
+        // (No reader of this process holds a version before the worker's: the generation moved to the front.)
+        #expect(after.logGeneration > retired.logGeneration && Database.hasLoggedPages(after))
         // Power loss: the data file as synced, the log as it is now.
         Kit.write(synced, to: dir.file("crashed.realm"))
         Kit.write(Kit.bytes(path + ".log"), to: dir.file("crashed.realm.log"))
@@ -224,7 +225,7 @@ import Glibc
             }
         }
         let meta = try db.latestMeta()
-        #expect(meta.logEnd == UInt64(CommitLog.headerSize), "the large commit went through the log")
+        #expect(!Database.hasLoggedPages(meta) && meta.logGeneration > 1, "the large commit went through the log")
         for i in 30..<33 { try db.write { try Self.step($0, i, &rng) } }
         let expected = try db.read { try Self.dump($0) }
         // The file now, with the log: replaying must not write the old records over the large commit's pages.

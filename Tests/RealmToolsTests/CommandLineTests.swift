@@ -63,7 +63,7 @@ let peopleSchema = """
         #expect(refused.stderr.contains("file format 2") && refused.stderr.contains("realm-browser upgrade old.realm"), "\(refused.stderr)")
         let upgrade = try cli(dir, "upgrade", "old.realm")
         #expect(upgrade.status == 0, "\(upgrade.stderr)")
-        #expect(upgrade.stdout.contains("upgraded from file format 2 to 3"), "\(upgrade.stdout)")
+        #expect(upgrade.stdout.contains("upgraded from file format 2 to \(Database.fileFormatVersion)"), "\(upgrade.stdout)")
         let again = try cli(dir, "upgrade", "old.realm")
         #expect(again.status == 0 && again.stdout.contains("nothing to upgrade"), "\(again.stdout)")
         let query = try cli(dir, "query", "old.realm", "Dog", "owner.name == 'p0 名前'", "--format", "count")

@@ -14,7 +14,9 @@ import Glibc
 /// Only the writer (under the writer lock) appends; the header and the meta slots say where.
 final class CommitLog {
     static let magic: [UInt8] = Array("RBDBLOG\u{0}".utf8)
-    static let formatVersion: UInt32 = 1
+    /// 2 added the generation's start and the reader pin to the header (DECISIONS 53); headers of format 1
+    /// are still read.
+    static let formatVersion: UInt32 = 2
     /// Records start after the header page.
     static let headerSize = 4096
     /// Records written now: the checksum covers the record header and each node's 16-byte header (which holds
@@ -45,24 +47,43 @@ final class CommitLog {
     struct Header: Equatable {
         var logID: UInt64
         var generation: UInt64
+        /// Where the generation's records begin: right after the header, or after the records of the
+        /// generations before it while a reader may still read those (DECISIONS 53).
+        var start: UInt64 = UInt64(CommitLog.headerSize)
+        /// Readers of versions up to this one may still read records before `start`.
+        var pin: UInt64 = 0
 
         func encode() -> [UInt8] {
-            var w = ByteWriter(capacity: 48)
+            var w = ByteWriter(capacity: 56)
             w.raw(CommitLog.magic)
             w.u32(CommitLog.formatVersion)
             w.u32(UInt32(pageSize))
             w.u64(logID)
             w.u64(generation)
+            w.u64(start)
+            w.u64(pin)
             w.u64(hash64(w.bytes))
             return w.bytes
         }
 
-        /// nil for anything but a whole header of this format.
+        /// nil for anything but a whole header of this format or of format 1 (which had neither `start` nor
+        /// `pin`).
         static func decode(_ b: UnsafeRawBufferPointer) -> Header? {
-            guard b.count >= 40, zip(b[0..<8], CommitLog.magic).allSatisfy({ $0 == $1 }),
-                  b.u32(at: 8) == CommitLog.formatVersion, b.u32(at: 12) == UInt32(pageSize),
-                  hash64(UnsafeRawBufferPointer(rebasing: b[0..<32])) == b.u64(at: 32) else { return nil }
-            return Header(logID: b.u64(at: 16), generation: b.u64(at: 24))
+            guard b.count >= 40, zip(b[0..<8], CommitLog.magic).allSatisfy({ $0 == $1 }), b.u32(at: 12) == UInt32(pageSize) else {
+                return nil
+            }
+            switch b.u32(at: 8) {
+            case 1:
+                guard hash64(UnsafeRawBufferPointer(rebasing: b[0..<32])) == b.u64(at: 32) else { return nil }
+                return Header(logID: b.u64(at: 16), generation: b.u64(at: 24))
+            case CommitLog.formatVersion:
+                guard b.count >= 56, hash64(UnsafeRawBufferPointer(rebasing: b[0..<48])) == b.u64(at: 48) else { return nil }
+                let start = b.u64(at: 32)
+                guard start >= UInt64(CommitLog.headerSize) else { return nil }
+                return Header(logID: b.u64(at: 16), generation: b.u64(at: 24), start: start, pin: b.u64(at: 40))
+            default:
+                return nil
+            }
         }
     }
 
@@ -132,11 +153,11 @@ final class CommitLog {
                 if let m, m != MAP_FAILED { headerPage = m }
             }
         }
-        if let headerPage { return Header.decode(UnsafeRawBufferPointer(start: headerPage, count: 40)) }
-        var buf = [UInt8](repeating: 0, count: 40)
-        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 40, 0) }
+        if let headerPage { return Header.decode(UnsafeRawBufferPointer(start: headerPage, count: 56)) }
+        var buf = [UInt8](repeating: 0, count: 56)
+        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 56, 0) }
         if n < 0 { throw StorageError.io(path: path, operation: "read the commit log", errno: errno) }
-        return n == 40 ? buf.withUnsafeBytes { Header.decode($0) } : nil
+        return n >= 40 ? buf.withUnsafeBytes { Header.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } : nil
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
@@ -147,39 +168,60 @@ final class CommitLog {
         if fdatasync(fd) != 0 { throw StorageError.io(path: path, operation: "fdatasync the commit log", errno: errno) }
     }
 
-    /// Starts generation `generation`: records of earlier generations no longer count. The data file must be
-    /// synced first (everything they held is in it).
-    func reset(logID: UInt64, generation: UInt64) throws {
+    /// Starts generation `generation` at `start`: records of earlier generations no longer count. Every
+    /// page they held must be in the synced data file first, and no published meta slot may still name one of
+    /// them with records between `start` and where this generation's records will end.
+    func reset(logID: UInt64, generation: UInt64, start: UInt64 = UInt64(CommitLog.headerSize), pin: UInt64 = 0) throws {
         try openForWriting()
         try preallocate(CommitLog.headerSize)
-        try Header(logID: logID, generation: generation).encode().withUnsafeBytes { try writeAll($0, at: 0) }
+        try Header(logID: logID, generation: generation, start: start, pin: pin).encode().withUnsafeBytes { try writeAll($0, at: 0) }
         try sync()
     }
 
-    /// Where the record of the commit after `meta` goes: its generation and offset. A header that is
-    /// missing, damaged or another file's is replaced first.
-    func appendPosition(after meta: Meta) throws -> (generation: UInt64, offset: UInt64) {
+    /// Where the record of the commit after `meta` goes: its generation, offset, and where that generation's
+    /// records start. A header that is missing, damaged or another file's is replaced first.
+    ///
+    /// A generation without records that starts after others (a checkpoint or direct commit left it there,
+    /// because readers might still read the records before it) is moved to the front of the log, as a new
+    /// generation, once no reader of a version up to the header's pin is left (`oldestReader`): the records
+    /// after the header are then overwritten, so the log stays as long as the records between two
+    /// checkpoints.
+    func appendPosition(after meta: Meta, oldestReader: () -> UInt64?) throws -> (generation: UInt64, offset: UInt64, start: UInt64) {
         try openForWriting()
+        let front = UInt64(CommitLog.headerSize)
         guard let h = try readHeader(), h.logID == meta.logID else {
             let g = meta.logGeneration + 1
             try reset(logID: meta.logID, generation: g)
-            return (g, UInt64(CommitLog.headerSize))
+            return (g, front, front)
         }
-        if h.generation == meta.logGeneration && meta.logEnd >= UInt64(CommitLog.headerSize) {
-            return (h.generation, meta.logEnd)
+        guard h.generation == meta.logGeneration else {
+            // A checkpoint (or a replay) started a generation after `meta` was written.
+            return (h.generation, h.start, h.start)
         }
-        // A checkpoint (or a replay) started a generation after `meta` was written.
-        return (h.generation, UInt64(CommitLog.headerSize))
+        let start = max(meta.logStart, front)
+        if meta.logEnd > start || start == front { return (h.generation, max(meta.logEnd, start), start) }
+        if let oldest = oldestReader(), oldest <= h.pin { return (h.generation, start, start) }
+        let g = h.generation + 1
+        try reset(logID: meta.logID, generation: g)
+        return (g, front, front)
     }
 
-    /// The generation a direct commit after `meta` leaves: a new one, so that no record written before it
-    /// (even one whose commit never finished) can be replayed over its pages. The data file must be synced.
-    func retire(after meta: Meta) throws -> UInt64 {
+    /// The generation after the one `meta` names (or the header's, when that moved on): where it starts (after
+    /// every record written so far, which readers of versions up to `pin` may still read) and its number.
+    /// Nothing is written; `retire` writes it once the data file holds and has synced every logged page.
+    func nextGeneration(after meta: Meta) throws -> (generation: UInt64, start: UInt64) {
         try openForWriting()
         let current = try readHeader()
-        let g = max(meta.logGeneration, current?.logID == meta.logID ? current!.generation : 0) + 1
-        try reset(logID: meta.logID, generation: g)
-        return g
+        let same = current?.logID == meta.logID
+        let g = max(meta.logGeneration, same ? current!.generation : 0) + 1
+        let start = max(UInt64(CommitLog.headerSize), meta.logEnd, same ? current!.start : 0)
+        return (g, start)
+    }
+
+    /// Starts the generation `nextGeneration` named. The data file must hold every page logged before and
+    /// be synced.
+    func retire(logID: UInt64, to next: (generation: UInt64, start: UInt64), pin: UInt64) throws {
+        try reset(logID: logID, generation: next.generation, start: next.start, pin: pin)
     }
 
     /// Bytes of the record of a commit with these page writes.
@@ -187,9 +229,10 @@ final class CommitLog {
         UInt64(recordHeaderSize + entries.count * entrySize + Meta.encodedSize + entries.reduce(0) { $0 + $1.bytes.count } + 8)
     }
 
-    /// Appends the record of one commit and makes it durable. Returns the offset after it.
+    /// Appends the record of one commit and makes it durable. Returns where in the log each entry's node
+    /// bytes are.
     @discardableResult
-    func append(generation: UInt64, at offset: UInt64, meta: Meta, entries: [Entry]) throws -> UInt64 {
+    func append(generation: UInt64, at offset: UInt64, meta: Meta, entries: [Entry]) throws -> [UInt64] {
         let total = Int(CommitLog.recordSize(entries: entries))
         var head = ByteWriter(capacity: CommitLog.recordHeaderSize + entries.count * CommitLog.entrySize + Meta.encodedSize)
         head.u32(CommitLog.recordMagic)
@@ -216,7 +259,14 @@ final class CommitLog {
         try preallocate(Int(offset) + total)
         try writeGathered([head.bytes] + entries.map(\.bytes) + [tail.bytes], at: Int(offset))
         try sync()
-        return offset + UInt64(total)
+        var offsets: [UInt64] = []
+        offsets.reserveCapacity(entries.count)
+        var at = offset + UInt64(head.count)
+        for e in entries {
+            offsets.append(at)
+            at += UInt64(e.bytes.count)
+        }
+        return offsets
     }
 
     /// Writes `chunks` one after another from `offset`: one `pwritev` for up to 256 of them (iovecs over
@@ -246,9 +296,9 @@ final class CommitLog {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { return nil }
         defer { close(fd) }
-        var buf = [UInt8](repeating: 0, count: 40)
-        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 40, 0) }
-        return n == 40 ? buf.withUnsafeBytes { Header.decode($0) } : nil
+        var buf = [UInt8](repeating: 0, count: 56)
+        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 56, 0) }
+        return n >= 40 ? buf.withUnsafeBytes { Header.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } : nil
     }
 
     // MARK: Recovery (first opener)
@@ -284,7 +334,7 @@ final class CommitLog {
     }
 
     /// The whole records of the header's generation, in order, when the header names `logID`.
-    static func readRecords(path: String, logID: UInt64) throws -> (generation: UInt64, records: [Record])? {
+    static func readRecords(path: String, logID: UInt64) throws -> (header: Header, records: [Record])? {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -306,11 +356,11 @@ final class CommitLog {
             if n == 0 { break }
             done += n
         }
-        return bytes.withUnsafeBytes { buf -> (UInt64, [Record])? in
+        return bytes.withUnsafeBytes { buf -> (Header, [Record])? in
             let b = UnsafeRawBufferPointer(rebasing: buf[0..<done])
             guard let h = Header.decode(b), h.logID == logID else { return nil }
             var records: [Record] = []
-            var o = headerSize
+            var o = Int(h.start)
             while o + recordHeaderSize <= b.count {
                 let magic = b.u32(at: o)
                 guard magic == recordMagic || magic == wholeHashRecordMagic, b.u64(at: o + 8) == h.generation else { break }
@@ -340,7 +390,42 @@ final class CommitLog {
                 records.append(Record(version: version, meta: meta, entries: entries))
                 o = end
             }
-            return (h.generation, records)
+            return (h, records)
         }
+    }
+}
+
+extension CommitLog {
+    /// Calls `body` with the page, offset and length of every entry of the records of `generation` between
+    /// `from` and `to` in the log's bytes `b` (a read of published commits: their records were synced before
+    /// their meta slots were written, so nothing is checksummed here). False when the records there do not
+    /// line up (a damaged log).
+    static func forEachEntry(in b: UnsafeRawBufferPointer, from: Int, to: Int, generation: UInt64,
+                             _ body: (_ page: UInt64, _ offset: Int, _ length: Int) -> Void) -> Bool {
+        guard from >= headerSize, to <= b.count else { return false }
+        var o = from
+        while o < to {
+            guard o + recordHeaderSize <= to else { return false }
+            let magic = b.u32(at: o)
+            guard magic == recordMagic || magic == wholeHashRecordMagic, b.u64(at: o + 8) == generation else { return false }
+            let count = Int(b.u32(at: o + 4))
+            let total = b.u64(at: o + 24)
+            guard total <= UInt64(to - o), count <= (Int(total) - recordHeaderSize) / entrySize,
+                  Int(total) >= recordHeaderSize + count * entrySize + Meta.encodedSize + 8 else { return false }
+            let end = o + Int(total)
+            var at = o + recordHeaderSize + count * entrySize + Meta.encodedSize
+            for i in 0..<count {
+                let e = o + recordHeaderSize + i * entrySize
+                let page = b.u64(at: e), length = b.u64(at: e + 8)
+                guard length <= UInt64(end - 8 - at), length >= UInt64(nodeHeaderSize), page >= 2, page < Meta.maxPageCount else {
+                    return false
+                }
+                body(page, at, Int(length))
+                at += Int(length)
+            }
+            guard at == end - 8 else { return false }
+            o = end
+        }
+        return true
     }
 }

@@ -3,8 +3,9 @@ struct Meta: Equatable {
     static let magic: [UInt8] = [0x52, 0x42, 0x44, 0x42, 0x00, 0x0D, 0x0A, 0x1A]
     /// 2 added the commit log fields; files of format 1 read as having no log. 3 moved backlinks from the
     /// target's clusters into trees of their own (DECISIONS 50): a file of format 1 or 2 with backlinks is
-    /// upgraded when opened writable (`Database.upgradeBacklinks`).
-    static let formatVersion: UInt32 = 3
+    /// upgraded when opened writable (`Database.upgradeBacklinks`). 4: a logged commit's pages may be only in
+    /// the commit log until a checkpoint (`logStart`, DECISIONS 53); a build that reads format 3 would miss them.
+    static let formatVersion: UInt32 = 4
     static let encodedSize = 128
     /// Largest page count a slot may claim (4 PiB): keeps `pageCount * pageSize` and the like from overflowing.
     static let maxPageCount: UInt64 = 1 << 40
@@ -21,6 +22,10 @@ struct Meta: Equatable {
     /// The log generation and the end of its records after this commit (see `CommitLog`).
     var logGeneration: UInt64 = 0
     var logEnd: UInt64 = 0
+    /// Where the records of `logGeneration` begin in the log (format 4; 0 in older slots, read as the first
+    /// byte after the log's header). Pages a record of the generation wrote, between here and `logEnd`, may
+    /// be only in the log (DECISIONS 53).
+    var logStart: UInt64 = 0
     /// The format of the file when the slot was written (`encode` always writes `formatVersion`).
     var format: UInt32 = Meta.formatVersion
 
@@ -39,6 +44,7 @@ struct Meta: Equatable {
         w.u64(logID)
         w.u64(logGeneration)
         w.u64(logEnd)
+        w.u64(logStart)
         w.zeros(120 - w.count)
         w.u64(hash64(w.bytes))
         return w.bytes
@@ -61,9 +67,10 @@ struct Meta: Equatable {
         if page.u32(at: 12) != UInt32(pageSize) { return .damaged }
         let m = Meta(version: page.u64(at: 16), catalogueRef: page.u64(at: 24), freeListRef: page.u64(at: 32),
                      commitLogRef: page.u64(at: 40), pageCount: page.u64(at: 48), flags: page.u64(at: 56),
-                     logID: page.u64(at: 64), logGeneration: page.u64(at: 72), logEnd: page.u64(at: 80), format: format)
+                     logID: page.u64(at: 64), logGeneration: page.u64(at: 72), logEnd: page.u64(at: 80),
+                     logStart: format >= 4 ? page.u64(at: 88) : 0, format: format)
         if m.pageCount < 2 || m.pageCount > maxPageCount || m.catalogueRef >= m.pageCount || m.freeListRef >= m.pageCount
-            || m.commitLogRef >= m.pageCount { return .damaged }
+            || m.commitLogRef >= m.pageCount || m.logStart > m.logEnd { return .damaged }
         return .valid(m)
     }
 }

@@ -435,6 +435,35 @@ final class PageStore: @unchecked Sendable {
         try ensureMapped(bytes: offset + bytes.count)
     }
 
+    /// Makes a plain file at least `pages` pages long (the pages past its end read as zeros): a logged commit
+    /// leaves its pages out of the data file (DECISIONS 53), but the file still covers every page of every
+    /// published version, so that a shorter one is known to be cut short.
+    func extend(toPages pages: UInt64) throws {
+        let bytes = Int(pages) * pageSize
+        if isMemory || cipher != nil || stateLock.withLock({ knownBytes }) >= bytes { return }
+        if try PageStore.fileSize(fd: fd, path: path) < bytes, ftruncate(fd, off_t(bytes)) != 0 {
+            throw StorageError.io(path: path, operation: "extend the file", errno: errno)
+        }
+        try ensureMapped(bytes: bytes)
+    }
+
+    /// Writes one node at `page`, padded with zeros to whole pages (one `pwritev`).
+    func writePadded(_ node: UnsafeRawBufferPointer, atPage page: UInt64) throws {
+        let pad = pagesFor(bytes: node.count) * pageSize - node.count
+        if cipher != nil || isMemory || pad == 0 {
+            if pad == 0 { return try write(node, atPage: page) }
+            var padded = [UInt8](node)
+            padded.append(contentsOf: repeatElement(0, count: pad))
+            return try padded.withUnsafeBytes { try write($0, atPage: page) }
+        }
+        try PageStore.zeroPage.withUnsafeBytes { z in
+            var vecs = [iovec(iov_base: UnsafeMutableRawPointer(mutating: node.baseAddress), iov_len: node.count),
+                        iovec(iov_base: UnsafeMutableRawPointer(mutating: z.baseAddress), iov_len: pad)]
+            try writeVectorsFully(fd, &vecs, at: Int(page) * pageSize, path: path, operation: "write")
+        }
+        try ensureMapped(bytes: (Int(page) + pagesFor(bytes: node.count)) * pageSize)
+    }
+
     /// Writes nodes to consecutive pages starting at `page`, each padded with zeros to whole pages, in one
     /// `pwritev` per batch of buffers (no copying into a staging buffer).
     func write(pages chunks: [[UInt8]], atPage page: UInt64) throws {

@@ -154,7 +154,6 @@ extension Database {
         defer { coordinator.unlockWriter() }
         let meta = try latestMeta()
         guard meta.logID != 0, access(log.path, F_OK) == 0 else { return }
-        try store.sync()
-        _ = try log.retire(after: meta)
+        _ = try checkpointLog(after: meta)
     }
 }

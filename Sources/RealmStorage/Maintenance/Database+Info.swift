@@ -22,9 +22,8 @@ extension Database {
     /// commit with this version).
     public var commitLogBytes: Int? {
         guard !isInMemory, let meta = try? latestMeta(), meta.logID != 0 else { return nil }
-        guard let h = CommitLog.header(path: path + ".log"), h.logID == meta.logID, h.generation == meta.logGeneration,
-              meta.logEnd > UInt64(CommitLog.headerSize) else { return 0 }
-        return Int(meta.logEnd) - CommitLog.headerSize
+        guard Database.hasLoggedPages(meta) else { return 0 }
+        return Int(meta.logEnd - max(meta.logStart, UInt64(CommitLog.headerSize)))
     }
 
     /// For an encrypted file: past this many bytes of decrypted pages, a long read (a scan of a class, a

@@ -50,6 +50,8 @@ public final class Database: @unchecked Sendable {
     let coordinator: any Coordinator
     /// The commit log of a plain file opened for writing; nil otherwise (used under the writer lock).
     let commitLog: CommitLog?
+    /// Where this process finds pages that only the commit log holds (plain files, any mode).
+    let logPages: LogPages?
     let ownerLock = PthreadMutex()
     var writerThread: pthread_t?
     var _openSnapshots = 0
@@ -83,14 +85,15 @@ public final class Database: @unchecked Sendable {
         let fresh = try PageStore(path: path, fd: fd, readOnly: isReadOnly, cipher: cipher)
         ownerLock.withLock { _store = fresh }
         decodedLeaves = DecodedLeaves()
+        logPages?.reset()
     }
 
     // MARK: Opening
 
-    nonisolated(unsafe) private static var openFiles: [String: WeakDatabase] = [:]
+    nonisolated(unsafe) static var openFiles: [String: WeakDatabase] = [:]
     /// Recursive: a `Database` whose init throws (or whose last reference is dropped while the registry is
     /// read) runs `deinit`, which deregisters under this lock, on the thread that already holds it.
-    private static let registryLock = PthreadMutex(recursive: true)
+    static let registryLock = PthreadMutex(recursive: true)
 
     /// Opens (creating when missing, unless read-only) the database at `path`. Opening a path that is already
     /// open in this process returns the same database.
@@ -108,6 +111,7 @@ public final class Database: @unchecked Sendable {
             let db = try Database(filePath: path, options: options)
             try db.upgradeBacklinksIfNeeded()
             openFiles[key] = WeakDatabase(db)
+            _ = Database.exitCheckpoint
             return (db, true)
         }
         // Only on launch: a database already open in this process may have snapshots and transactions in use.
@@ -139,6 +143,7 @@ public final class Database: @unchecked Sendable {
         encryptionKey = nil
         directIndexEntries = PendingIndexEntries.directEntries
         commitLog = nil
+        logPages = nil
         _store = try PageStore(memoryNamed: path)
         coordinator = LocalCoordinator()
         try initialiseEmpty()
@@ -151,6 +156,7 @@ public final class Database: @unchecked Sendable {
         encryptionKey = options.encryptionKey
         directIndexEntries = options.directIndexEntries
         commitLog = options.readOnly || options.encryptionKey != nil || !options.usesCommitLog ? nil : CommitLog(dataPath: filePath)
+        logPages = options.encryptionKey != nil ? nil : LogPages(dataPath: filePath)
         if let k = options.encryptionKey, k.count != PageCipher.keyLength { throw StorageError.invalidKeyLength(k.count) }
         // Look at the file before creating anything beside it: a foreign or newer file is reported as such.
         let flags = options.readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
@@ -199,6 +205,7 @@ public final class Database: @unchecked Sendable {
     }
 
     deinit {
+        checkpointOnClose()
         Database.registryLock.withLock {
             if isInMemory {
                 if Database.memoryStores[String(path.dropFirst("memory:".count))]?.value == nil {
@@ -334,8 +341,9 @@ public final class Database: @unchecked Sendable {
         guard !store.isMemory, !store.isEncrypted else { return }
         var logID: UInt64 = 0
         for s in readSlots(mapping: store.mapping) { if case .valid(let m) = s, m.logID != 0 { logID = m.logID } }
-        guard logID != 0, let (generation, records) = try CommitLog.readRecords(path: store.path + ".log", logID: logID),
+        guard logID != 0, let (header, records) = try CommitLog.readRecords(path: store.path + ".log", logID: logID),
               !records.isEmpty else { return }
+        let generation = header.generation
         let zeros = [UInt8](repeating: 0, count: pageSize)
         var writes: [(page: UInt64, bytes: [UInt8])] = []
         for r in records {
@@ -345,49 +353,53 @@ public final class Database: @unchecked Sendable {
                 writes.append((e.page, b))
             }
         }
-        for r in records.suffix(2) {
-            var b = r.meta
-            b.append(contentsOf: zeros[0..<(pageSize - b.count)])
-            writes.append((r.version % 2, b))
-        }
-        // After a clean exit (or a process crash) the file already holds every record: nothing to write. A
-        // read-only opener must not need write access then (a database copied to read-only media).
-        let size = try store.currentSize()
-        let mapping = store.mapping
-        // Each page as the last record wrote it (a later commit may have reused a page an earlier one wrote).
-        var latest: [UInt64: (write: Int, offset: Int)] = [:]
-        for (i, w) in writes.enumerated() {
-            for p in 0..<(w.bytes.count / pageSize) { latest[w.page + UInt64(p)] = (i, p * pageSize) }
-        }
-        let holdsAll = latest.allSatisfy { page, at in
-            let end = (Int(page) + 1) * pageSize
-            guard end <= size, end <= mapping.length else { return false }
-            return writes[at.write].bytes.withUnsafeBytes {
-                memcmp(mapping.base + Int(page) * pageSize, $0.baseAddress! + at.offset, pageSize) == 0
+        /// The meta slots of the last two records; `moved`: naming the generation the replay starts, without
+        /// records, so that no reader goes to the log for records the next commit overwrites.
+        func metaWrites(moved: Bool) -> [(page: UInt64, bytes: [UInt8])] {
+            records.suffix(2).map { r in
+                var b = r.meta
+                if moved, case .valid(var m) = b.withUnsafeBytes({ Meta.decode($0) }) {
+                    m.logGeneration = generation + 1
+                    m.logStart = UInt64(CommitLog.headerSize)
+                    m.logEnd = m.logStart
+                    b = m.encode()
+                }
+                b.append(contentsOf: zeros[0..<(pageSize - b.count)])
+                return (r.version % 2, b)
             }
-        }
-        if holdsAll {
-            // What the file holds may still be only in the page cache: sync it before the records go.
-            if !store.readOnly {
-                try store.sync()
-                try CommitLog(dataPath: store.path).reset(logID: logID, generation: generation + 1)
-            }
-            return
         }
         if store.readOnly {
+            // After a clean exit the file holds every record already: nothing to write, and a read-only opener
+            // must not need write access then (a database copied to read-only media).
+            let size = try store.currentSize()
+            let mapping = store.mapping
+            let all = writes + metaWrites(moved: false)
+            // Each page as the last record wrote it (a later commit may have reused a page an earlier one wrote).
+            var latest: [UInt64: (write: Int, offset: Int)] = [:]
+            for (i, w) in all.enumerated() {
+                for p in 0..<(w.bytes.count / pageSize) { latest[w.page + UInt64(p)] = (i, p * pageSize) }
+            }
+            let holdsAll = latest.allSatisfy { page, at in
+                let end = (Int(page) + 1) * pageSize
+                guard end <= size, end <= mapping.length else { return false }
+                return all[at.write].bytes.withUnsafeBytes {
+                    memcmp(mapping.base + Int(page) * pageSize, $0.baseAddress! + at.offset, pageSize) == 0
+                }
+            }
+            if holdsAll { return }
             // The first opener opened read-only: replay through a descriptor of its own, or say what to do.
             let fd = Glibc.open(store.path, O_RDWR | O_CLOEXEC)
             if fd < 0 {
-                throw StorageError.io(path: store.path, operation: "replay the commit log after a crash (opened read-only; "
+                throw StorageError.io(path: store.path, operation: "replay the commit log (opened read-only; "
                                       + "open the file read-write once to recover it)", errno: errno)
             }
             defer { Glibc.close(fd) }
-            for w in writes {
+            for w in writes + metaWrites(moved: true) {
                 try w.bytes.withUnsafeBytes { try writeFully(fd, $0, at: Int(w.page) * pageSize, path: store.path, operation: "replay the commit log") }
             }
             if fdatasync(fd) != 0 { throw StorageError.io(path: store.path, operation: "fdatasync", errno: errno) }
         } else {
-            for w in writes { try w.bytes.withUnsafeBytes { try store.write($0, atPage: w.page) } }
+            for w in writes + metaWrites(moved: true) { try w.bytes.withUnsafeBytes { try store.write($0, atPage: w.page) } }
             try store.sync()
         }
         try CommitLog(dataPath: store.path).reset(logID: logID, generation: generation + 1)
@@ -482,7 +494,8 @@ public final class Database: @unchecked Sendable {
         do {
             while true {
                 let again = try Database.latestMeta(store: store, mapping: store.mapping)
-                if again.version == meta.version { break }
+                // The whole slot: a checkpoint writes the same version again, naming a new log generation.
+                if again == meta { break }
                 meta = again
                 coordinator.setReaderVersion(meta.version, slot: slot)
             }
@@ -560,7 +573,7 @@ public final class Database: @unchecked Sendable {
     }
 }
 
-private final class WeakDatabase: @unchecked Sendable {
+final class WeakDatabase: @unchecked Sendable {
     // Safe: only touched under Database.registryLock.
     weak var value: Database?
     init(_ value: Database) { self.value = value }

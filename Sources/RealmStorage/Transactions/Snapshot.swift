@@ -30,6 +30,8 @@ public struct PropertyHandle: Sendable {
 public class Snapshot: NodeSource {
     public let database: Database
     let mapping: Mapping
+    /// Pages of this version that only the commit log holds (DECISIONS 53); nil when the data file holds all.
+    let logIndex: LogIndex?
     var meta: Meta
     var catalogue: Catalogue
     private var readerSlot: Int?
@@ -50,6 +52,7 @@ public class Snapshot: NodeSource {
         self.readerSlot = nil
         self.pageLimit = meta.pageCount
         self.catalogue = Catalogue()
+        self.logIndex = try database.logPages?.index(for: meta)
         if meta.catalogueRef != 0 {
             let node = try self.node(meta.catalogueRef, expected: .catalogue)
             catalogue = try database.catalogues.catalogue(node: node, ref: meta.catalogueRef, path: database.path)
@@ -82,6 +85,13 @@ public class Snapshot: NodeSource {
 
     func node(_ ref: UInt64, expected: NodeType?) throws -> UnsafeRawBufferPointer {
         guard ref >= 2, ref < pageLimit else { throw corrupt(ref, "reference outside the file (\(pageLimit) pages)") }
+        if let log = logIndex, let b = log.node(ref) {
+            guard b.count >= nodeHeaderSize, Int(b.u32(at: 4)) == b.count else {
+                throw corrupt(ref, "its copy in the commit log has length \(b.count >= 8 ? Int(b.u32(at: 4)) : b.count), not \(b.count)")
+            }
+            if let t = expected, b[0] != t.rawValue { throw corrupt(ref, "expected node type \(t.rawValue), found \(b[0])") }
+            return b
+        }
         try mapping.materializeNode(ref, limit: pageLimit)
         let start = UnsafeRawPointer(mapping.base.advanced(by: Int(ref) * pageSize))
         let length = Int(UInt32(littleEndian: start.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))

@@ -75,29 +75,45 @@ extension WriteTransaction {
         //    39); a large one syncs the data file after retiring the log's records. Then the meta slot.
         var newMeta = Meta(version: newVersion, catalogueRef: rootRef, freeListRef: 0, commitLogRef: 0,
                            pageCount: freeSpace.endPage, logID: meta.logID, logGeneration: meta.logGeneration,
-                           logEnd: meta.logEnd)
+                           logEnd: meta.logEnd, logStart: meta.logStart)
         let store = database.store
         if let log = database.commitLog, meta.logID != 0, !logOverflow {
-            let (generation, offset) = try log.appendPosition(after: meta)
+            // The nodes go only to the log; readers of every process find them there (DECISIONS 53).
+            let (generation, offset, start) = try log.appendPosition(after: meta,
+                                                                     oldestReader: { database.coordinator.oldestReaderVersion() })
             newMeta.logGeneration = generation
+            newMeta.logStart = start
             newMeta.logEnd = offset + CommitLog.recordSize(entries: logEntries)
-            try log.append(generation: generation, at: offset, meta: newMeta, entries: logEntries)
+            let offsets = try log.append(generation: generation, at: offset, meta: newMeta, entries: logEntries)
+            database.logPages?.committed(newMeta, recordStart: offset, entries: zip(logEntries, offsets).map {
+                (page: $0.0.page, offset: $0.1, length: $0.0.bytes.count)
+            })
+            try store.extend(toPages: newMeta.pageCount)
             try newMeta.encode().withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
-            if newMeta.logEnd - UInt64(CommitLog.headerSize) > CommitLog.checkpointBytes {
-                // Checkpoint: the data file holds every logged commit once synced; the records are retired.
-                try store.sync()
-                _ = try log.retire(after: newMeta)
-            }
+            if newMeta.logEnd - start > CommitLog.checkpointBytes { newMeta = try database.checkpointLog(after: newMeta) }
         } else {
             if let log = database.commitLog {
                 if meta.logID == 0 {
                     // A file of format 1: it gets its log identity with this commit.
                     newMeta.logID = UInt64.random(in: 1...UInt64.max)
                 } else if access(log.path, F_OK) == 0 {
-                    // No record written before this commit may be replayed over the pages it reuses.
+                    // No record written before this commit may be replayed over the pages it reuses (the pages only
+                    // the log held went into the data file before this transaction wrote any of its own).
                     try store.sync()
-                    newMeta.logGeneration = try log.retire(after: meta)
-                    newMeta.logEnd = UInt64(CommitLog.headerSize)
+                    let next = try log.nextGeneration(after: meta)
+                    try log.retire(logID: meta.logID, to: next, pin: meta.version)
+                    newMeta.logGeneration = next.generation
+                    newMeta.logStart = next.start
+                    newMeta.logEnd = next.start
+                    if Database.hasLoggedPages(meta) {
+                        // The version before stays whole in the data file too: its slot no longer sends a reader
+                        // to the log (a copy of the file alone opens at either).
+                        var before = meta
+                        before.logGeneration = next.generation
+                        before.logStart = next.start
+                        before.logEnd = next.start
+                        try before.encode().withUnsafeBytes { try store.write($0, atPage: meta.version % 2) }
+                    }
                 }
             }
             try newMeta.encode().withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }

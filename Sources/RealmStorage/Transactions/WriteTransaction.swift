@@ -49,6 +49,9 @@ public final class WriteTransaction: Snapshot, NodeSink {
     var logEntries: [CommitLog.Entry] = []
     var logBytes = 0
     var logOverflow = false
+    /// Nodes of a logged commit are written only to the commit log (DECISIONS 53): until the commit, reads
+    /// find them here (the index of each page's last node in `logEntries`).
+    var loggedPages: [UInt64: Int] = [:]
     private(set) var isActive = true
     let oldestReader: UInt64
 
@@ -97,6 +100,13 @@ public final class WriteTransaction: Snapshot, NodeSink {
         if !pending.isEmpty, pending.contains(where: { ref >= $0.page && ref < $0.page + $0.pages }) {
             try flushWrites()
         }
+        if !loggedPages.isEmpty, let i = loggedPages[ref] {
+            // The entry's bytes stay where they are: an entry is never changed once added, and the array of
+            // entries outlives every read of this transaction.
+            let b = logEntries[i].bytes.withUnsafeBytes { $0 }
+            if let t = expected, b[0] != t.rawValue { throw corrupt(ref, "expected node type \(t.rawValue), found \(b[0])") }
+            return b
+        }
         return try super.node(ref, expected: expected)
     }
 
@@ -137,12 +147,16 @@ public final class WriteTransaction: Snapshot, NodeSink {
         if pendingBytes >= 8 << 20 { try flushWrites() }
     }
 
-    /// Issues every queued write (before anything reads the nodes back, and before the meta slot).
+    /// Issues every queued write (before anything reads the nodes back, and before the meta slot). A logged
+    /// commit keeps them for its record only; one that outgrows the record writes them, and from then on
+    /// everything, to the data file, after the pages only the log held (DECISIONS 53).
     func flushWrites() throws {
         if database.commitLog != nil && !logOverflow {
+            let logsOnly = meta.logID != 0
             for run in pending {
                 var page = run.page
                 for c in run.chunks {
+                    if logsOnly { loggedPages[page] = logEntries.count }
                     logEntries.append(CommitLog.Entry(page: page, bytes: c))
                     logBytes += c.count
                     page += UInt64(pagesFor(bytes: c.count))
@@ -150,7 +164,18 @@ public final class WriteTransaction: Snapshot, NodeSink {
             }
             if logBytes > CommitLog.recordLimit {
                 logOverflow = true
+                if logsOnly {
+                    // A direct commit: the data file gets the logged pages first (this transaction's own
+                    // pages may reuse some of them), then this transaction's nodes so far.
+                    try database.writeLoggedPages(of: meta)
+                    for e in logEntries { try e.bytes.withUnsafeBytes { try database.store.writePadded($0, atPage: e.page) } }
+                    loggedPages = [:]
+                }
                 logEntries = []
+            } else if logsOnly {
+                pending.removeAll(keepingCapacity: true)
+                pendingBytes = 0
+                return
             }
         }
         for run in pending { try database.store.write(pages: run.chunks, atPage: run.page) }

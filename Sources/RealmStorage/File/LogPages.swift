@@ -1,0 +1,209 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The commit log of one file, mapped read-only so that nodes of logged commits are read where the log holds
+/// them (no copy).
+final class LogFileMap: @unchecked Sendable {
+    // Safe: immutable after init, except `knownBytes`, which is only used under the owning `LogPages` lock.
+    let base: UnsafeRawPointer
+    let length: Int
+    let fd: Int32
+    let device: UInt64
+    let inode: UInt64
+    /// Bytes the file is known to hold (it only grows while open; reads past its end would fault).
+    var knownBytes: Int
+
+    /// Address space reserved for the log (it is never touched past the file's end).
+    static let reservation = 1 << 36
+
+    init(path: String) throws {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT {
+                throw StorageError.corrupt(path: path, location: "commit log",
+                                           reason: "missing, but the data file's newest commits are only in it")
+            }
+            throw StorageError.io(path: path, operation: "open the commit log", errno: errno)
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw StorageError.io(path: path, operation: "fstat the commit log", errno: e)
+        }
+        guard let m = mmap(nil, LogFileMap.reservation, PROT_READ, MAP_SHARED, fd, 0), m != MAP_FAILED else {
+            let e = errno
+            Glibc.close(fd)
+            throw StorageError.io(path: path, operation: "mmap the commit log", errno: e)
+        }
+        base = UnsafeRawPointer(m)
+        length = LogFileMap.reservation
+        self.fd = fd
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+        knownBytes = Int(st.st_size)
+    }
+
+    deinit {
+        munmap(UnsafeMutableRawPointer(mutating: base), length)
+        Glibc.close(fd)
+    }
+
+    /// Whether the file at `path` is still this one (a log removed and made again is another file).
+    func isFile(at path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && UInt64(st.st_dev) == device && UInt64(st.st_ino) == inode
+    }
+
+    /// Whether the file holds `bytes` bytes, asking the OS only when not already known.
+    func holds(_ bytes: Int) -> Bool {
+        if bytes <= knownBytes { return true }
+        var st = stat()
+        if fstat(fd, &st) == 0 { knownBytes = max(knownBytes, Int(st.st_size)) }
+        return bytes <= min(knownBytes, length)
+    }
+}
+
+/// Where the nodes of one log generation are in the log: for each page a record of the generation wrote,
+/// the last copy (DECISIONS 53). Shared by every snapshot of the generation in this process: a later commit
+/// only adds pages that were free, which no live snapshot reads, so a snapshot may use entries added after it
+/// started.
+final class LogIndex: @unchecked Sendable {
+    // Safe: `pages` and `end` are only touched under `lock`; the rest is immutable.
+    let logID: UInt64
+    let generation: UInt64
+    let start: UInt64
+    let file: LogFileMap
+    private let lock = PthreadMutex()
+    private var pages: [UInt64: Location] = [:]
+    private var _end: UInt64
+
+    struct Location {
+        var offset: Int
+        var length: Int
+    }
+
+    init(logID: UInt64, generation: UInt64, start: UInt64, file: LogFileMap) {
+        self.logID = logID
+        self.generation = generation
+        self.start = start
+        self.file = file
+        _end = start
+    }
+
+    /// How far the records have been read.
+    var end: UInt64 { lock.withLock { _end } }
+
+    /// Pages this generation's records hold.
+    var pageCount: Int { lock.withLock { pages.count } }
+
+    /// The node the log holds for `page`, nil when the data file holds it.
+    @inline(__always) func node(_ page: UInt64) -> UnsafeRawBufferPointer? {
+        lock.lock()
+        let at = pages[page]
+        lock.unlock()
+        guard let at else { return nil }
+        return UnsafeRawBufferPointer(start: file.base + at.offset, count: at.length)
+    }
+
+    /// Reads the records from where the last read stopped up to `target` (the end of the records of a
+    /// published meta slot). Called under the `LogPages` lock.
+    func catchUp(to target: UInt64, path: String) throws {
+        let from = end
+        guard target > from else { return }
+        guard file.holds(Int(target)) else {
+            throw StorageError.corrupt(path: path, location: "commit log",
+                                       reason: "shorter (\(file.knownBytes) bytes) than its commits (\(target) bytes)")
+        }
+        var found: [(UInt64, Location)] = []
+        let ok = CommitLog.forEachEntry(in: UnsafeRawBufferPointer(start: file.base, count: Int(target)), from: Int(from),
+                                        to: Int(target), generation: generation) { page, offset, length in
+            found.append((page, Location(offset: offset, length: length)))
+        }
+        guard ok else {
+            throw StorageError.corrupt(path: path, location: "commit log, records from byte \(from) to \(target)",
+                                       reason: "they do not form whole records of generation \(generation)")
+        }
+        lock.withLock {
+            for (p, at) in found { pages[p] = at }
+            _end = target
+        }
+    }
+
+    /// The writer's own record, which it knows without reading it back: its entries and the end of the log
+    /// after it. Only when the index has read everything before it.
+    func add(_ entries: [(page: UInt64, offset: UInt64, length: Int)], from: UInt64, to: UInt64) -> Bool {
+        lock.withLock {
+            guard _end == from else { return false }
+            for e in entries { pages[e.page] = Location(offset: Int(e.offset), length: e.length) }
+            _end = to
+            return true
+        }
+    }
+
+    /// Every page with its last copy, in the order the log holds them (for a checkpoint): a node that
+    /// covers several pages may cover a page whose last copy here is older, which it must overwrite.
+    func latestCopies() -> [(page: UInt64, node: UnsafeRawBufferPointer)] {
+        let all = lock.withLock { pages.map { ($0.key, $0.value) } }
+        return all.sorted { $0.1.offset < $1.1.offset }.map { ($0.0, UnsafeRawBufferPointer(start: file.base + $0.1.offset, count: $0.1.length)) }
+    }
+}
+
+/// The log generations this process reads: the index of the newest one seen, caught up to the newest
+/// meta slot a snapshot was taken on.
+final class LogPages: @unchecked Sendable {
+    // Safe: `file` and `current` are only touched under `lock`.
+    let path: String
+    private let lock = PthreadMutex()
+    private var file: LogFileMap?
+    private var current: LogIndex?
+
+    init(dataPath: String) {
+        path = dataPath + ".log"
+    }
+
+    /// The index a snapshot of `meta` reads through, caught up to its commit; nil when the data file holds
+    /// every page of the version (no record in its generation).
+    func index(for meta: Meta) throws -> LogIndex? {
+        guard Database.hasLoggedPages(meta) else { return nil }
+        let start = max(meta.logStart, UInt64(CommitLog.headerSize))
+        return try lock.withLock {
+            if let c = current, c.logID == meta.logID, c.generation == meta.logGeneration, c.start == start {
+                try c.catchUp(to: meta.logEnd, path: path)
+                return c
+            }
+            if file == nil || !file!.isFile(at: path) { file = try LogFileMap(path: path) }
+            let index = LogIndex(logID: meta.logID, generation: meta.logGeneration, start: start, file: file!)
+            try index.catchUp(to: meta.logEnd, path: path)
+            if current.map({ $0.generation <= meta.logGeneration || $0.logID != meta.logID }) ?? true { current = index }
+            return index
+        }
+    }
+
+    /// The record of a commit this process just wrote: its entries go into the index of its generation
+    /// without reading the record back (when that index has read up to it; otherwise the next snapshot reads it).
+    func committed(_ meta: Meta, recordStart: UInt64, entries: [(page: UInt64, offset: UInt64, length: Int)]) {
+        let start = max(meta.logStart, UInt64(CommitLog.headerSize))
+        lock.withLock {
+            if let c = current, c.logID == meta.logID, c.generation == meta.logGeneration, c.start == start,
+               c.add(entries, from: recordStart, to: meta.logEnd) {
+                return
+            }
+            guard recordStart == start else { return }
+            if file == nil || !file!.isFile(at: path) { file = try? LogFileMap(path: path) }
+            guard let f = file else { return }
+            // The first record of a generation: a new index from it.
+            let index = LogIndex(logID: meta.logID, generation: meta.logGeneration, start: start, file: f)
+            if index.add(entries, from: start, to: meta.logEnd) { current = index }
+        }
+    }
+
+    /// Forgets the indexes (after compaction replaced the file).
+    func reset() {
+        lock.withLock {
+            current = nil
+            file = nil
+        }
+    }
+}

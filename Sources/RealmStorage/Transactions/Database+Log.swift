@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Database {
+    /// Writes every page that only the commit log holds for `meta`'s generation into the data file, each as
+    /// the last record wrote it (not synced). Under the writer lock.
+    func writeLoggedPages(of meta: Meta) throws {
+        guard let index = try logPages?.index(for: meta) else { return }
+        let store = self.store
+        for (page, node) in index.latestCopies() { try store.writePadded(node, atPage: page) }
+    }
+
+    /// A checkpoint, under the writer lock, right after `meta` was published: the data file gets and syncs
+    /// every page only the log held, `meta`'s slot is written again naming a new generation without records
+    /// (so no reader starting from here reads the log), and the log's header starts that generation after
+    /// the records, which readers of versions up to `meta`'s may still read (DECISIONS 53). Returns the
+    /// slot as written. In that order, a crash at any point leaves the log replaying over a file it matches.
+    func checkpointLog(after meta: Meta) throws -> Meta {
+        guard let log = commitLog, meta.logID != 0 else { return meta }
+        try writeLoggedPages(of: meta)
+        let store = self.store
+        try store.sync()
+        let next = try log.nextGeneration(after: meta)
+        func moved(_ m: Meta) -> Meta {
+            var m = m
+            m.logGeneration = next.generation
+            m.logStart = next.start
+            m.logEnd = next.start
+            return m
+        }
+        // The other slot too: the version before is whole in the data file now, and a copy of the file alone
+        // must not send a reader of it to the log.
+        for case .valid(let m) in Database.readSlots(mapping: store.mapping)
+        where m.version + 1 == meta.version && Database.hasLoggedPages(m) && m.logID == meta.logID {
+            try moved(m).encode().withUnsafeBytes { try store.write($0, atPage: m.version % 2) }
+        }
+        try moved(meta).encode().withUnsafeBytes { try store.write($0, atPage: meta.version % 2) }
+        try store.sync()
+        try log.retire(logID: meta.logID, to: next, pin: meta.version)
+        return moved(meta)
+    }
+
+    /// Whether `meta`'s version may have pages that only the commit log holds (slots of format 4 on: before,
+    /// every logged page was written to the data file as well).
+    static func hasLoggedPages(_ meta: Meta) -> Bool {
+        meta.format >= 4 && meta.logID != 0 && meta.logEnd > max(meta.logStart, UInt64(CommitLog.headerSize))
+    }
+
+    /// When the process lets go of the database: a checkpoint if the log holds pages and no one is writing,
+    /// so that the data file stands alone again once every process has closed it. Errors are ignored (the
+    /// next process to open the file first replays the log).
+    func checkpointOnClose() {
+        guard commitLog != nil, let m = try? latestMeta(), Database.hasLoggedPages(m) else { return }
+        guard (try? coordinator.tryLockWriter()) == true else { return }
+        defer { coordinator.unlockWriter() }
+        if let m = try? latestMeta(), Database.hasLoggedPages(m) { _ = try? checkpointLog(after: m) }
+    }
+}
+
+extension Database {
+    /// Every database still open when the program exits normally is checkpointed, as if it were closed:
+    /// command-line programs usually leave their databases to the end of the process.
+    static let exitCheckpoint: Void = {
+        atexit {
+            let open = Database.registryLock.withLock { Database.openFiles.values.compactMap { $0.value } }
+            for db in open { db.checkpointOnClose() }
+        }
+    }()
+}
