@@ -26,8 +26,8 @@ import Darwin
             #expect(lock.slotCount == 1024)
 
             let bytes = try #require(FileManager.default.contents(atPath: path))
-            #expect(bytes.count == 64 + 16 * 1024)
-            #expect(Array(bytes[0..<8]) == [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x01])
+            #expect(bytes.count == 384 + 16 * 1024)
+            #expect(Array(bytes[0..<8]) == [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x02])
             #expect(Array(bytes[8..<12]) == [0x00, 0x04, 0x00, 0x00])  // 1024, little-endian
             #expect(bytes[12...].allSatisfy { $0 == 0 })
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -100,7 +100,7 @@ import Darwin
     @Test func badHeaderWhileAnotherProcessHoldsTheFileIsCorrupt() throws {
         try withTempDir { dir in
             let path = dir + "/db.realm.lock"
-            for contents in [Data(repeating: 0x55, count: 200), Data()] {
+            for contents in [Data(repeating: 0x55, count: 400), Data()] {
                 try contents.write(to: URL(fileURLWithPath: path))
                 let child = try Child.shell("exec 9<>'\(path)'; flock -s 9; echo locked; exec sleep 10")
                 defer { child.kill() }

@@ -26,9 +26,12 @@ private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
 /// The one rule callers must keep: do not call `close()` while another thread is inside `lockWriter()` or
 /// `withExclusiveAccess(_:)` (the engine closes when its last handle goes away, so nothing else runs).
 final class LockFile: @unchecked Sendable {
-    /// `RBLK` + lock format 1.
-    static let magic: [UInt8] = [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x01]
-    static let headerSize = 64
+    /// `RBLK` + lock format 2 (1 had no published meta slots).
+    static let magic: [UInt8] = [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x02]
+    static let headerSize = 384
+    /// The published meta (DECISIONS 53): which of the two areas holds the newest (8 bytes at 64), then the
+    /// two areas of one encoded meta slot each (128 bytes at 128 and 256).
+    static let publishedOffset = 64
     static let slotSize = 16
     static let defaultSlotCount = 1024
     /// Upper bound accepted when reading another process's header (a sanity check, not a format limit).
@@ -54,6 +57,8 @@ final class LockFile: @unchecked Sendable {
     private let mappingSize: Int
     /// Two atomics per slot: pid at `2*i`, version at `2*i + 1`.
     private let slots: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
+    /// The published meta's words: the area index, 7 spare, then the two areas of 16 words.
+    private let published: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
     private let ownPid: UInt64
 
     private let stateMutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -89,6 +94,8 @@ final class LockFile: @unchecked Sendable {
         self.wasFirstOpener = opened.firstOpener
         self.slots = (opened.base + Self.headerSize)
             .bindMemory(to: UnsafeAtomic<UInt64>.Storage.self, capacity: 2 * opened.slotCount)
+        self.published = (opened.base + Self.publishedOffset)
+            .bindMemory(to: UnsafeAtomic<UInt64>.Storage.self, capacity: (Self.headerSize - Self.publishedOffset) / 8)
         self.ownPid = UInt64(UInt32(bitPattern: getpid()))
         self.ownedSlots = Array(repeating: false, count: opened.slotCount)
         stateMutex = .allocate(capacity: 1)
@@ -218,6 +225,47 @@ final class LockFile: @unchecked Sendable {
         versionAtomic(slot).store(0, ordering: .sequentiallyConsistent)
         pidAtomic(slot).store(0, ordering: .sequentiallyConsistent)
         ownedSlots[slot] = false
+    }
+
+    // MARK: - Published meta
+
+    /// Makes `meta` (one encoded meta slot, 128 bytes) the newest version for every process, without writing
+    /// the data file (DECISIONS 53). Writer only: the area not in use is filled, then becomes the one in use,
+    /// so a writer that dies half way leaves the previous one whole.
+    func publish(meta bytes: [UInt8]) {
+        precondition(bytes.count == 128, "a published meta is one encoded meta slot")
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        guard !closed else { return }
+        let index = UnsafeAtomic<UInt64>(at: published)
+        let next = 1 - (index.load(ordering: .relaxed) & 1)
+        let area = published + 8 + Int(next) * 16
+        bytes.withUnsafeBytes { b in
+            for i in 0..<16 { UnsafeAtomic<UInt64>(at: area + i).store(b.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self), ordering: .relaxed) }
+        }
+        index.store(next, ordering: .sequentiallyConsistent)
+    }
+
+    /// The published meta in use (`current`) or the other one, once `accept` (its checksum) takes it; nil when
+    /// nothing was published since the table was initialised. A copy torn by a concurrent `publish` is read
+    /// again.
+    func publishedMeta(current: Bool = true, accept: ([UInt8]) -> Bool) -> [UInt8]? {
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        guard !closed else { return nil }
+        let index = UnsafeAtomic<UInt64>(at: published)
+        for _ in 0..<1000 {
+            let i = index.load(ordering: .sequentiallyConsistent) & 1
+            let area = published + 8 + Int(current ? i : 1 - i) * 16
+            var bytes = [UInt8](repeating: 0, count: 128)
+            bytes.withUnsafeMutableBytes { b in
+                for w in 0..<16 { b.storeBytes(of: UnsafeAtomic<UInt64>(at: area + w).load(ordering: .relaxed), toByteOffset: w * 8, as: UInt64.self) }
+            }
+            if bytes.allSatisfy({ $0 == 0 }) { return nil }
+            if accept(bytes) { return bytes }
+            if !current { return nil }
+        }
+        return nil
     }
 
     /// The smallest version in any used slot of any process, or nil when no slot is used (or after `close()`).

@@ -17,6 +17,11 @@ protocol Coordinator: AnyObject, Sendable {
     func readerVersions() -> [UInt64]
     /// Runs `body` if no other process has the database open; returns false (without running it) otherwise.
     func withExclusiveAccess(_ body: () throws -> Void) throws -> Bool
+    /// Whether commits can be made visible by `publish` instead of a meta slot in the data file.
+    var publishesMeta: Bool { get }
+    func publish(meta bytes: [UInt8])
+    /// The newest published meta (or, `current` false, the one before it) that `accept` takes.
+    func publishedMeta(current: Bool, accept: ([UInt8]) -> Bool) -> [UInt8]?
 }
 
 /// A coordinator for one process only.
@@ -48,6 +53,12 @@ final class LocalCoordinator: Coordinator, @unchecked Sendable {
         try body()
         return true
     }
+
+    var publishesMeta: Bool { false }
+    func publish(meta bytes: [UInt8]) {}
+    func publishedMeta(current: Bool, accept: ([UInt8]) -> Bool) -> [UInt8]? { nil }
 }
 
-extension LockFile: Coordinator {}
+extension LockFile: Coordinator {
+    var publishesMeta: Bool { true }
+}

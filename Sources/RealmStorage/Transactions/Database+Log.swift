@@ -12,11 +12,12 @@ extension Database {
     }
 
     /// A checkpoint, under the writer lock, right after `meta` was published: the data file gets and syncs
-    /// every page only the log held, `meta`'s slot is written again naming a new generation without records
-    /// (so no reader starting from here reads the log), and the log's header starts that generation after
-    /// the records, which readers of versions up to `meta`'s may still read (DECISIONS 53). Returns the
-    /// slot as written. In that order, a crash at any point leaves the log replaying over a file it matches.
-    func checkpointLog(after meta: Meta) throws -> Meta {
+    /// every page only the log held, both meta slots are written naming a new generation without records (so
+    /// no reader starting from here reads the log): `meta`'s version and the one before it (`previous`, when
+    /// known), whole in the data file now. Then the log's header starts that generation after the records,
+    /// which readers of versions up to `meta`'s may still read (DECISIONS 53). Returns the slot as written. In
+    /// that order, a crash at any point leaves the log replaying over a file it matches.
+    func checkpointLog(after meta: Meta, previous: Meta? = nil) throws -> Meta {
         guard let log = commitLog, meta.logID != 0 else { return meta }
         try writeLoggedPages(of: meta)
         let store = self.store
@@ -29,15 +30,19 @@ extension Database {
             m.logEnd = next.start
             return m
         }
-        // The other slot too: the version before is whole in the data file now, and a copy of the file alone
-        // must not send a reader of it to the log.
-        for case .valid(let m) in Database.readSlots(mapping: store.mapping)
-        where m.version + 1 == meta.version && Database.hasLoggedPages(m) && m.logID == meta.logID {
-            try moved(m).encode().withUnsafeBytes { try store.write($0, atPage: m.version % 2) }
+        var before = previous
+        if before == nil, coordinator.publishesMeta,
+           let b = coordinator.publishedMeta(current: false, accept: { _ in true }),
+           case .valid(let m) = b.withUnsafeBytes({ Meta.decode($0) }) {
+            before = m
+        }
+        if let b = before, b.version + 1 == meta.version, b.logID == meta.logID {
+            try moved(b).encode().withUnsafeBytes { try store.write($0, atPage: b.version % 2) }
         }
         try moved(meta).encode().withUnsafeBytes { try store.write($0, atPage: meta.version % 2) }
         try store.sync()
         try log.retire(logID: meta.logID, to: next, pin: meta.version)
+        if coordinator.publishesMeta { coordinator.publish(meta: moved(meta).encode()) }
         return moved(meta)
     }
 

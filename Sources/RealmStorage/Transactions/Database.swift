@@ -86,6 +86,12 @@ public final class Database: @unchecked Sendable {
         ownerLock.withLock { _store = fresh }
         decodedLeaves = DecodedLeaves()
         logPages?.reset()
+        // What was published names the file compaction replaced: the new file's newest slot instead.
+        if coordinator.publishesMeta {
+            var newest: Meta?
+            for case .valid(let m) in Database.readSlots(mapping: fresh.mapping) where m.version > (newest?.version ?? 0) { newest = m }
+            if let newest { coordinator.publish(meta: newest.encode()) }
+        }
     }
 
     // MARK: Opening
@@ -305,7 +311,7 @@ public final class Database: @unchecked Sendable {
 
     /// The newest committed meta slot.
     func latestMeta() throws -> Meta {
-        try Database.latestMeta(store: store, mapping: store.mapping)
+        try Database.latestMeta(store: store, mapping: store.mapping, coordinator: coordinator)
     }
 
     static func readSlots(mapping: Mapping) -> [Meta.Decoded] {
@@ -315,12 +321,19 @@ public final class Database: @unchecked Sendable {
                 Meta.decode(UnsafeRawBufferPointer(rebasing: base[pageSize..<2 * pageSize]))]
     }
 
-    static func latestMeta(store: PageStore, mapping: Mapping) throws -> Meta {
+    /// The newest of the two meta slots and the meta the last logged commit published (DECISIONS 53); of a
+    /// slot and a published meta of one version (a checkpoint wrote the slot again), the slot.
+    static func latestMeta(store: PageStore, mapping: Mapping, coordinator: (any Coordinator)?) throws -> Meta {
         var best: Meta?
         let torn = store.tornMeta
         for s in readSlots(mapping: mapping) {
             if case .valid(let m) = s, m.version > (best?.version ?? 0), m != torn { best = m }
             if case .newer(let v) = s { throw StorageError.newerFormat(path: store.path, fileVersion: v, supported: Meta.formatVersion) }
+        }
+        if let c = coordinator, c.publishesMeta,
+           let bytes = c.publishedMeta(current: true, accept: { b in b.withUnsafeBytes { if case .valid = Meta.decode($0) { return true } else { return false } } }),
+           case .valid(let m) = bytes.withUnsafeBytes({ Meta.decode($0) }), m.version > (best?.version ?? 0), m.logID == best?.logID {
+            best = m
         }
         guard let meta = best else {
             throw StorageError.corrupt(path: store.path, location: "header (pages 0 and 1)", reason: "neither meta slot is valid (bad checksum or impossible values)")
@@ -489,11 +502,11 @@ public final class Database: @unchecked Sendable {
     /// it lives, the pages of its version are not reused.
     public func snapshot() throws -> Snapshot {
         let mapping = store.mapping
-        var meta = try Database.latestMeta(store: store, mapping: mapping)
+        var meta = try Database.latestMeta(store: store, mapping: mapping, coordinator: coordinator)
         let slot = try coordinator.claimReaderSlot(version: meta.version)
         do {
             while true {
-                let again = try Database.latestMeta(store: store, mapping: store.mapping)
+                let again = try Database.latestMeta(store: store, mapping: store.mapping, coordinator: coordinator)
                 // The whole slot: a checkpoint writes the same version again, naming a new log generation.
                 if again == meta { break }
                 meta = again
@@ -537,7 +550,7 @@ public final class Database: @unchecked Sendable {
         ownerLock.withLock { writerThread = pthread_self() }
         do {
             let mapping = store.mapping
-            let meta = try Database.latestMeta(store: store, mapping: mapping)
+            let meta = try Database.latestMeta(store: store, mapping: mapping, coordinator: coordinator)
             let oldest = min(coordinator.oldestReaderVersion() ?? meta.version, meta.version)
             return try WriteTransaction(database: self, meta: meta, mapping: mapping, oldestReader: oldest)
         } catch {

@@ -89,8 +89,17 @@ extension WriteTransaction {
                 (page: $0.0.page, offset: $0.1, length: $0.0.bytes.count)
             })
             try store.extend(toPages: newMeta.pageCount)
-            try newMeta.encode().withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
-            if newMeta.logEnd - start > CommitLog.checkpointBytes { newMeta = try database.checkpointLog(after: newMeta) }
+            // Visible to every process: published in the lock file (the data file is not written at all), or
+            // where there is none, its meta slot.
+            let coordinator = database.coordinator
+            if coordinator.publishesMeta {
+                coordinator.publish(meta: newMeta.encode())
+            } else {
+                try newMeta.encode().withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
+            }
+            if newMeta.logEnd - start > CommitLog.checkpointBytes {
+                newMeta = try database.checkpointLog(after: newMeta, previous: meta)
+            }
         } else {
             if let log = database.commitLog {
                 if meta.logID == 0 {
@@ -118,6 +127,7 @@ extension WriteTransaction {
             }
             try newMeta.encode().withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
             try store.sync()
+            if database.coordinator.publishesMeta { database.coordinator.publish(meta: newMeta.encode()) }
         }
         database.store.committed(version: newVersion)
         database.catalogues.remember(section: catalogueBytes, catalogue)
