@@ -23,6 +23,9 @@ public struct DatabaseOptions: Sendable {
     /// in sorted (DECISIONS 52); tests set 0 to send every entry through the buffer.
     var directIndexEntries = PendingIndexEntries.directEntries
 
+    /// Bytes of commit log records after which a commit checkpoints (tests make it small).
+    var checkpointBytes = CommitLog.checkpointBytes
+
     public init(readOnly: Bool = false, encryptionKey: [UInt8]? = nil,
                 shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil) {
         self.encryptionKey = encryptionKey
@@ -45,6 +48,8 @@ public final class Database: @unchecked Sendable {
     let encryptionKey: [UInt8]?
     /// `DatabaseOptions.directIndexEntries`.
     let directIndexEntries: Int
+    /// `DatabaseOptions.checkpointBytes`.
+    let checkpointBytes: UInt64
     public var isEncrypted: Bool { encryptionKey != nil && !isInMemory }
     var _store: PageStore
     let coordinator: any Coordinator
@@ -148,6 +153,7 @@ public final class Database: @unchecked Sendable {
         isReadOnly = false
         encryptionKey = nil
         directIndexEntries = PendingIndexEntries.directEntries
+        checkpointBytes = CommitLog.checkpointBytes
         commitLog = nil
         logPages = nil
         _store = try PageStore(memoryNamed: path)
@@ -161,6 +167,7 @@ public final class Database: @unchecked Sendable {
         isReadOnly = options.readOnly
         encryptionKey = options.encryptionKey
         directIndexEntries = options.directIndexEntries
+        checkpointBytes = options.checkpointBytes
         commitLog = options.readOnly || options.encryptionKey != nil || !options.usesCommitLog ? nil : CommitLog(dataPath: filePath)
         logPages = options.encryptionKey != nil ? nil : LogPages(dataPath: filePath)
         if let k = options.encryptionKey, k.count != PageCipher.keyLength { throw StorageError.invalidKeyLength(k.count) }

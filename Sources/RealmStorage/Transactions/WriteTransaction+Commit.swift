@@ -97,7 +97,7 @@ extension WriteTransaction {
             } else {
                 try newMeta.encode().withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
             }
-            if newMeta.logEnd - start > CommitLog.checkpointBytes {
+            if newMeta.logEnd - start > database.checkpointBytes {
                 newMeta = try database.checkpointLog(after: newMeta, previous: meta)
             }
         } else {

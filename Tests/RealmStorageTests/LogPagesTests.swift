@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import RealmStorage
+
+/// Pages of logged commits live only in the commit log until a checkpoint (DECISIONS 53): readers of every
+/// process find them through the log, checkpoints fold them into the data file, and the log's records are
+/// only overwritten once no reader can still read them.
+@Suite struct LogPagesTests {
+    typealias Kit = ErrorTestKit
+
+    static func options(checkpointBytes: UInt64) -> DatabaseOptions {
+        var o = DatabaseOptions()
+        o.checkpointBytes = checkpointBytes
+        return o
+    }
+
+    @Test func aLoggedCommitWritesNothingToTheDataFile() throws {
+        let dir = TempDir()
+        let path = dir.file("quiet.realm")
+        let db = try Database.open(path: path)
+        try db.write { try $0.createClasses(personDogSchema) }
+        var rng = SplitMix64(seed: 53)
+        try db.write { try CommitLogTests.step($0, 0, &rng) }
+        try db.checkpoint()
+        let before = Kit.bytes(path)
+        for i in 1..<6 { try db.write { try CommitLogTests.step($0, i, &rng) } }
+        let after = Kit.bytes(path)
+        // The file may have grown (holes for the pages the log holds) but no byte it had changed, meta slots
+        // included; the commits are visible all the same.
+        #expect(after.count >= before.count)
+        #expect(Array(after[0..<before.count]) == before, "a logged commit wrote into the data file")
+        #expect(after[before.count...].allSatisfy { $0 == 0 })
+        let meta = try db.latestMeta()
+        #expect(Database.hasLoggedPages(meta))
+        #expect(try db.read { try $0.count(try $0.table("Person")) } == 6)
+        // Another process reads them from the log.
+        let worker = try WorkerProcess(["append-objects", path, "Dog", "name", "3"], stderrPath: dir.file("worker.err"))
+        #expect(worker.readLine(timeout: 60) == "committed")
+        #expect(try worker.waitForExit(timeout: 30) == 0)
+        #expect(try db.read { try $0.count(try $0.table("Dog")) } == 9)
+    }
+
+    /// A snapshot taken while the log holds its pages keeps reading them while later commits checkpoint
+    /// several times: the records it reads are not overwritten. Once it is closed the log starts again at
+    /// its front, so it stays as long as the records between two checkpoints.
+    @Test func aReaderKeepsTheRecordsItReadsUntilItCloses() throws {
+        let dir = TempDir()
+        let path = dir.file("pinned.realm")
+        let db = try Database.open(path: path, options: Self.options(checkpointBytes: 48 << 10))
+        try db.write { try $0.createClasses(personDogSchema) }
+        var rng = SplitMix64(seed: 54)
+        var i = 0
+        while try i < 8 || !Database.hasLoggedPages(db.latestMeta()) {
+            try db.write { try CommitLogTests.step($0, i, &rng) }
+            i += 1
+        }
+        let pinned = try db.snapshot()
+        #expect(pinned.logIndex != nil, "the snapshot reads pages from the log")
+        let seen = try CommitLogTests.dump(pinned)
+        let firstGeneration = try db.latestMeta().logGeneration
+        var sawFrontWhilePinned = false
+        while try db.latestMeta().logGeneration < firstGeneration + 4 {
+            try db.write { try CommitLogTests.step($0, i, &rng) }
+            let m = try db.latestMeta()
+            if Database.hasLoggedPages(m) && m.logStart == UInt64(CommitLog.headerSize) && m.logGeneration > firstGeneration {
+                sawFrontWhilePinned = true
+            }
+            i += 1
+            try #require(i < 5_000, "no checkpoint after \(i) commits")
+        }
+        #expect(!sawFrontWhilePinned, "a generation started at the front of the log while a reader could read it")
+        #expect(try CommitLogTests.dump(pinned) == seen)
+        #expect(try db.verify().isOK)
+        pinned.close()
+        // Nothing holds the old records now: the next checkpoint's generation moves to the front.
+        let generation = try db.latestMeta().logGeneration
+        while try db.latestMeta().logGeneration < generation + 2 {
+            try db.write { try CommitLogTests.step($0, i, &rng) }
+            i += 1
+        }
+        try db.write { try CommitLogTests.step($0, i, &rng) }
+        let m = try db.latestMeta()
+        #expect(m.logStart == UInt64(CommitLog.headerSize) && Database.hasLoggedPages(m))
+        #expect(Kit.bytes(path + ".log").count <= 2 << 20, "the log kept growing")
+        #expect(try db.verify().isOK)
+    }
+
+    /// A reader in another process holds the records as well; when that process dies, its slot is cleared
+    /// and the log moves to the front again.
+    @Test func aReaderInAnotherProcessKeepsTheRecordsUntilItDies() throws {
+        let dir = TempDir()
+        let path = dir.file("pinned2.realm")
+        let db = try Database.open(path: path, options: Self.options(checkpointBytes: 48 << 10))
+        try db.write { try $0.createClasses(personDogSchema) }
+        var rng = SplitMix64(seed: 55)
+        var i = 0
+        while try i < 8 || !Database.hasLoggedPages(db.latestMeta()) {
+            try db.write { try CommitLogTests.step($0, i, &rng) }
+            i += 1
+        }
+        let worker = try WorkerProcess(["pin", path], stderrPath: dir.file("pin.err"))
+        let line = worker.readLine(timeout: 60)
+        #expect(line == "pinned \(try db.latestVersion())")
+        let firstGeneration = try db.latestMeta().logGeneration
+        while try db.latestMeta().logGeneration < firstGeneration + 3 {
+            try db.write { try CommitLogTests.step($0, i, &rng) }
+            let m = try db.latestMeta()
+            #expect(!(Database.hasLoggedPages(m) && m.logStart == UInt64(CommitLog.headerSize) && m.logGeneration > firstGeneration),
+                    "commit \(i) went to the front of the log while another process could read the records there")
+            i += 1
+            try #require(i < 5_000)
+        }
+        worker.sendKill()
+        _ = try worker.waitForExit(timeout: 30)
+        let generation = try db.latestMeta().logGeneration
+        while try db.latestMeta().logGeneration < generation + 2 {
+            try db.write { try CommitLogTests.step($0, i, &rng) }
+            i += 1
+        }
+        try db.write { try CommitLogTests.step($0, i, &rng) }
+        #expect(try db.latestMeta().logStart == UInt64(CommitLog.headerSize))
+    }
+
+    /// The data file holds everything by itself once the database is let go of, and once a process that
+    /// used it exits normally (without closing it).
+    @Test func theDataFileStandsAloneAfterCloseAndAtExit() throws {
+        let dir = TempDir()
+        let path = dir.file("alone.realm")
+        var expected: [String] = []
+        do {
+            let db = try Database.open(path: path)
+            try db.write { try $0.createClasses(personDogSchema) }
+            var rng = SplitMix64(seed: 56)
+            for i in 0..<10 { try db.write { try CommitLogTests.step($0, i, &rng) } }
+            #expect(Database.hasLoggedPages(try db.latestMeta()))
+            expected = try db.read { try CommitLogTests.dump($0) }
+        }
+        Kit.write(Kit.bytes(path), to: dir.file("copy.realm"))
+        #expect(try Database.open(path: dir.file("copy.realm")).read { try CommitLogTests.dump($0) } == expected)
+
+        // A process that commits through the log and returns from main.
+        let worker = try WorkerProcess(["append-objects", path, "Dog", "name", "25"], stderrPath: dir.file("worker.err"))
+        #expect(worker.readLine(timeout: 60) == "committed")
+        #expect(try worker.waitForExit(timeout: 30) == 0)
+        Kit.write(Kit.bytes(path), to: dir.file("copy2.realm"))
+        let copy = try Database.open(path: dir.file("copy2.realm"))
+        #expect(try copy.read { try $0.count(try $0.table("Dog")) } == 35)
+        #expect(try copy.verify().isOK)
+    }
+}
