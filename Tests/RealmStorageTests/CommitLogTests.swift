@@ -69,10 +69,12 @@ import Glibc
         try whole.checkpoint()
         #expect(try Database.open(path: dir.file("whole.realm")).read { try Self.dump($0) } == afterNext)
 
+        // Records start on whole blocks (DECISIONS 53): where the one starting at `start` ends, padding aside.
+        func recordEnd(_ start: Int) -> Int { start + Int(log.withUnsafeBytes { $0.u64(at: start + 24) }) }
         // Cut inside record k + 1 (or at its start): the file opens at commit k, whole.
         for k in [0, 1, 7, 20, 38] {
             let end = Int(ends[k])
-            let next = Int(ends[k + 1])
+            let next = recordEnd(end)
             for cut in [end, end + 1, (end + next) / 2, next - 1] {
                 let db = try crashed("cut-\(k)-\(cut).realm", log: Array(log[0..<cut]))
                 #expect(try db.read { try Self.dump($0) } == dumps[k], "log cut at \(cut), inside the record of commit \(k + 1)")
@@ -91,7 +93,7 @@ import Glibc
         let record = Int(ends[14])
         let entryCount = Int(log[record + 4]) | Int(log[record + 5]) << 8
         let firstNode = record + CommitLog.recordHeaderSize + entryCount * CommitLog.entrySize + Meta.encodedSize
-        for offset in [firstNode + nodeHeaderSize + 3, Int(ends[15]) - 8 - 1] {
+        for offset in [firstNode + nodeHeaderSize + 3, recordEnd(record) - 8 - 1] {
             var torn = log
             torn[offset] ^= 0x01
             let db = try crashed("torn-node-\(offset).realm", log: torn)
@@ -102,12 +104,13 @@ import Glibc
         // Records of the earlier format (one checksum over every byte) are replayed too.
         var older = log
         let generation = older.withUnsafeBytes { $0.u64(at: 24) }
-        for (k, end) in ends.enumerated() {
+        for k in ends.indices {
             let start = k == 0 ? CommitLog.headerSize : Int(ends[k - 1])
+            let end = recordEnd(start)
             older.withUnsafeMutableBytes { b in
                 b.storeBytes(of: CommitLog.wholeHashRecordMagic.littleEndian, toByteOffset: start, as: UInt32.self)
-                let sum = hash64(UnsafeRawBufferPointer(rebasing: b[start..<Int(end) - 8]), seed: generation)
-                b.storeBytes(of: sum.littleEndian, toByteOffset: Int(end) - 8, as: UInt64.self)
+                let sum = hash64(UnsafeRawBufferPointer(rebasing: b[start..<end - 8]), seed: generation)
+                b.storeBytes(of: sum.littleEndian, toByteOffset: end - 8, as: UInt64.self)
             }
         }
         let fromOlder = try crashed("older-records.realm", log: older)

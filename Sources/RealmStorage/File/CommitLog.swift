@@ -14,9 +14,13 @@ import Glibc
 /// Only the writer (under the writer lock) appends; the header and the meta slots say where.
 final class CommitLog {
     static let magic: [UInt8] = Array("RBDBLOG\u{0}".utf8)
-    /// 2 added the generation's start and the reader pin to the header (DECISIONS 53); headers of format 1
-    /// are still read.
+    /// 2 added the generation's start and the reader pin to the header and aligned the records (DECISIONS
+    /// 53); logs of format 1 are still replayed.
     static let formatVersion: UInt32 = 2
+    /// Records of a format-2 log start on multiples of this, so that they can be written with direct I/O.
+    static let recordAlignment = 4096
+
+    static func aligned(_ n: Int) -> Int { (n + recordAlignment - 1) / recordAlignment * recordAlignment }
     /// Records start after the header page.
     static let headerSize = 4096
     /// Records written now: the checksum covers the record header and each node's 16-byte header (which holds
@@ -34,14 +38,23 @@ final class CommitLog {
 
     let path: String
     private var fd: Int32 = -1
+    /// The log opened for direct, synchronous writes (`O_DIRECT | O_DSYNC`): a record goes to the disk in one
+    /// call, without a copy in the page cache or a separate `fdatasync` (DECISIONS 53). -1 where the file
+    /// system refuses it (tmpfs), and then records are written and synced through `fd`.
+    private var directFD: Int32 = -1
 
-    init(dataPath: String) {
+    /// Whether records may be written with direct I/O (tests turn it off to take the other path).
+    let directWrites: Bool
+
+    init(dataPath: String, directWrites: Bool = true) {
         path = dataPath + ".log"
+        self.directWrites = directWrites
     }
 
     deinit {
         if let headerPage { munmap(headerPage, CommitLog.headerSize) }
         if fd >= 0 { close(fd) }
+        if directFD >= 0 { close(directFD) }
     }
 
     struct Header: Equatable {
@@ -52,6 +65,8 @@ final class CommitLog {
         var start: UInt64 = UInt64(CommitLog.headerSize)
         /// Readers of versions up to this one may still read records before `start`.
         var pin: UInt64 = 0
+        /// Whether records start on multiples of `recordAlignment` (format 2; format 1 packed them).
+        var isAligned = true
 
         func encode() -> [UInt8] {
             var w = ByteWriter(capacity: 56)
@@ -75,7 +90,7 @@ final class CommitLog {
             switch b.u32(at: 8) {
             case 1:
                 guard hash64(UnsafeRawBufferPointer(rebasing: b[0..<32])) == b.u64(at: 32) else { return nil }
-                return Header(logID: b.u64(at: 16), generation: b.u64(at: 24))
+                return Header(logID: b.u64(at: 16), generation: b.u64(at: 24), isAligned: false)
             case CommitLog.formatVersion:
                 guard b.count >= 56, hash64(UnsafeRawBufferPointer(rebasing: b[0..<48])) == b.u64(at: 48) else { return nil }
                 let start = b.u64(at: 32)
@@ -101,7 +116,17 @@ final class CommitLog {
         fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if fd < 0 { throw StorageError.io(path: path, operation: "open the commit log", errno: errno) }
         if created { syncDirectory() }
+        if directWrites && CommitLog.directFlag != 0 { directFD = Glibc.open(path, O_RDWR | O_DSYNC | CommitLog.directFlag | O_CLOEXEC) }
     }
+
+    /// `O_DIRECT`, which Swift's Glibc module does not export.
+    #if arch(x86_64) || arch(i386)
+    static let directFlag: Int32 = 0o40000
+    #elseif arch(arm64) || arch(arm)
+    static let directFlag: Int32 = 0o200000
+    #else
+    static let directFlag: Int32 = 0
+    #endif
 
     /// The log grows in steps of this many zero bytes, written ahead of the records: appending then
     /// overwrites blocks the file already has, so syncing a record never has to write the file's size or
@@ -120,11 +145,15 @@ final class CommitLog {
         var size = Int(st.st_size)
         let target = (bytes + CommitLog.growthStep - 1) / CommitLog.growthStep * CommitLog.growthStep
         let zeros = [UInt8](repeating: 0, count: CommitLog.growthStep)
+        let grows = size < target
         while size < target {
             let n = min(zeros.count, target - size)
             try zeros.withUnsafeBytes { try writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<n]), at: size) }
             size += n
         }
+        // Synced now, so that a direct write never has to flush cached zeros first (and the file's size and
+        // blocks are durable before any record counts on them).
+        if grows { try sync() }
         allocated = size
     }
 
@@ -189,7 +218,8 @@ final class CommitLog {
     func appendPosition(after meta: Meta, oldestReader: () -> UInt64?) throws -> (generation: UInt64, offset: UInt64, start: UInt64) {
         try openForWriting()
         let front = UInt64(CommitLog.headerSize)
-        guard let h = try readHeader(), h.logID == meta.logID else {
+        guard let h = try readHeader(), h.logID == meta.logID, h.isAligned else {
+            // (A log of format 1 only ever held pages the data file has as well: nothing reads it.)
             let g = meta.logGeneration + 1
             try reset(logID: meta.logID, generation: g)
             return (g, front, front)
@@ -215,7 +245,7 @@ final class CommitLog {
         let same = current?.logID == meta.logID
         let g = max(meta.logGeneration, same ? current!.generation : 0) + 1
         let start = max(UInt64(CommitLog.headerSize), meta.logEnd, same ? current!.start : 0)
-        return (g, start)
+        return (g, UInt64(CommitLog.aligned(Int(start))))
     }
 
     /// Starts the generation `nextGeneration` named. The data file must hold every page logged before and
@@ -224,71 +254,86 @@ final class CommitLog {
         try reset(logID: logID, generation: next.generation, start: next.start, pin: pin)
     }
 
-    /// Bytes of the record of a commit with these page writes.
-    static func recordSize(entries: [Entry]) -> UInt64 {
-        UInt64(recordHeaderSize + entries.count * entrySize + Meta.encodedSize + entries.reduce(0) { $0 + $1.bytes.count } + 8)
+    /// Bytes of the record of a commit with these page writes, without the padding to the next record.
+    static func unpaddedRecordSize(entries: [Entry]) -> Int {
+        recordHeaderSize + entries.count * entrySize + Meta.encodedSize + entries.reduce(0) { $0 + $1.bytes.count } + 8
     }
 
-    /// Appends the record of one commit and makes it durable. Returns where in the log each entry's node
-    /// bytes are.
+    /// Bytes the record of a commit with these page writes takes in the log, up to where the next one starts.
+    static func recordSize(entries: [Entry]) -> UInt64 { UInt64(aligned(unpaddedRecordSize(entries: entries))) }
+
+    /// Appends the record of one commit and makes it durable. Returns the record as written (padded to
+    /// `recordAlignment`) and where in the log each entry's node bytes are.
     @discardableResult
-    func append(generation: UInt64, at offset: UInt64, meta: Meta, entries: [Entry]) throws -> [UInt64] {
-        let total = Int(CommitLog.recordSize(entries: entries))
+    func append(generation: UInt64, at offset: UInt64, meta: Meta, entries: [Entry]) throws -> (record: RecordBuffer, offsets: [UInt64]) {
+        let unpadded = CommitLog.unpaddedRecordSize(entries: entries)
+        let total = CommitLog.aligned(unpadded)
         var head = ByteWriter(capacity: CommitLog.recordHeaderSize + entries.count * CommitLog.entrySize + Meta.encodedSize)
         head.u32(CommitLog.recordMagic)
         head.u32(UInt32(entries.count))
         head.u64(generation)
         head.u64(meta.version)
-        head.u64(UInt64(total))
+        head.u64(UInt64(unpadded))
         for e in entries {
             head.u64(e.page)
             head.u64(UInt64(e.bytes.count))
         }
         head.raw(meta.encode())
         // Each node's bytes are covered by its own checksum, in its header; the record's checksum covers the
-        // headers. The nodes are written where they lie (no copy of the record is made).
+        // headers.
         var hash = Hash64Stream(seed: generation)
         hash.update(head.bytes)
+        let record = RecordBuffer(count: total)
+        var at = 0
+        func put(_ bytes: UnsafeRawBufferPointer) {
+            if bytes.count > 0 { (record.base + at).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+            at += bytes.count
+        }
+        head.bytes.withUnsafeBytes { put($0) }
+        var offsets: [UInt64] = []
+        offsets.reserveCapacity(entries.count)
         for e in entries {
             assert(Self.isWholeNode(e.bytes), "a commit log entry is one whole, sealed node")
-            e.bytes.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<nodeHeaderSize])) }
+            offsets.append(offset + UInt64(at))
+            e.bytes.withUnsafeBytes {
+                hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<nodeHeaderSize]))
+                put($0)
+            }
         }
         var tail = ByteWriter(capacity: 8)
         tail.u64(hash.finish())
-        precondition(head.count + entries.reduce(0) { $0 + $1.bytes.count } + tail.count == total, "commit log record size")
+        tail.bytes.withUnsafeBytes { put($0) }
+        precondition(at == unpadded, "commit log record size")
+        (record.base + at).initializeMemory(as: UInt8.self, repeating: 0, count: total - at)
         try preallocate(Int(offset) + total)
-        try writeGathered([head.bytes] + entries.map(\.bytes) + [tail.bytes], at: Int(offset))
-        try sync()
-        var offsets: [UInt64] = []
-        offsets.reserveCapacity(entries.count)
-        var at = offset + UInt64(head.count)
-        for e in entries {
-            offsets.append(at)
-            at += UInt64(e.bytes.count)
-        }
-        return offsets
+        try write(record, at: Int(offset))
+        return (record, offsets)
     }
 
-    /// Writes `chunks` one after another from `offset`: one `pwritev` for up to 256 of them (iovecs over
-    /// the arrays themselves), one joined `pwrite` for more.
-    private func writeGathered(_ chunks: [[UInt8]], at offset: Int) throws {
-        if chunks.count > 256 {
-            var all: [UInt8] = []
-            all.reserveCapacity(chunks.reduce(0) { $0 + $1.count })
-            for c in chunks { all.append(contentsOf: c) }
-            try all.withUnsafeBytes { try writeAll($0, at: offset) }
+    /// Writes a whole record durably: one direct, synchronous write where the file system allows it,
+    /// otherwise a write and an `fdatasync`.
+    private func write(_ record: RecordBuffer, at offset: Int) throws {
+        if directFD >= 0 {
+            var done = 0
+            while done < record.count {
+                let n = pwrite(directFD, record.base + done, record.count - done, off_t(offset + done))
+                if n > 0 && (done + n == record.count || (done + n) % CommitLog.recordAlignment == 0) {
+                    done += n
+                    continue
+                }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 && errno != EINVAL { throw StorageError.io(path: path, operation: "write the commit log", errno: errno) }
+                // Direct I/O refused (or a short write off alignment): the rest goes through the page cache.
+                close(directFD)
+                directFD = -1
+                try writeAll(UnsafeRawBufferPointer(start: record.base + done, count: record.count - done), at: offset + done)
+                try sync()
+                return
+            }
             return
         }
-        var vecs: [iovec] = []
-        vecs.reserveCapacity(chunks.count)
-        func nest(_ i: Int) throws {
-            if i == chunks.count { return try writeVectorsFully(fd, &vecs, at: offset, path: path, operation: "write the commit log") }
-            try chunks[i].withUnsafeBytes { buf in
-                if buf.count > 0 { vecs.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: buf.baseAddress), iov_len: buf.count)) }
-                try nest(i + 1)
-            }
-        }
-        try nest(0)
+        try writeAll(UnsafeRawBufferPointer(start: record.base, count: record.count), at: offset)
+        try sync()
     }
 
     /// The header of the log at `path`, nil when there is none (or it is damaged).
@@ -388,7 +433,7 @@ final class CommitLog {
                 let meta = Array(b[metaStart..<metaStart + Meta.encodedSize])
                 guard case .valid(let m) = meta.withUnsafeBytes({ Meta.decode($0) }), m.version == version else { break }
                 records.append(Record(version: version, meta: meta, entries: entries))
-                o = end
+                o = h.isAligned ? aligned(end) : end
             }
             return (h, records)
         }
@@ -402,6 +447,7 @@ extension CommitLog {
     /// line up (a damaged log).
     static func forEachEntry(in b: UnsafeRawBufferPointer, from: Int, to: Int, generation: UInt64,
                              _ body: (_ page: UInt64, _ offset: Int, _ length: Int) -> Void) -> Bool {
+        // Only format-2 logs (aligned records) hold pages the data file lacks (`Database.hasLoggedPages`).
         guard from >= headerSize, to <= b.count else { return false }
         var o = from
         while o < to {
@@ -424,8 +470,25 @@ extension CommitLog {
                 at += Int(length)
             }
             guard at == end - 8 else { return false }
-            o = end
+            o = aligned(end)
         }
-        return true
+        return o == to
     }
+}
+
+/// One record as written to the log, kept by the writer's `LogIndex` so that the process reads its own
+/// commits from memory (a direct write leaves nothing of them in the page cache).
+final class RecordBuffer: @unchecked Sendable {
+    // Safe: written once, before it is shared; read only afterwards.
+    let base: UnsafeMutableRawPointer
+    let count: Int
+
+    init(count: Int) {
+        var p: UnsafeMutableRawPointer?
+        precondition(posix_memalign(&p, CommitLog.recordAlignment, max(count, 1)) == 0 && p != nil, "out of memory")
+        base = p!
+        self.count = count
+    }
+
+    deinit { free(base) }
 }

@@ -78,10 +78,15 @@ final class LogIndex: @unchecked Sendable {
     private let lock = PthreadMutex()
     private var pages: [UInt64: Location] = [:]
     private var _end: UInt64
+    /// The records this process wrote, whose entries point into them.
+    private var records: [RecordBuffer] = []
 
     struct Location {
-        var offset: Int
+        /// Where the node's bytes are: in the log's mapping, or in a record this process wrote.
+        var bytes: UnsafeRawPointer
         var length: Int
+        /// Where they are in the log (the order of writes).
+        var offset: Int
     }
 
     init(logID: UInt64, generation: UInt64, start: UInt64, file: LogFileMap) {
@@ -104,7 +109,7 @@ final class LogIndex: @unchecked Sendable {
         let at = pages[page]
         lock.unlock()
         guard let at else { return nil }
-        return UnsafeRawBufferPointer(start: file.base + at.offset, count: at.length)
+        return UnsafeRawBufferPointer(start: at.bytes, count: at.length)
     }
 
     /// Reads the records from where the last read stopped up to `target` (the end of the records of a
@@ -119,7 +124,7 @@ final class LogIndex: @unchecked Sendable {
         var found: [(UInt64, Location)] = []
         let ok = CommitLog.forEachEntry(in: UnsafeRawBufferPointer(start: file.base, count: Int(target)), from: Int(from),
                                         to: Int(target), generation: generation) { page, offset, length in
-            found.append((page, Location(offset: offset, length: length)))
+            found.append((page, Location(bytes: file.base + offset, length: length, offset: offset)))
         }
         guard ok else {
             throw StorageError.corrupt(path: path, location: "commit log, records from byte \(from) to \(target)",
@@ -131,12 +136,15 @@ final class LogIndex: @unchecked Sendable {
         }
     }
 
-    /// The writer's own record, which it knows without reading it back: its entries and the end of the log
-    /// after it. Only when the index has read everything before it.
-    func add(_ entries: [(page: UInt64, offset: UInt64, length: Int)], from: UInt64, to: UInt64) -> Bool {
+    /// The writer's own record, which it knows without reading it back: its entries, read from `record` (what
+    /// was written at `from`), and the end of the log after it. Only when the index has read everything before it.
+    func add(_ entries: [(page: UInt64, offset: UInt64, length: Int)], record: RecordBuffer, from: UInt64, to: UInt64) -> Bool {
         lock.withLock {
             guard _end == from else { return false }
-            for e in entries { pages[e.page] = Location(offset: Int(e.offset), length: e.length) }
+            for e in entries {
+                pages[e.page] = Location(bytes: UnsafeRawPointer(record.base + Int(e.offset - from)), length: e.length, offset: Int(e.offset))
+            }
+            records.append(record)
             _end = to
             return true
         }
@@ -146,7 +154,7 @@ final class LogIndex: @unchecked Sendable {
     /// covers several pages may cover a page whose last copy here is older, which it must overwrite.
     func latestCopies() -> [(page: UInt64, node: UnsafeRawBufferPointer)] {
         let all = lock.withLock { pages.map { ($0.key, $0.value) } }
-        return all.sorted { $0.1.offset < $1.1.offset }.map { ($0.0, UnsafeRawBufferPointer(start: file.base + $0.1.offset, count: $0.1.length)) }
+        return all.sorted { $0.1.offset < $1.1.offset }.map { ($0.0, UnsafeRawBufferPointer(start: $0.1.bytes, count: $0.1.length)) }
     }
 }
 
@@ -183,11 +191,11 @@ final class LogPages: @unchecked Sendable {
 
     /// The record of a commit this process just wrote: its entries go into the index of its generation
     /// without reading the record back (when that index has read up to it; otherwise the next snapshot reads it).
-    func committed(_ meta: Meta, recordStart: UInt64, entries: [(page: UInt64, offset: UInt64, length: Int)]) {
+    func committed(_ meta: Meta, recordStart: UInt64, record: RecordBuffer, entries: [(page: UInt64, offset: UInt64, length: Int)]) {
         let start = max(meta.logStart, UInt64(CommitLog.headerSize))
         lock.withLock {
             if let c = current, c.logID == meta.logID, c.generation == meta.logGeneration, c.start == start,
-               c.add(entries, from: recordStart, to: meta.logEnd) {
+               c.add(entries, record: record, from: recordStart, to: meta.logEnd) {
                 return
             }
             guard recordStart == start else { return }
@@ -195,7 +203,7 @@ final class LogPages: @unchecked Sendable {
             guard let f = file else { return }
             // The first record of a generation: a new index from it.
             let index = LogIndex(logID: meta.logID, generation: meta.logGeneration, start: start, file: f)
-            if index.add(entries, from: start, to: meta.logEnd) { current = index }
+            if index.add(entries, record: record, from: start, to: meta.logEnd) { current = index }
         }
     }
 

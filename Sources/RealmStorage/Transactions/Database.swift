@@ -26,6 +26,10 @@ public struct DatabaseOptions: Sendable {
     /// Bytes of commit log records after which a commit checkpoints (tests make it small).
     var checkpointBytes = CommitLog.checkpointBytes
 
+    /// Whether commit log records may be written with direct I/O (tests turn it off to take the page cache path
+    /// that file systems without it use).
+    var directLogWrites = true
+
     public init(readOnly: Bool = false, encryptionKey: [UInt8]? = nil,
                 shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil) {
         self.encryptionKey = encryptionKey
@@ -168,7 +172,7 @@ public final class Database: @unchecked Sendable {
         encryptionKey = options.encryptionKey
         directIndexEntries = options.directIndexEntries
         checkpointBytes = options.checkpointBytes
-        commitLog = options.readOnly || options.encryptionKey != nil || !options.usesCommitLog ? nil : CommitLog(dataPath: filePath)
+        commitLog = options.readOnly || options.encryptionKey != nil || !options.usesCommitLog ? nil : CommitLog(dataPath: filePath, directWrites: options.directLogWrites)
         logPages = options.encryptionKey != nil ? nil : LogPages(dataPath: filePath)
         if let k = options.encryptionKey, k.count != PageCipher.keyLength { throw StorageError.invalidKeyLength(k.count) }
         // Look at the file before creating anything beside it: a foreign or newer file is reported as such.

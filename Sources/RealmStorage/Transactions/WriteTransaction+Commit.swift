@@ -84,8 +84,8 @@ extension WriteTransaction {
             newMeta.logGeneration = generation
             newMeta.logStart = start
             newMeta.logEnd = offset + CommitLog.recordSize(entries: logEntries)
-            let offsets = try log.append(generation: generation, at: offset, meta: newMeta, entries: logEntries)
-            database.logPages?.committed(newMeta, recordStart: offset, entries: zip(logEntries, offsets).map {
+            let (record, offsets) = try log.append(generation: generation, at: offset, meta: newMeta, entries: logEntries)
+            database.logPages?.committed(newMeta, recordStart: offset, record: record, entries: zip(logEntries, offsets).map {
                 (page: $0.0.page, offset: $0.1, length: $0.0.bytes.count)
             })
             try store.extend(toPages: newMeta.pageCount)
