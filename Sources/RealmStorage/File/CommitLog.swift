@@ -266,19 +266,25 @@ final class CommitLog {
     /// `recordAlignment`) and where in the log each entry's node bytes are.
     @discardableResult
     func append(generation: UInt64, at offset: UInt64, meta: Meta, entries: [Entry]) throws -> (record: RecordBuffer, offsets: [UInt64]) {
+        try append(generation: generation, at: offset, version: meta.version, meta: meta.encode(), entries: entries)
+    }
+
+    /// `append` with the meta slot already encoded.
+    func append(generation: UInt64, at offset: UInt64, version: UInt64, meta encodedMeta: [UInt8],
+                entries: [Entry]) throws -> (record: RecordBuffer, offsets: [UInt64]) {
         let unpadded = CommitLog.unpaddedRecordSize(entries: entries)
         let total = CommitLog.aligned(unpadded)
         var head = ByteWriter(capacity: CommitLog.recordHeaderSize + entries.count * CommitLog.entrySize + Meta.encodedSize)
         head.u32(CommitLog.recordMagic)
         head.u32(UInt32(entries.count))
         head.u64(generation)
-        head.u64(meta.version)
+        head.u64(version)
         head.u64(UInt64(unpadded))
         for e in entries {
             head.u64(e.page)
             head.u64(UInt64(e.bytes.count))
         }
-        head.raw(meta.encode())
+        head.raw(encodedMeta)
         // Each node's bytes are covered by its own checksum, in its header; the record's checksum covers the
         // headers.
         var hash = Hash64Stream(seed: generation)

@@ -1,3 +1,4 @@
+import Atomics
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,26 +69,22 @@ final class LogFileMap: @unchecked Sendable {
 /// Where the nodes of one log generation are in the log: for each page a record of the generation wrote,
 /// the last copy (DECISIONS 53). Shared by every snapshot of the generation in this process: a later commit
 /// only adds pages that were free, which no live snapshot reads, so a snapshot may use entries added after it
-/// started.
+/// started. Lookups take no lock (`PageTable`); entries are added by one thread at a time (under the
+/// `LogPages` lock).
 final class LogIndex: @unchecked Sendable {
-    // Safe: `pages` and `end` are only touched under `lock`; the rest is immutable.
+    // Safe: `_end` and `records` are only touched under `lock`; `table` synchronises itself; the rest is
+    // immutable.
     let logID: UInt64
     let generation: UInt64
     let start: UInt64
     let file: LogFileMap
     private let lock = PthreadMutex()
-    private var pages: [UInt64: Location] = [:]
+    private let table = PageTable()
     private var _end: UInt64
     /// The records this process wrote, whose entries point into them.
     private var records: [RecordBuffer] = []
 
-    struct Location {
-        /// Where the node's bytes are: in the log's mapping, or in a record this process wrote.
-        var bytes: UnsafeRawPointer
-        var length: Int
-        /// Where they are in the log (the order of writes).
-        var offset: Int
-    }
+    typealias Location = PageTable.Location
 
     init(logID: UInt64, generation: UInt64, start: UInt64, file: LogFileMap) {
         self.logID = logID
@@ -101,14 +98,11 @@ final class LogIndex: @unchecked Sendable {
     var end: UInt64 { lock.withLock { _end } }
 
     /// Pages this generation's records hold.
-    var pageCount: Int { lock.withLock { pages.count } }
+    var pageCount: Int { table.count }
 
     /// The node the log holds for `page`, nil when the data file holds it.
     @inline(__always) func node(_ page: UInt64) -> UnsafeRawBufferPointer? {
-        lock.lock()
-        let at = pages[page]
-        lock.unlock()
-        guard let at else { return nil }
+        guard let at = table.get(page) else { return nil }
         return UnsafeRawBufferPointer(start: at.bytes, count: at.length)
     }
 
@@ -130,31 +124,170 @@ final class LogIndex: @unchecked Sendable {
             throw StorageError.corrupt(path: path, location: "commit log, records from byte \(from) to \(target)",
                                        reason: "they do not form whole records of generation \(generation)")
         }
-        lock.withLock {
-            for (p, at) in found { pages[p] = at }
-            _end = target
-        }
+        for (p, at) in found { table.set(p, at) }
+        lock.withLock { _end = target }
     }
 
     /// The writer's own record, which it knows without reading it back: its entries, read from `record` (what
-    /// was written at `from`), and the end of the log after it. Only when the index has read everything before it.
+    /// was written at `from`), and the end of the log after it. Only when the index has read everything before
+    /// it. Called under the `LogPages` lock.
     func add(_ entries: [(page: UInt64, offset: UInt64, length: Int)], record: RecordBuffer, from: UInt64, to: UInt64) -> Bool {
+        guard end == from else { return false }
+        for e in entries {
+            table.set(e.page, Location(bytes: UnsafeRawPointer(record.base + Int(e.offset - from)), length: e.length, offset: Int(e.offset)))
+        }
         lock.withLock {
-            guard _end == from else { return false }
-            for e in entries {
-                pages[e.page] = Location(bytes: UnsafeRawPointer(record.base + Int(e.offset - from)), length: e.length, offset: Int(e.offset))
-            }
             records.append(record)
             _end = to
-            return true
+        }
+        return true
+    }
+
+    /// Every page with its last copy, in the order the log holds them (for a checkpoint, under the writer
+    /// lock): a node that covers several pages may cover a page whose last copy here is older, which it must
+    /// overwrite.
+    func latestCopies() -> [(page: UInt64, node: UnsafeRawBufferPointer)] {
+        table.all().sorted { $0.1.offset < $1.1.offset }.map { ($0.0, UnsafeRawBufferPointer(start: $0.1.bytes, count: $0.1.length)) }
+    }
+}
+
+/// Page → location, read without locks by any number of threads while one thread at a time adds entries
+/// (DECISIONS 53: a mutex and a `Dictionary` probe on every node read cost more than the read). Open
+/// addressing over two arrays of atomics: a key is published after its value, so a reader that sees the key
+/// sees a value written for it; a value replaced later points to a location stored before it. Locations live
+/// in chunks that never move; a table that fills is copied into one twice its size, and the old one is kept
+/// (a reader may still be probing it) until the index goes.
+final class PageTable: @unchecked Sendable {
+    // Safe: see above; `tables`, `locationCount` and `keyCount` are the writer's.
+    struct Location {
+        /// Where the node's bytes are: in the log's mapping, or in a record this process wrote.
+        var bytes: UnsafeRawPointer
+        var length: Int
+        /// Where they are in the log (the order of writes).
+        var offset: Int
+    }
+
+    private final class Table {
+        let capacity: Int
+        let keys: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
+        let values: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            keys = .allocate(capacity: capacity)
+            values = .allocate(capacity: capacity)
+            for i in 0..<capacity {
+                (keys + i).initialize(to: UnsafeAtomic<UInt64>.Storage(0))
+                (values + i).initialize(to: UnsafeAtomic<UInt64>.Storage(0))
+            }
+        }
+
+        deinit {
+            keys.deallocate()
+            values.deallocate()
+        }
+
+        @inline(__always) func slot(_ page: UInt64) -> Int { Int(truncatingIfNeeded: (page &* 0x9E37_79B9_7F4A_7C15) >> 32) & (capacity - 1) }
+    }
+
+    private static let chunkSize = 4096
+    private static let maxChunks = 4096
+    private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<Location>?>
+    private let current = ManagedAtomic<Int>(0)
+    private var tables: [Table] = []
+    private var locationCount = 0
+    private var keyCount = 0
+
+    init() {
+        chunks = .allocate(capacity: PageTable.maxChunks)
+        chunks.initialize(repeating: nil, count: PageTable.maxChunks)
+        let t = Table(capacity: 256)
+        tables.append(t)
+        current.store(Int(bitPattern: Unmanaged.passUnretained(t).toOpaque()), ordering: .releasing)
+    }
+
+    deinit {
+        for i in 0..<PageTable.maxChunks { chunks[i]?.deallocate() }
+        chunks.deallocate()
+    }
+
+    var count: Int { keyCount }
+
+    private var table: Table {
+        Unmanaged<Table>.fromOpaque(UnsafeRawPointer(bitPattern: current.load(ordering: .acquiring))!).takeUnretainedValue()
+    }
+
+    @inline(__always) func get(_ page: UInt64) -> Location? {
+        let t = table
+        var i = t.slot(page)
+        while true {
+            let k = UnsafeAtomic<UInt64>(at: t.keys + i).load(ordering: .acquiring)
+            if k == page {
+                let v = Int(UnsafeAtomic<UInt64>(at: t.values + i).load(ordering: .acquiring))
+                return chunks[v / PageTable.chunkSize]![v % PageTable.chunkSize]
+            }
+            if k == 0 { return nil }
+            i = (i + 1) & (t.capacity - 1)
         }
     }
 
-    /// Every page with its last copy, in the order the log holds them (for a checkpoint): a node that
-    /// covers several pages may cover a page whose last copy here is older, which it must overwrite.
-    func latestCopies() -> [(page: UInt64, node: UnsafeRawBufferPointer)] {
-        let all = lock.withLock { pages.map { ($0.key, $0.value) } }
-        return all.sorted { $0.1.offset < $1.1.offset }.map { ($0.0, UnsafeRawBufferPointer(start: $0.1.bytes, count: $0.1.length)) }
+    /// Adds or replaces the entry of `page` (one thread at a time).
+    func set(_ page: UInt64, _ location: Location) {
+        precondition(page != 0, "page 0 never holds a node")
+        let n = locationCount
+        if n / PageTable.chunkSize >= PageTable.maxChunks {
+            // (16 M entries in one generation: a generation is checkpointed long before.)
+            preconditionFailure("commit log generation too large for its page table")
+        }
+        if chunks[n / PageTable.chunkSize] == nil { chunks[n / PageTable.chunkSize] = .allocate(capacity: PageTable.chunkSize) }
+        (chunks[n / PageTable.chunkSize]! + n % PageTable.chunkSize).initialize(to: location)
+        locationCount += 1
+        if (keyCount + 1) * 2 > tables.last!.capacity { grow() }
+        let t = tables.last!
+        var i = t.slot(page)
+        while true {
+            let k = UnsafeAtomic<UInt64>(at: t.keys + i).load(ordering: .relaxed)
+            if k == page {
+                UnsafeAtomic<UInt64>(at: t.values + i).store(UInt64(n), ordering: .releasing)
+                return
+            }
+            if k == 0 {
+                UnsafeAtomic<UInt64>(at: t.values + i).store(UInt64(n), ordering: .relaxed)
+                UnsafeAtomic<UInt64>(at: t.keys + i).store(page, ordering: .releasing)
+                keyCount += 1
+                return
+            }
+            i = (i + 1) & (t.capacity - 1)
+        }
+    }
+
+    private func grow() {
+        let old = tables.last!
+        let t = Table(capacity: old.capacity * 2)
+        for j in 0..<old.capacity {
+            let k = UnsafeAtomic<UInt64>(at: old.keys + j).load(ordering: .relaxed)
+            if k == 0 { continue }
+            var i = t.slot(k)
+            while UnsafeAtomic<UInt64>(at: t.keys + i).load(ordering: .relaxed) != 0 { i = (i + 1) & (t.capacity - 1) }
+            UnsafeAtomic<UInt64>(at: t.values + i).store(UnsafeAtomic<UInt64>(at: old.values + j).load(ordering: .relaxed), ordering: .relaxed)
+            UnsafeAtomic<UInt64>(at: t.keys + i).store(k, ordering: .relaxed)
+        }
+        tables.append(t)
+        current.store(Int(bitPattern: Unmanaged.passUnretained(t).toOpaque()), ordering: .releasing)
+    }
+
+    /// Every page and its location (the writer's view).
+    func all() -> [(UInt64, Location)] {
+        let t = tables.last!
+        var out: [(UInt64, Location)] = []
+        out.reserveCapacity(keyCount)
+        for i in 0..<t.capacity {
+            let k = UnsafeAtomic<UInt64>(at: t.keys + i).load(ordering: .relaxed)
+            if k == 0 { continue }
+            let v = Int(UnsafeAtomic<UInt64>(at: t.values + i).load(ordering: .relaxed))
+            out.append((k, chunks[v / PageTable.chunkSize]![v % PageTable.chunkSize]))
+        }
+        return out
     }
 }
 

@@ -84,7 +84,9 @@ extension WriteTransaction {
             newMeta.logGeneration = generation
             newMeta.logStart = start
             newMeta.logEnd = offset + CommitLog.recordSize(entries: logEntries)
-            let (record, offsets) = try log.append(generation: generation, at: offset, meta: newMeta, entries: logEntries)
+            let encodedMeta = newMeta.encode()
+            let (record, offsets) = try log.append(generation: generation, at: offset, version: newVersion, meta: encodedMeta,
+                                                   entries: logEntries)
             database.logPages?.committed(newMeta, recordStart: offset, record: record, entries: zip(logEntries, offsets).map {
                 (page: $0.0.page, offset: $0.1, length: $0.0.bytes.count)
             })
@@ -93,9 +95,9 @@ extension WriteTransaction {
             // where there is none, its meta slot.
             let coordinator = database.coordinator
             if coordinator.publishesMeta {
-                coordinator.publish(meta: newMeta.encode())
+                coordinator.publish(meta: encodedMeta)
             } else {
-                try newMeta.encode().withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
+                try encodedMeta.withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
             }
             if newMeta.logEnd - start > database.checkpointBytes {
                 newMeta = try database.checkpointLog(after: newMeta, previous: meta)
