@@ -249,26 +249,31 @@ final class LockFile: @unchecked Sendable {
         index.store(next, ordering: .sequentiallyConsistent)
     }
 
-    /// The published meta in use (`current`) or the other one, once `accept` (its checksum) takes it; nil when
-    /// nothing was published since the table was initialised. A copy torn by a concurrent `publish` is read
-    /// again.
-    func publishedMeta(current: Bool = true, accept: ([UInt8]) -> Bool) -> [UInt8]? {
+    /// The published meta in use (`current`) or the other one, as `decode` reads it from its 128 bytes (nil:
+    /// not whole); nil when nothing was published since the table was initialised. A copy torn by a
+    /// concurrent `publish` is read again. The bytes are copied to the stack: an array here cost more than the
+    /// rest of the read (`perf`).
+    func publishedMeta<T>(current: Bool = true, decode: (UnsafeRawBufferPointer) -> T?) -> T? {
         pthread_mutex_lock(stateMutex)
         defer { pthread_mutex_unlock(stateMutex) }
         guard !closed else { return nil }
         let index = UnsafeAtomic<UInt64>(at: published)
-        for _ in 0..<1000 {
-            let i = index.load(ordering: .sequentiallyConsistent) & 1
-            let area = published + 8 + Int(current ? i : 1 - i) * 16
-            var bytes = [UInt8](repeating: 0, count: 128)
-            bytes.withUnsafeMutableBytes { b in
-                for w in 0..<16 { b.storeBytes(of: UnsafeAtomic<UInt64>(at: area + w).load(ordering: .relaxed), toByteOffset: w * 8, as: UInt64.self) }
+        return withUnsafeTemporaryAllocation(byteCount: 128, alignment: 8) { b -> T? in
+            for _ in 0..<1000 {
+                let i = index.load(ordering: .sequentiallyConsistent) & 1
+                let area = published + 8 + Int(current ? i : 1 - i) * 16
+                var any: UInt64 = 0
+                for w in 0..<16 {
+                    let word = UnsafeAtomic<UInt64>(at: area + w).load(ordering: .relaxed)
+                    any |= word
+                    b.storeBytes(of: word, toByteOffset: w * 8, as: UInt64.self)
+                }
+                if any == 0 { return nil }
+                if let value = decode(UnsafeRawBufferPointer(b)) { return value }
+                if !current { return nil }
             }
-            if bytes.allSatisfy({ $0 == 0 }) { return nil }
-            if accept(bytes) { return bytes }
-            if !current { return nil }
+            return nil
         }
-        return nil
     }
 
     /// The smallest version in any used slot of any process, or nil when no slot is used (or after `close()`).

@@ -20,8 +20,8 @@ protocol Coordinator: AnyObject, Sendable {
     /// Whether commits can be made visible by `publish` instead of a meta slot in the data file.
     var publishesMeta: Bool { get }
     func publish(meta bytes: [UInt8])
-    /// The newest published meta (or, `current` false, the one before it) that `accept` takes.
-    func publishedMeta(current: Bool, accept: ([UInt8]) -> Bool) -> [UInt8]?
+    /// The newest published meta (or, `current` false, the one before it) if whole.
+    func publishedMeta(current: Bool) -> Meta?
 }
 
 /// A coordinator for one process only.
@@ -56,9 +56,16 @@ final class LocalCoordinator: Coordinator, @unchecked Sendable {
 
     var publishesMeta: Bool { false }
     func publish(meta bytes: [UInt8]) {}
-    func publishedMeta(current: Bool, accept: ([UInt8]) -> Bool) -> [UInt8]? { nil }
+    func publishedMeta(current: Bool) -> Meta? { nil }
 }
 
 extension LockFile: Coordinator {
     var publishesMeta: Bool { true }
+
+    func publishedMeta(current: Bool) -> Meta? {
+        publishedMeta(current: current) { b -> Meta? in
+            if case .valid(let m) = Meta.decode(b) { return m }
+            return nil
+        }
+    }
 }

@@ -31,11 +31,7 @@ extension Database {
             return m
         }
         var before = previous
-        if before == nil, coordinator.publishesMeta,
-           let b = coordinator.publishedMeta(current: false, accept: { _ in true }),
-           case .valid(let m) = b.withUnsafeBytes({ Meta.decode($0) }) {
-            before = m
-        }
+        if before == nil, coordinator.publishesMeta { before = coordinator.publishedMeta(current: false) }
         if let b = before, b.version + 1 == meta.version, b.logID == meta.logID {
             try moved(b).encode().withUnsafeBytes { try store.write($0, atPage: b.version % 2) }
         }

@@ -341,9 +341,8 @@ public final class Database: @unchecked Sendable {
             if case .valid(let m) = s, m.version > (best?.version ?? 0), m != torn { best = m }
             if case .newer(let v) = s { throw StorageError.newerFormat(path: store.path, fileVersion: v, supported: Meta.formatVersion) }
         }
-        if let c = coordinator, c.publishesMeta,
-           let bytes = c.publishedMeta(current: true, accept: { b in b.withUnsafeBytes { if case .valid = Meta.decode($0) { return true } else { return false } } }),
-           case .valid(let m) = bytes.withUnsafeBytes({ Meta.decode($0) }), m.version > (best?.version ?? 0), m.logID == best?.logID {
+        if let c = coordinator, c.publishesMeta, let m = c.publishedMeta(current: true), m.version > (best?.version ?? 0),
+           m.logID == best?.logID {
             best = m
         }
         guard let meta = best else {
