@@ -265,13 +265,13 @@ final class CommitLog {
     /// Appends the record of one commit and makes it durable. Returns the record as written (padded to
     /// `recordAlignment`) and where in the log each entry's node bytes are.
     @discardableResult
-    func append(generation: UInt64, at offset: UInt64, meta: Meta, entries: [Entry]) throws -> (record: RecordBuffer, offsets: [UInt64]) {
+    func append(generation: UInt64, at offset: UInt64, meta: Meta, entries: [Entry]) throws -> [UInt64] {
         try append(generation: generation, at: offset, version: meta.version, meta: meta.encode(), entries: entries)
     }
 
     /// `append` with the meta slot already encoded.
     func append(generation: UInt64, at offset: UInt64, version: UInt64, meta encodedMeta: [UInt8],
-                entries: [Entry]) throws -> (record: RecordBuffer, offsets: [UInt64]) {
+                entries: [Entry]) throws -> [UInt64] {
         let unpadded = CommitLog.unpaddedRecordSize(entries: entries)
         let total = CommitLog.aligned(unpadded)
         var head = ByteWriter(capacity: CommitLog.recordHeaderSize + entries.count * CommitLog.entrySize + Meta.encodedSize)
@@ -289,7 +289,9 @@ final class CommitLog {
         // headers.
         var hash = Hash64Stream(seed: generation)
         hash.update(head.bytes)
-        let record = RecordBuffer(count: total)
+        if (buffer?.capacity ?? 0) < total { buffer = RecordBuffer(capacity: max(total, 64 << 10)) }
+        let record = buffer!
+        record.count = total
         var at = 0
         func put(_ bytes: UnsafeRawBufferPointer) {
             if bytes.count > 0 { (record.base + at).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
@@ -313,8 +315,12 @@ final class CommitLog {
         (record.base + at).initializeMemory(as: UInt8.self, repeating: 0, count: total - at)
         try preallocate(Int(offset) + total)
         try write(record, at: Int(offset))
-        return (record, offsets)
+        return offsets
     }
+
+    /// The aligned buffer records are built in, reused (a new one per record cost more in page faults than
+    /// the copy: the writer's index keeps the nodes themselves, not the record).
+    private var buffer: RecordBuffer?
 
     /// Writes a whole record durably: one direct, synchronous write where the file system allows it,
     /// otherwise a write and an `fdatasync`.
@@ -482,18 +488,18 @@ extension CommitLog {
     }
 }
 
-/// One record as written to the log, kept by the writer's `LogIndex` so that the process reads its own
-/// commits from memory (a direct write leaves nothing of them in the page cache).
-final class RecordBuffer: @unchecked Sendable {
-    // Safe: written once, before it is shared; read only afterwards.
+/// A record being written: memory aligned for direct I/O, reused from one record to the next by the writer.
+final class RecordBuffer {
     let base: UnsafeMutableRawPointer
-    let count: Int
+    let capacity: Int
+    /// Bytes of the record in it.
+    var count = 0
 
-    init(count: Int) {
+    init(capacity: Int) {
         var p: UnsafeMutableRawPointer?
-        precondition(posix_memalign(&p, CommitLog.recordAlignment, max(count, 1)) == 0 && p != nil, "out of memory")
+        precondition(posix_memalign(&p, CommitLog.recordAlignment, max(capacity, 1)) == 0 && p != nil, "out of memory")
         base = p!
-        self.count = count
+        self.capacity = capacity
     }
 
     deinit { free(base) }

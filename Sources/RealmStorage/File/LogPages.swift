@@ -72,7 +72,7 @@ final class LogFileMap: @unchecked Sendable {
 /// started. Lookups take no lock (`PageTable`); entries are added by one thread at a time (under the
 /// `LogPages` lock).
 final class LogIndex: @unchecked Sendable {
-    // Safe: `_end` and `records` are only touched under `lock`; `table` synchronises itself; the rest is
+    // Safe: `_end` and `kept` are only touched under `lock`; `table` synchronises itself; the rest is
     // immutable.
     let logID: UInt64
     let generation: UInt64
@@ -81,8 +81,9 @@ final class LogIndex: @unchecked Sendable {
     private let lock = PthreadMutex()
     private let table = PageTable()
     private var _end: UInt64
-    /// The records this process wrote, whose entries point into them.
-    private var records: [RecordBuffer] = []
+    /// The nodes of the records this process wrote, which its entries point into (a direct write leaves
+    /// nothing of them in the page cache, so the writer reads its own commits from memory).
+    private var kept: [[UInt8]] = []
 
     typealias Location = PageTable.Location
 
@@ -128,16 +129,18 @@ final class LogIndex: @unchecked Sendable {
         lock.withLock { _end = target }
     }
 
-    /// The writer's own record, which it knows without reading it back: its entries, read from `record` (what
-    /// was written at `from`), and the end of the log after it. Only when the index has read everything before
-    /// it. Called under the `LogPages` lock.
-    func add(_ entries: [(page: UInt64, offset: UInt64, length: Int)], record: RecordBuffer, from: UInt64, to: UInt64) -> Bool {
+    /// The writer's own record, which it knows without reading it back: its entries (their nodes, kept here)
+    /// at `offsets`, written at `from`, and the end of the log after it. Only when the index has read
+    /// everything before it. Called under the `LogPages` lock.
+    func add(_ entries: [CommitLog.Entry], offsets: [UInt64], from: UInt64, to: UInt64) -> Bool {
         guard end == from else { return false }
-        for e in entries {
-            table.set(e.page, Location(bytes: UnsafeRawPointer(record.base + Int(e.offset - from)), length: e.length, offset: Int(e.offset)))
+        for (e, offset) in zip(entries, offsets) {
+            // The node's bytes stay where they are: the array is kept, and never changed, while the index lives.
+            let bytes = e.bytes.withUnsafeBytes { $0.baseAddress! }
+            table.set(e.page, Location(bytes: bytes, length: e.bytes.count, offset: Int(offset)))
         }
         lock.withLock {
-            records.append(record)
+            for e in entries { kept.append(e.bytes) }
             _end = to
         }
         return true
@@ -324,11 +327,11 @@ final class LogPages: @unchecked Sendable {
 
     /// The record of a commit this process just wrote: its entries go into the index of its generation
     /// without reading the record back (when that index has read up to it; otherwise the next snapshot reads it).
-    func committed(_ meta: Meta, recordStart: UInt64, record: RecordBuffer, entries: [(page: UInt64, offset: UInt64, length: Int)]) {
+    func committed(_ meta: Meta, recordStart: UInt64, entries: [CommitLog.Entry], offsets: [UInt64]) {
         let start = max(meta.logStart, UInt64(CommitLog.headerSize))
         lock.withLock {
             if let c = current, c.logID == meta.logID, c.generation == meta.logGeneration, c.start == start,
-               c.add(entries, record: record, from: recordStart, to: meta.logEnd) {
+               c.add(entries, offsets: offsets, from: recordStart, to: meta.logEnd) {
                 return
             }
             guard recordStart == start else { return }
@@ -336,7 +339,7 @@ final class LogPages: @unchecked Sendable {
             guard let f = file else { return }
             // The first record of a generation: a new index from it.
             let index = LogIndex(logID: meta.logID, generation: meta.logGeneration, start: start, file: f)
-            if index.add(entries, record: record, from: start, to: meta.logEnd) { current = index }
+            if index.add(entries, offsets: offsets, from: start, to: meta.logEnd) { current = index }
         }
     }
 

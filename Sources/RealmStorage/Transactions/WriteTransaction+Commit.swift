@@ -85,11 +85,9 @@ extension WriteTransaction {
             newMeta.logStart = start
             newMeta.logEnd = offset + CommitLog.recordSize(entries: logEntries)
             let encodedMeta = newMeta.encode()
-            let (record, offsets) = try log.append(generation: generation, at: offset, version: newVersion, meta: encodedMeta,
-                                                   entries: logEntries)
-            database.logPages?.committed(newMeta, recordStart: offset, record: record, entries: zip(logEntries, offsets).map {
-                (page: $0.0.page, offset: $0.1, length: $0.0.bytes.count)
-            })
+            let offsets = try log.append(generation: generation, at: offset, version: newVersion, meta: encodedMeta,
+                                         entries: logEntries)
+            database.logPages?.committed(newMeta, recordStart: offset, entries: logEntries, offsets: offsets)
             try store.extend(toPages: newMeta.pageCount)
             // Visible to every process: published in the lock file (the data file is not written at all), or
             // where there is none, its meta slot.
