@@ -170,67 +170,71 @@ final class PageTable: @unchecked Sendable {
         var offset: Int
     }
 
-    private final class Table {
-        let capacity: Int
-        let keys: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
-        let values: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
+    /// One table: its capacity (a power of two), then `capacity` keys, then `capacity` values, all words.
+    /// Raw memory, so that a lookup touches no reference count.
+    private typealias Words = UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
 
-        init(capacity: Int) {
-            self.capacity = capacity
-            keys = .allocate(capacity: capacity)
-            values = .allocate(capacity: capacity)
-            for i in 0..<capacity {
-                (keys + i).initialize(to: UnsafeAtomic<UInt64>.Storage(0))
-                (values + i).initialize(to: UnsafeAtomic<UInt64>.Storage(0))
-            }
-        }
-
-        deinit {
-            keys.deallocate()
-            values.deallocate()
-        }
-
-        @inline(__always) func slot(_ page: UInt64) -> Int { Int(truncatingIfNeeded: (page &* 0x9E37_79B9_7F4A_7C15) >> 32) & (capacity - 1) }
+    private static func makeTable(capacity: Int) -> Words {
+        let t = Words.allocate(capacity: 1 + 2 * capacity)
+        t.initialize(to: UnsafeAtomic<UInt64>.Storage(UInt64(capacity)))
+        for i in 1...(2 * capacity) { (t + i).initialize(to: UnsafeAtomic<UInt64>.Storage(0)) }
+        return t
     }
+
+    @inline(__always) private static func capacity(_ t: Words) -> Int { Int(UnsafeAtomic<UInt64>(at: t).load(ordering: .relaxed)) }
+    @inline(__always) private static func key(_ t: Words, _ i: Int) -> UnsafeAtomic<UInt64> { UnsafeAtomic(at: t + 1 + i) }
+    @inline(__always) private static func value(_ t: Words, _ i: Int, _ capacity: Int) -> UnsafeAtomic<UInt64> {
+        UnsafeAtomic(at: t + 1 + capacity + i)
+    }
+    @inline(__always) private static func hash(_ page: UInt64) -> UInt64 { page &* 0x9E37_79B9_7F4A_7C15 }
+
+    /// A filter of one bit per hash of a page (set before the page's key is published): most pages a reader
+    /// asks for are in the data file, and one load says so.
+    private static let filterBits = 1 << 16
+    private let filter: Words
 
     private static let chunkSize = 4096
     private static let maxChunks = 4096
     private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<Location>?>
     private let current = ManagedAtomic<Int>(0)
-    private var tables: [Table] = []
+    private var tables: [Words] = []
     private var locationCount = 0
     private var keyCount = 0
 
     init() {
         chunks = .allocate(capacity: PageTable.maxChunks)
         chunks.initialize(repeating: nil, count: PageTable.maxChunks)
-        let t = Table(capacity: 256)
+        filter = .allocate(capacity: PageTable.filterBits / 64)
+        for i in 0..<(PageTable.filterBits / 64) { (filter + i).initialize(to: UnsafeAtomic<UInt64>.Storage(0)) }
+        let t = PageTable.makeTable(capacity: 256)
         tables.append(t)
-        current.store(Int(bitPattern: Unmanaged.passUnretained(t).toOpaque()), ordering: .releasing)
+        current.store(Int(bitPattern: t), ordering: .releasing)
     }
 
     deinit {
         for i in 0..<PageTable.maxChunks { chunks[i]?.deallocate() }
         chunks.deallocate()
+        filter.deallocate()
+        for t in tables { t.deallocate() }
     }
 
     var count: Int { keyCount }
 
-    private var table: Table {
-        Unmanaged<Table>.fromOpaque(UnsafeRawPointer(bitPattern: current.load(ordering: .acquiring))!).takeUnretainedValue()
-    }
-
     @inline(__always) func get(_ page: UInt64) -> Location? {
-        let t = table
-        var i = t.slot(page)
+        let h = PageTable.hash(page)
+        let bit = Int(truncatingIfNeeded: h >> 48)
+        if UnsafeAtomic<UInt64>(at: filter + bit >> 6).load(ordering: .acquiring) & (1 << UInt64(bit & 63)) == 0 { return nil }
+        let t = Words(bitPattern: current.load(ordering: .acquiring))!
+        let capacity = PageTable.capacity(t)
+        var i = Int(truncatingIfNeeded: h >> 32) & (capacity - 1)
         while true {
-            let k = UnsafeAtomic<UInt64>(at: t.keys + i).load(ordering: .acquiring)
+            let k = PageTable.key(t, i).load(ordering: .acquiring)
             if k == page {
-                let v = Int(UnsafeAtomic<UInt64>(at: t.values + i).load(ordering: .acquiring))
+                let v = Int(PageTable.value(t, i, capacity).load(ordering: .acquiring))
                 return chunks[v / PageTable.chunkSize]![v % PageTable.chunkSize]
             }
             if k == 0 { return nil }
-            i = (i + 1) & (t.capacity - 1)
+            i = (i + 1) & (capacity - 1)
         }
     }
 
@@ -238,56 +242,62 @@ final class PageTable: @unchecked Sendable {
     func set(_ page: UInt64, _ location: Location) {
         precondition(page != 0, "page 0 never holds a node")
         let n = locationCount
-        if n / PageTable.chunkSize >= PageTable.maxChunks {
-            // (16 M entries in one generation: a generation is checkpointed long before.)
-            preconditionFailure("commit log generation too large for its page table")
-        }
+        // (16 M entries in one generation: a generation is checkpointed long before.)
+        precondition(n / PageTable.chunkSize < PageTable.maxChunks, "commit log generation too large for its page table")
         if chunks[n / PageTable.chunkSize] == nil { chunks[n / PageTable.chunkSize] = .allocate(capacity: PageTable.chunkSize) }
         (chunks[n / PageTable.chunkSize]! + n % PageTable.chunkSize).initialize(to: location)
         locationCount += 1
-        if (keyCount + 1) * 2 > tables.last!.capacity { grow() }
+        if (keyCount + 1) * 2 > PageTable.capacity(tables.last!) { grow() }
         let t = tables.last!
-        var i = t.slot(page)
+        let capacity = PageTable.capacity(t)
+        let h = PageTable.hash(page)
+        let bit = Int(truncatingIfNeeded: h >> 48)
+        let word = UnsafeAtomic<UInt64>(at: filter + bit >> 6)
+        word.store(word.load(ordering: .relaxed) | 1 << UInt64(bit & 63), ordering: .releasing)
+        var i = Int(truncatingIfNeeded: h >> 32) & (capacity - 1)
         while true {
-            let k = UnsafeAtomic<UInt64>(at: t.keys + i).load(ordering: .relaxed)
+            let k = PageTable.key(t, i).load(ordering: .relaxed)
             if k == page {
-                UnsafeAtomic<UInt64>(at: t.values + i).store(UInt64(n), ordering: .releasing)
+                PageTable.value(t, i, capacity).store(UInt64(n), ordering: .releasing)
                 return
             }
             if k == 0 {
-                UnsafeAtomic<UInt64>(at: t.values + i).store(UInt64(n), ordering: .relaxed)
-                UnsafeAtomic<UInt64>(at: t.keys + i).store(page, ordering: .releasing)
+                PageTable.value(t, i, capacity).store(UInt64(n), ordering: .relaxed)
+                PageTable.key(t, i).store(page, ordering: .releasing)
                 keyCount += 1
                 return
             }
-            i = (i + 1) & (t.capacity - 1)
+            i = (i + 1) & (capacity - 1)
         }
     }
 
     private func grow() {
         let old = tables.last!
-        let t = Table(capacity: old.capacity * 2)
-        for j in 0..<old.capacity {
-            let k = UnsafeAtomic<UInt64>(at: old.keys + j).load(ordering: .relaxed)
+        let oldCapacity = PageTable.capacity(old)
+        let t = PageTable.makeTable(capacity: oldCapacity * 2)
+        let capacity = oldCapacity * 2
+        for j in 0..<oldCapacity {
+            let k = PageTable.key(old, j).load(ordering: .relaxed)
             if k == 0 { continue }
-            var i = t.slot(k)
-            while UnsafeAtomic<UInt64>(at: t.keys + i).load(ordering: .relaxed) != 0 { i = (i + 1) & (t.capacity - 1) }
-            UnsafeAtomic<UInt64>(at: t.values + i).store(UnsafeAtomic<UInt64>(at: old.values + j).load(ordering: .relaxed), ordering: .relaxed)
-            UnsafeAtomic<UInt64>(at: t.keys + i).store(k, ordering: .relaxed)
+            var i = Int(truncatingIfNeeded: PageTable.hash(k) >> 32) & (capacity - 1)
+            while PageTable.key(t, i).load(ordering: .relaxed) != 0 { i = (i + 1) & (capacity - 1) }
+            PageTable.value(t, i, capacity).store(PageTable.value(old, j, oldCapacity).load(ordering: .relaxed), ordering: .relaxed)
+            PageTable.key(t, i).store(k, ordering: .relaxed)
         }
         tables.append(t)
-        current.store(Int(bitPattern: Unmanaged.passUnretained(t).toOpaque()), ordering: .releasing)
+        current.store(Int(bitPattern: t), ordering: .releasing)
     }
 
     /// Every page and its location (the writer's view).
     func all() -> [(UInt64, Location)] {
         let t = tables.last!
+        let capacity = PageTable.capacity(t)
         var out: [(UInt64, Location)] = []
         out.reserveCapacity(keyCount)
-        for i in 0..<t.capacity {
-            let k = UnsafeAtomic<UInt64>(at: t.keys + i).load(ordering: .relaxed)
+        for i in 0..<capacity {
+            let k = PageTable.key(t, i).load(ordering: .relaxed)
             if k == 0 { continue }
-            let v = Int(UnsafeAtomic<UInt64>(at: t.values + i).load(ordering: .relaxed))
+            let v = Int(PageTable.value(t, i, capacity).load(ordering: .relaxed))
             out.append((k, chunks[v / PageTable.chunkSize]![v % PageTable.chunkSize]))
         }
         return out
