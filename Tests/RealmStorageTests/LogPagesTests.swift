@@ -11,10 +11,20 @@ import Glibc
 @Suite struct LogPagesTests {
     typealias Kit = ErrorTestKit
 
-    static func options(checkpointBytes: UInt64) -> DatabaseOptions {
+    /// A database that checkpoints every 48 KiB of records, after at least eight small commits and until its
+    /// newest version has pages only in the log; the seeded generator and the next step's number come along.
+    static func loggedDatabase(_ path: String, seed: UInt64) throws -> (Database, SplitMix64, Int) {
         var o = DatabaseOptions()
-        o.checkpointBytes = checkpointBytes
-        return o
+        o.checkpointBytes = 48 << 10
+        let db = try Database.open(path: path, options: o)
+        try db.write { try $0.createClasses(personDogSchema) }
+        var rng = SplitMix64(seed: seed)
+        var i = 0
+        while try i < 8 || !Database.hasLoggedPages(db.latestMeta()) {
+            try db.write { try CommitLogTests.step($0, i, &rng) }
+            i += 1
+        }
+        return (db, rng, i)
     }
 
     @Test func aLoggedCommitWritesNothingToTheDataFile() throws {
@@ -49,14 +59,7 @@ import Glibc
     @Test func aReaderKeepsTheRecordsItReadsUntilItCloses() throws {
         let dir = TempDir()
         let path = dir.file("pinned.realm")
-        let db = try Database.open(path: path, options: Self.options(checkpointBytes: 48 << 10))
-        try db.write { try $0.createClasses(personDogSchema) }
-        var rng = SplitMix64(seed: 54)
-        var i = 0
-        while try i < 8 || !Database.hasLoggedPages(db.latestMeta()) {
-            try db.write { try CommitLogTests.step($0, i, &rng) }
-            i += 1
-        }
+        var (db, rng, i) = try Self.loggedDatabase(path, seed: 54)
         let pinned = try db.snapshot()
         #expect(pinned.logIndex != nil, "the snapshot reads pages from the log")
         let seen = try CommitLogTests.dump(pinned)
@@ -93,14 +96,7 @@ import Glibc
     @Test func aReaderInAnotherProcessKeepsTheRecordsUntilItDies() throws {
         let dir = TempDir()
         let path = dir.file("pinned2.realm")
-        let db = try Database.open(path: path, options: Self.options(checkpointBytes: 48 << 10))
-        try db.write { try $0.createClasses(personDogSchema) }
-        var rng = SplitMix64(seed: 55)
-        var i = 0
-        while try i < 8 || !Database.hasLoggedPages(db.latestMeta()) {
-            try db.write { try CommitLogTests.step($0, i, &rng) }
-            i += 1
-        }
+        var (db, rng, i) = try Self.loggedDatabase(path, seed: 55)
         let worker = try WorkerProcess(["pin", path], stderrPath: dir.file("pin.err"))
         let line = worker.readLine(timeout: 60)
         #expect(line == "pinned \(try db.latestVersion())")

@@ -348,16 +348,6 @@ final class CommitLog {
         try sync()
     }
 
-    /// The header of the log at `path`, nil when there is none (or it is damaged).
-    static func header(path: String) -> Header? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { return nil }
-        defer { close(fd) }
-        var buf = [UInt8](repeating: 0, count: 56)
-        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 56, 0) }
-        return n >= 40 ? buf.withUnsafeBytes { Header.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } : nil
-    }
-
     // MARK: Recovery (first opener)
 
     /// One whole record read back.

@@ -98,9 +98,6 @@ final class LogIndex: @unchecked Sendable {
     /// How far the records have been read.
     var end: UInt64 { lock.withLock { _end } }
 
-    /// Pages this generation's records hold.
-    var pageCount: Int { table.count }
-
     /// The node the log holds for `page`, nil when the data file holds it.
     @inline(__always) func node(_ page: UInt64) -> UnsafeRawBufferPointer? {
         guard let at = table.get(page) else { return nil }
