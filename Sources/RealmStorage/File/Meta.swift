@@ -29,6 +29,16 @@ struct Meta: Equatable {
     /// The format of the file when the slot was written (`encode` always writes `formatVersion`).
     var format: UInt32 = Meta.formatVersion
 
+    /// This slot naming log generation `generation`, without records, starting at `start` (the data file holds
+    /// every page of the version: after a checkpoint, a replay or a direct commit).
+    func naming(emptyGeneration generation: UInt64, at start: UInt64) -> Meta {
+        var m = self
+        m.logGeneration = generation
+        m.logStart = start
+        m.logEnd = start
+        return m
+    }
+
     /// The slot's `encodedSize` bytes; the rest of its page stays zero (a commit writes only these, DECISIONS 47).
     func encode() -> [UInt8] {
         var w = ByteWriter(capacity: Meta.encodedSize)

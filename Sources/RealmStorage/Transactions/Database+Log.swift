@@ -23,13 +23,7 @@ extension Database {
         let store = self.store
         try store.sync()
         let next = try log.nextGeneration(after: meta)
-        func moved(_ m: Meta) -> Meta {
-            var m = m
-            m.logGeneration = next.generation
-            m.logStart = next.start
-            m.logEnd = next.start
-            return m
-        }
+        func moved(_ m: Meta) -> Meta { m.naming(emptyGeneration: next.generation, at: next.start) }
         var before = previous
         if before == nil, coordinator.publishesMeta { before = coordinator.publishedMeta(current: false) }
         if let b = before, b.version + 1 == meta.version, b.logID == meta.logID {

@@ -381,11 +381,8 @@ public final class Database: @unchecked Sendable {
         func metaWrites(moved: Bool) -> [(page: UInt64, bytes: [UInt8])] {
             records.suffix(2).map { r in
                 var b = r.meta
-                if moved, case .valid(var m) = b.withUnsafeBytes({ Meta.decode($0) }) {
-                    m.logGeneration = generation + 1
-                    m.logStart = UInt64(CommitLog.headerSize)
-                    m.logEnd = m.logStart
-                    b = m.encode()
+                if moved, case .valid(let m) = b.withUnsafeBytes({ Meta.decode($0) }) {
+                    b = m.naming(emptyGeneration: generation + 1, at: UInt64(CommitLog.headerSize)).encode()
                 }
                 b.append(contentsOf: zeros[0..<(pageSize - b.count)])
                 return (r.version % 2, b)

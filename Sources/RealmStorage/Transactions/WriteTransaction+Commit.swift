@@ -111,17 +111,13 @@ extension WriteTransaction {
                     try store.sync()
                     let next = try log.nextGeneration(after: meta)
                     try log.retire(logID: meta.logID, to: next, pin: meta.version)
-                    newMeta.logGeneration = next.generation
-                    newMeta.logStart = next.start
-                    newMeta.logEnd = next.start
+                    newMeta = newMeta.naming(emptyGeneration: next.generation, at: next.start)
                     if Database.hasLoggedPages(meta) {
                         // The version before stays whole in the data file too: its slot no longer sends a reader
                         // to the log (a copy of the file alone opens at either).
-                        var before = meta
-                        before.logGeneration = next.generation
-                        before.logStart = next.start
-                        before.logEnd = next.start
-                        try before.encode().withUnsafeBytes { try store.write($0, atPage: meta.version % 2) }
+                        try meta.naming(emptyGeneration: next.generation, at: next.start).encode().withUnsafeBytes {
+                            try store.write($0, atPage: meta.version % 2)
+                        }
                     }
                 }
             }
