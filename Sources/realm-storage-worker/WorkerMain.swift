@@ -12,6 +12,8 @@ import RealmStorage
 ///     realm-storage-worker pin PATH
 ///     realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
 ///     realm-storage-worker hold-writer PATH
+///
+/// Options anywhere: `--key HEX` (an encrypted file), `--checkpoint-bytes N` (checkpoint the log every N bytes).
 @main
 struct WorkerMain {
     static func main() {
@@ -22,6 +24,11 @@ struct WorkerMain {
             workerOptions = DatabaseOptions(encryptionKey: stride(from: 0, to: hex.count - 1, by: 2).map {
                 UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16) ?? 0
             })
+            args.removeSubrange(i...i + 1)
+        }
+        // `--checkpoint-bytes N` anywhere: checkpoint the commit log after N bytes of records.
+        if let i = args.firstIndex(of: "--checkpoint-bytes"), i + 1 < args.count, let n = UInt64(args[i + 1]) {
+            workerOptions.checkpointBytes = n
             args.removeSubrange(i...i + 1)
         }
         do {

@@ -44,7 +44,10 @@ import Glibc
                 let s = try db.snapshot()
                 return (db, s, try CommitLoop.lastTransaction(s))
             }() : nil
-            let child = try WorkerProcess(["commit-loop", path], stderrPath: dir.file("child-\(round).stderr"))
+            // Every third round the child checkpoints every few commits, so that kills land inside checkpoints
+            // too (DECISIONS 53: pages written, slots rewritten, the log header moved).
+            let checkpoints = round % 3 == 2 ? ["--checkpoint-bytes", "98304"] : []
+            let child = try WorkerProcess(["commit-loop", path] + checkpoints, stderrPath: dir.file("child-\(round).stderr"))
             // The child resumes after the last transaction in the file.
             let first = child.readLine(timeout: 60)
             // A child killed after its transaction's commit-log record was synced, but before the commit
