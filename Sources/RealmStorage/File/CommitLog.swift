@@ -228,7 +228,7 @@ final class CommitLog {
             // A checkpoint (or a replay) started a generation after `meta` was written.
             return (h.generation, h.start, h.start)
         }
-        let start = max(meta.logStart, front)
+        let start = meta.logRecordsStart
         if meta.logEnd > start || start == front { return (h.generation, max(meta.logEnd, start), start) }
         if let oldest = oldestReader(), oldest <= h.pin { return (h.generation, start, start) }
         let g = h.generation + 1

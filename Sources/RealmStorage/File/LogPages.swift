@@ -318,7 +318,7 @@ final class LogPages: @unchecked Sendable {
     /// every page of the version (no record in its generation).
     func index(for meta: Meta) throws -> LogIndex? {
         guard Database.hasLoggedPages(meta) else { return nil }
-        let start = max(meta.logStart, UInt64(CommitLog.headerSize))
+        let start = meta.logRecordsStart
         return try lock.withLock {
             if let c = current, c.logID == meta.logID, c.generation == meta.logGeneration, c.start == start {
                 try c.catchUp(to: meta.logEnd, path: path)
@@ -335,7 +335,7 @@ final class LogPages: @unchecked Sendable {
     /// The record of a commit this process just wrote: its entries go into the index of its generation
     /// without reading the record back (when that index has read up to it; otherwise the next snapshot reads it).
     func committed(_ meta: Meta, recordStart: UInt64, entries: [CommitLog.Entry], offsets: [UInt64]) {
-        let start = max(meta.logStart, UInt64(CommitLog.headerSize))
+        let start = meta.logRecordsStart
         lock.withLock {
             if let c = current, c.logID == meta.logID, c.generation == meta.logGeneration, c.start == start,
                c.add(entries, offsets: offsets, from: recordStart, to: meta.logEnd) {

@@ -29,6 +29,9 @@ struct Meta: Equatable {
     /// The format of the file when the slot was written (`encode` always writes `formatVersion`).
     var format: UInt32 = Meta.formatVersion
 
+    /// Where the records of `logGeneration` begin (`logStart`, or right after the log's header when 0).
+    var logRecordsStart: UInt64 { max(logStart, UInt64(CommitLog.headerSize)) }
+
     /// This slot naming log generation `generation`, without records, starting at `start` (the data file holds
     /// every page of the version: after a checkpoint, a replay or a direct commit).
     func naming(emptyGeneration generation: UInt64, at start: UInt64) -> Meta {

@@ -23,7 +23,7 @@ extension Database {
     public var commitLogBytes: Int? {
         guard !isInMemory, let meta = try? latestMeta(), meta.logID != 0 else { return nil }
         guard Database.hasLoggedPages(meta) else { return 0 }
-        return Int(meta.logEnd - max(meta.logStart, UInt64(CommitLog.headerSize)))
+        return Int(meta.logEnd - meta.logRecordsStart)
     }
 
     /// For an encrypted file: past this many bytes of decrypted pages, a long read (a scan of a class, a

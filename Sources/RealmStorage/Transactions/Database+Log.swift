@@ -23,23 +23,26 @@ extension Database {
         let store = self.store
         try store.sync()
         let next = try log.nextGeneration(after: meta)
-        func moved(_ m: Meta) -> Meta { m.naming(emptyGeneration: next.generation, at: next.start) }
         var before = previous
         if before == nil, coordinator.publishesMeta { before = coordinator.publishedMeta(current: false) }
         if let b = before, b.version + 1 == meta.version, b.logID == meta.logID {
-            try moved(b).encode().withUnsafeBytes { try store.write($0, atPage: b.version % 2) }
+            try b.naming(emptyGeneration: next.generation, at: next.start).encode().withUnsafeBytes {
+                try store.write($0, atPage: b.version % 2)
+            }
         }
-        try moved(meta).encode().withUnsafeBytes { try store.write($0, atPage: meta.version % 2) }
+        let moved = meta.naming(emptyGeneration: next.generation, at: next.start)
+        let encoded = moved.encode()
+        try encoded.withUnsafeBytes { try store.write($0, atPage: meta.version % 2) }
         try store.sync()
         try log.retire(logID: meta.logID, to: next, pin: meta.version)
-        if coordinator.publishesMeta { coordinator.publish(meta: moved(meta).encode()) }
-        return moved(meta)
+        if coordinator.publishesMeta { coordinator.publish(meta: encoded) }
+        return moved
     }
 
     /// Whether `meta`'s version may have pages that only the commit log holds (slots of format 4 on: before,
     /// every logged page was written to the data file as well).
     static func hasLoggedPages(_ meta: Meta) -> Bool {
-        meta.format >= 4 && meta.logID != 0 && meta.logEnd > max(meta.logStart, UInt64(CommitLog.headerSize))
+        meta.format >= 4 && meta.logID != 0 && meta.logEnd > meta.logRecordsStart
     }
 
     /// When the process lets go of the database: a checkpoint if the log holds pages and no one is writing,
