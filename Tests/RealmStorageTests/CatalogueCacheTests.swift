@@ -15,7 +15,7 @@ import Testing
     }
 
     private func root(_ c: Catalogue) -> [UInt8] {
-        CommitRoot.encode(catalogue: c.encodeSection(), free: [], log: [], padTo: pageSize)
+        CommitRoot.encode(catalogue: c.encodeSection(), free: [], log: [], pages: 1)
     }
 
     /// Two commit roots at the same page that differ in one count: each gets its own catalogue, whichever

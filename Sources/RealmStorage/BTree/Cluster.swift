@@ -353,27 +353,30 @@ final class DirtyLeaf {
     /// encoding).
     private func encodeBody(_ range: Range<Int>, _ properties: [PropertyInfo], old: ClusterView?, into w: inout ByteWriter,
                             storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) throws {
-        let cols = properties.filter(\.hasColumn)
+        let columnCount = properties.reduce(0) { $0 + ($1.hasColumn ? 1 : 0) }
         let whole = range == 0..<keys.count
         w.u32(UInt32(range.count))
-        w.u32(UInt32(cols.count))
+        w.u32(UInt32(columnCount))
         let directory = w.count
-        w.zeros(16 * cols.count)
+        w.zeros(16 * columnCount)
         w.align(8)
-        let newKeys = keys[range].map { Int64(bitPattern: $0) }
         let keysStart = w.count
-        let extendedKeys = old.map { old in
-            newKeys.withUnsafeBufferPointer {
-                PackedInts.appendExtending(old.keyArray, oldCount: old.count, UnsafeBufferPointer(rebasing: $0[old.count...]), into: &w)
+        keys.withUnsafeBufferPointer { all in
+            all.withMemoryRebound(to: Int64.self) { all in
+                // Object keys are stored as their bit patterns.
+                let newKeys = UnsafeBufferPointer(rebasing: all[range])
+                if let old, old.count <= newKeys.count,
+                   PackedInts.appendExtending(old.keyArray, oldCount: old.count, UnsafeBufferPointer(rebasing: newKeys[old.count...]), into: &w) {
+                    assert(Array(w.bytes[keysStart...]) == { var k = ByteWriter(); PackedInts.encode(newKeys, into: &k); return k.bytes }(),
+                           "extended key array differs")
+                } else {
+                    PackedInts.encode(newKeys, into: &w)
+                }
             }
-        } ?? false
-        if extendedKeys {
-            assert(Array(w.bytes[keysStart...]) == { var k = ByteWriter(); PackedInts.encode(newKeys, into: &k); return k.bytes }(),
-                   "extended key array differs")
-        } else {
-            PackedInts.encode(newKeys, into: &w)
         }
-        for (i, p) in cols.enumerated() {
+        var i = -1
+        for p in properties where p.hasColumn {
+            i += 1
             w.align(8)
             let start = w.count
             let c = columnIndex(p.columnID, hint: i)

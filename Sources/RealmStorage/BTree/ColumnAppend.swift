@@ -39,16 +39,17 @@ extension PackedInts {
         return true
     }
 
-    /// Appends the bitmap of `oldCount` bits in `old` followed by `bits`.
-    static func appendBitmapExtending(_ old: UnsafeRawBufferPointer, oldCount: Int, _ bits: [Bool], into w: inout ByteWriter) -> Bool {
+    /// Appends the bitmap of `oldCount` bits in `old` followed by `count` more, bit `j` of them `bit(j)`.
+    static func appendBitmapExtending(_ old: UnsafeRawBufferPointer, oldCount: Int, count: Int, into w: inout ByteWriter,
+                                      _ bit: (Int) -> Bool) -> Bool {
         let oldBytes = BitmapReader.byteLength(count: oldCount)
         guard oldBytes <= old.count else { return false }
-        let total = oldCount + bits.count
+        let total = oldCount + count
         let start = w.count
         w.raw(UnsafeRawBufferPointer(rebasing: old[0..<oldBytes]))
         w.zeros(BitmapReader.byteLength(count: total) - oldBytes)
         w.bytes.withUnsafeMutableBytes { raw in
-            for (j, b) in bits.enumerated() where b {
+            for j in 0..<count where bit(j) {
                 let i = oldCount + j
                 raw[start + i >> 3] |= UInt8(1) << UInt8(i & 7)
             }
@@ -80,32 +81,30 @@ extension ColumnCodec {
         let encoding = ColumnEncoding.encoding(for: type)
         let nullAsZero = type == .link && linkStorage == .plusOne
         let oldHasNulls = old[0] == 1
-        var newNulls: [Bool] = []
-        newNulls.reserveCapacity(values.count)
-        for v in values { newNulls.append(v.isNull) }
-        let anyNewNull = newNulls.contains(true)
+        let anyNewNull = values.contains { $0.isNull }
         if anyNewNull && !nullable { return false }
         // The full encoder writes a null bitmap when any row is null (links store null as 0 instead).
         if !nullAsZero && anyNewNull && !oldHasNulls { return false }
         var pos = 8
         w.u8(oldHasNulls ? 1 : 0)
         w.zeros(7)
+        let first = values.startIndex
         if oldHasNulls {
-            guard PackedInts.appendBitmapExtending(UnsafeRawBufferPointer(rebasing: old[pos...]), oldCount: oldCount, newNulls, into: &w) else { return false }
+            guard PackedInts.appendBitmapExtending(UnsafeRawBufferPointer(rebasing: old[pos...]), oldCount: oldCount,
+                                                   count: values.count, into: &w, { values[first + $0].isNull }) else { return false }
             pos += BitmapReader.byteLength(count: oldCount)
         }
         guard pos <= old.count else { return false }
         let rest = UnsafeRawBufferPointer(rebasing: old[pos...])
 
-        func packed(_ section: UnsafeRawBufferPointer, _ ints: [Int64]) -> Int? {
+        func packed(_ section: UnsafeRawBufferPointer, _ ints: UnsafeBufferPointer<Int64>) -> Int? {
             // The length of the old array in `section`, after appending the extended array; nil when it cannot.
             guard section.count >= PackedInts.headerSize else { return nil }
             let width = Int(section[0])
             guard PackedInts.isLegalWidth(width) else { return nil }
             let length = PackedInts.byteLength(count: oldCount, width: width)
             guard length <= section.count else { return nil }
-            let ok = ints.withUnsafeBufferPointer { PackedInts.appendExtending(section, oldCount: oldCount, $0, into: &w) }
-            return ok ? length : nil
+            return PackedInts.appendExtending(section, oldCount: oldCount, ints, into: &w) ? length : nil
         }
         func fixed(_ size: Int) -> Bool {
             guard oldCount * size <= rest.count else { return false }
@@ -113,41 +112,52 @@ extension ColumnCodec {
             for v in values where !appendFixed(v, type: type, into: &w) { return false }
             return true
         }
+        // The new values' integers are gathered on the stack (a small commit appends one row to each column;
+        // arrays made and freed per column had cost more than the copying).
+        func withInts(_ body: (UnsafeMutableBufferPointer<Int64>) -> Bool) -> Bool {
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: values.count) { buf in
+                buf.initialize(repeating: 0)
+                return body(buf)
+            }
+        }
 
         switch encoding {
         case .int:
-            var ints: [Int64] = []
-            ints.reserveCapacity(values.count)
-            for v in values {
-                guard let i = intStorageIfValid(v, type: type, linkStorage: linkStorage) else { return false }
-                ints.append(i)
+            return withInts { ints in
+                for (j, v) in values.enumerated() {
+                    guard let i = intStorageIfValid(v, type: type, linkStorage: linkStorage) else { return false }
+                    ints[j] = i
+                }
+                return packed(rest, UnsafeBufferPointer(ints)) != nil
             }
-            return packed(rest, ints) != nil
         case .bool:
-            var bits: [Bool] = []
             for v in values {
                 switch v {
-                case .bool(let b): bits.append(b)
-                case .null: bits.append(false)
+                case .bool, .null: continue
                 default: return false
                 }
             }
-            return PackedInts.appendBitmapExtending(rest, oldCount: oldCount, bits, into: &w)
+            return PackedInts.appendBitmapExtending(rest, oldCount: oldCount, count: values.count, into: &w) {
+                if case .bool(let b) = values[first + $0] { b } else { false }
+            }
         case .float: return fixed(4)
         case .double: return fixed(8)
         case .objectId: return fixed(12)
         case .bytes16: return fixed(16)
         case .date:
-            var seconds: [Int64] = [], nanos: [Int64] = []
-            for v in values {
-                switch v {
-                case .date(let t): seconds.append(t.seconds); nanos.append(Int64(t.nanoseconds))
-                case .null: seconds.append(0); nanos.append(0)
-                default: return false
+            return withInts { seconds in
+                withInts { nanos in
+                    for (j, v) in values.enumerated() {
+                        switch v {
+                        case .date(let t): seconds[j] = t.seconds; nanos[j] = Int64(t.nanoseconds)
+                        case .null: break
+                        default: return false
+                        }
+                    }
+                    guard let length = packed(rest, UnsafeBufferPointer(seconds)) else { return false }
+                    return packed(UnsafeRawBufferPointer(rebasing: rest[length...]), UnsafeBufferPointer(nanos)) != nil
                 }
             }
-            guard let first = packed(rest, seconds) else { return false }
-            return packed(UnsafeRawBufferPointer(rebasing: rest[first...]), nanos) != nil
         case .bytes:
             // End offsets, out-of-line flags (all zero: an out-of-line row anywhere declines), payload.
             guard rest.count >= PackedInts.headerSize else { return false }
@@ -159,22 +169,24 @@ extension ColumnCodec {
             do { oldEnds = try PackedIntsReader(rest, offset: 0, count: oldCount) } catch { return false }
             let flags = UnsafeRawBufferPointer(rebasing: rest[endsLength...])
             guard flags.u64(at: 0) == 0, flags.u64(at: 8) == 0 else { return false }  // width 0, base 0: none out of line
-            var end = oldEnds[oldCount - 1]
-            guard end >= 0, endsLength + PackedInts.headerSize + Int(end) <= rest.count else { return false }
-            var ends: [Int64] = []
-            ends.reserveCapacity(values.count)
-            for v in values {
-                let n = storedLength(v, type: type)
-                if n > inlineLimit { return false }
-                end += Int64(n)
-                ends.append(end)
+            let payloadEnd = oldEnds[oldCount - 1]
+            guard payloadEnd >= 0, endsLength + PackedInts.headerSize + Int(payloadEnd) <= rest.count else { return false }
+            return withInts { ends in
+                var end = payloadEnd
+                for (j, v) in values.enumerated() {
+                    let n = storedLength(v, type: type)
+                    if n > inlineLimit { return false }
+                    end += Int64(n)
+                    ends[j] = end
+                }
+                guard packed(rest, UnsafeBufferPointer(ends)) != nil else { return false }
+                let noFlags = withInts { packed(flags, UnsafeBufferPointer($0)) != nil }
+                guard noFlags else { return false }
+                let payload = UnsafeRawBufferPointer(rebasing: flags[PackedInts.headerSize...])
+                w.raw(UnsafeRawBufferPointer(rebasing: payload[0..<Int(payloadEnd)]))
+                for v in values { appendStored(v, type: type, into: &w) }
+                return true
             }
-            guard packed(rest, ends) != nil else { return false }
-            guard packed(flags, [Int64](repeating: 0, count: values.count)) != nil else { return false }
-            let payload = UnsafeRawBufferPointer(rebasing: flags[PackedInts.headerSize...])
-            w.raw(UnsafeRawBufferPointer(rebasing: payload[0..<Int(oldEnds[oldCount - 1])]))
-            for v in values { appendStored(v, type: type, into: &w) }
-            return true
         }
     }
 }

@@ -18,16 +18,25 @@ extension EntryTree {
         case .clean(let ref):
             return ref
         case .dirty(let node):
-            var refs: [UInt64] = []
-            if !node.isLeaf {
-                refs.reserveCapacity(node.count)
-                for c in node.children { refs.append(try write(c, sink: sink)) }
-            }
-            let ref = try sink.write(EntryTree.encode(node, childRefs: refs))
-            if !node.isLeaf { node.settleChildren(refs) }
-            sink.wroteIndexNode(node, ref: ref)
-            return ref
+            return try write(node, sink: sink)
         }
+    }
+
+    /// Writes a dirty node: its dirty children first (a small commit changes one child of a node of
+    /// hundreds, so only those are visited and settled), then the node itself.
+    private func write(_ node: EntryTreeNode, sink: NodeSink) throws -> UInt64 {
+        var refs: [UInt64] = []
+        if !node.isLeaf {
+            refs = node.childRefsOrZero()
+            for (i, dirty) in node.dirtyChildren() {
+                let ref = try write(dirty, sink: sink)
+                refs[i] = ref
+                node.settleChild(i, ref: ref)
+            }
+        }
+        let ref = try sink.write(EntryTree.encode(node, childRefs: refs))
+        sink.wroteIndexNode(node, ref: ref)
+        return ref
     }
 
     /// The finished bytes of a node (see docs/FILE_FORMAT.md, "Index nodes").
@@ -35,13 +44,13 @@ extension EntryTree {
         var b = NodeBuilder(node.isLeaf ? .indexLeaf : .indexInner, capacity: node.encodedSize)
         b.w.u32(UInt32(node.count))
         b.w.u32(UInt32(node.level))
-        let start = b.w.count
         let area = 4 * (node.count + 1) + node.entryBytes
+        let start = b.w.count
         b.w.zeros(area)
         b.w.bytes.withUnsafeMutableBytes { node.writeEntryArea(to: $0.baseAddress! + start) }
         if !node.isLeaf {
             b.w.align(8)
-            for r in childRefs { b.w.u64(r) }
+            childRefs.withUnsafeBytes { b.w.raw($0) }
         }
         return b.finish()
     }

@@ -182,12 +182,21 @@ final class EntryTreeNode {
         if !isLeaf { children.remove(at: i) }
     }
 
-    /// After the node was written with `refs` as its children's refs: each child is that committed node (the
-    /// node then stands for what it was written as, to be kept for the next transaction).
-    func settleChildren(_ refs: [UInt64]) {
-        precondition(refs.count == children.count, "EntryTreeNode: one ref per child")
-        for i in refs.indices { children[i] = .clean(refs[i]) }
+    /// The refs of the committed children, 0 for the dirty ones (an inner node about to be written).
+    func childRefsOrZero() -> [UInt64] {
+        children.map { if case .clean(let ref) = $0 { ref } else { 0 } }
     }
+
+    /// The dirty children and their positions.
+    func dirtyChildren() -> [(Int, EntryTreeNode)] {
+        var out: [(Int, EntryTreeNode)] = []
+        for i in children.indices { if case .dirty(let n) = children[i] { out.append((i, n)) } }
+        return out
+    }
+
+    /// After child `i` was written at `ref`: the child is that committed node (the node then stands for what
+    /// it was written as, to be kept for the next transaction).
+    func settleChild(_ i: Int, ref: UInt64) { children[i] = .clean(ref) }
 
     /// Makes `child` child `i`, its first entry entry `i`.
     func setChild(_ child: EntryTreeNode, at i: Int) {
@@ -286,12 +295,21 @@ final class EntryTreeNode {
         var end = 0
         out.storeBytes(of: UInt32(0).littleEndian, as: UInt32.self)
         var p = out + 4 * (count + 1)
-        for i in 0..<count {
-            let s = slots[i]
-            let n = Int(s.length)
-            end += n
-            (out + 4 * (i + 1)).storeBytes(of: UInt32(end).littleEndian, as: UInt32.self)
-            if n > 0 { p.copyMemory(from: heap + Int(s.offset), byteCount: n) }
+        var i = 0
+        while i < count {
+            // A run of entries lying one after another in the heap (a node decoded from its committed bytes
+            // keeps them so, apart from what was inserted since) is copied at once.
+            let runStart = Int(slots[i].offset)
+            var runEnd = runStart
+            repeat {
+                let s = slots[i]
+                end += Int(s.length)
+                (out + 4 * (i + 1)).storeBytes(of: UInt32(end).littleEndian, as: UInt32.self)
+                runEnd += Int(s.length)
+                i += 1
+            } while i < count && Int(slots[i].offset) == runEnd
+            let n = runEnd - runStart
+            if n > 0 { p.copyMemory(from: heap + runStart, byteCount: n) }
             p += n
         }
     }

@@ -217,31 +217,58 @@ struct TreeMutator {
         case .leaf(let l):
             return try writeLeaf(l, rows: 0..<l.keys.count)
         case .inner(let n):
+            // The dirty children first (a small commit changes one child of up to 256).
+            var written: [(index: Int, entries: [Entry])] = []
+            for i in n.children.indices {
+                if case .clean = n.children[i] { continue }
+                written.append((i, try write(n.children[i], level: n.level - 1)))
+            }
+            if !n.children.isEmpty, n.children.count <= innerCapacity, written.allSatisfy({ $0.entries.count == 1 }) {
+                // Each child stays one node and this one does not split: `n` is made to stand for the node it
+                // is written as (each child by the ref it was written at) and encoded from its own arrays.
+                for (i, e) in written {
+                    n.children[i] = .clean(e[0].ref)
+                    n.firstKeys[i] = e[0].firstKey
+                    n.counts[i] = e[0].count
+                }
+                let ref = try writeInnerNode(n)
+                sink.wroteInner(n, ref: ref)
+                return [Entry(firstKey: n.firstKeys[0], ref: ref, count: n.counts.reduce(0, +))]
+            }
             var entries: [Entry] = []
-            entries.reserveCapacity(n.children.count)
-            var oneEach = true
+            entries.reserveCapacity(n.children.count + written.count)
+            var next = 0
             for (i, c) in n.children.enumerated() {
-                if case .clean(let ref) = c {
+                if next < written.count, written[next].index == i {
+                    entries += written[next].entries
+                    next += 1
+                } else if case .clean(let ref) = c {
                     entries.append(Entry(firstKey: n.firstKeys[i], ref: ref, count: n.counts[i]))
-                } else {
-                    let written = try write(c, level: n.level - 1)
-                    if written.count != 1 { oneEach = false }
-                    entries += written
                 }
             }
-            let out = try writeInner(entries, level: n.level)
-            if oneEach, out.count == 1 {
-                // `n` now stands for the node just written: each child by the ref it was written at.
-                for (i, e) in entries.enumerated() {
-                    if case .clean = n.children[i] { continue }
-                    n.children[i] = .clean(e.ref)
-                    n.firstKeys[i] = e.firstKey
-                    n.counts[i] = e.count
-                }
-                sink.wroteInner(n, ref: out[0].ref)
-            }
-            return out
+            return try writeInner(entries, level: n.level)
         }
+    }
+
+    /// Writes an inner node whose children are all clean, as `writeInner` would write its entries.
+    private func writeInnerNode(_ n: DirtyInner) throws -> UInt64 {
+        let count = n.children.count
+        var refs = [Int64](repeating: 0, count: count)
+        for i in 0..<count {
+            guard case .clean(let ref) = n.children[i] else { preconditionFailure("a dirty child left unwritten") }
+            refs[i] = Int64(bitPattern: ref)
+        }
+        var b = NodeBuilder(.tableInner, capacity: 64 + count * 24)
+        b.w.u32(UInt32(count))
+        b.w.u32(UInt32(n.level))
+        n.firstKeys.withUnsafeBufferPointer { keys in
+            keys.withMemoryRebound(to: Int64.self) { PackedInts.encode($0, into: &b.w) }
+        }
+        PackedInts.encode(refs, into: &b.w)
+        n.counts.withUnsafeBufferPointer { counts in
+            counts.withMemoryRebound(to: Int64.self) { PackedInts.encode($0, into: &b.w) }
+        }
+        return try sink.write(b.finish())
     }
 
     private func writeLeaf(_ l: DirtyLeaf, rows: Range<Int>) throws -> [Entry] {

@@ -53,6 +53,46 @@ struct ByteWriter {
     }
 }
 
+/// Stores little-endian fields into memory the caller has sized for them (no bounds checks: the caller
+/// computed the size from the same fields).
+struct FieldWriter {
+    private let base: UnsafeMutableRawPointer
+    private(set) var written = 0
+
+    init(_ base: UnsafeMutablePointer<UInt8>) { self.base = UnsafeMutableRawPointer(base) }
+
+    @inline(__always) mutating func u8(_ v: UInt8) {
+        base.storeBytes(of: v, toByteOffset: written, as: UInt8.self)
+        written += 1
+    }
+    @inline(__always) mutating func u32(_ v: UInt32) {
+        base.storeBytes(of: v.littleEndian, toByteOffset: written, as: UInt32.self)
+        written += 4
+    }
+    @inline(__always) mutating func u64(_ v: UInt64) {
+        base.storeBytes(of: v.littleEndian, toByteOffset: written, as: UInt64.self)
+        written += 8
+    }
+    mutating func raw(_ bytes: UnsafeRawBufferPointer) {
+        if let p = bytes.baseAddress { (base + written).copyMemory(from: p, byteCount: bytes.count) }
+        written += bytes.count
+    }
+    /// Moves on to `offset`, leaving the bytes in between as they are.
+    mutating func skip(to offset: Int) {
+        precondition(offset >= written, "FieldWriter moves forward only")
+        written = offset
+    }
+    /// `u32` length, then the UTF-8 bytes (as `ByteWriter.string`).
+    mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { utf8 in
+            u32(UInt32(utf8.count))
+            if let p = utf8.baseAddress { (base + written).copyMemory(from: p, byteCount: utf8.count) }
+            written += utf8.count
+        }
+    }
+}
+
 /// Reads little-endian fields from a byte buffer, throwing on overrun instead of trapping.
 struct ByteReader {
     let buffer: UnsafeRawBufferPointer

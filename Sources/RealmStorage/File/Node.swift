@@ -26,13 +26,23 @@ struct NodeBuilder {
     /// The finished node bytes, header filled in. Not padded to a page; the store pads.
     consuming func finish() -> [UInt8] {
         var bytes = w.bytes
-        bytes[0] = type.rawValue
-        let length = UInt32(bytes.count)
-        withUnsafeBytes(of: length.littleEndian) { for i in 0..<4 { bytes[4 + i] = $0[i] } }
-        let sum = nodeChecksum(bytes)
-        withUnsafeBytes(of: sum.littleEndian) { for i in 0..<8 { bytes[8 + i] = $0[i] } }
+        // The builder lets go of its buffer first, so the header is filled in place (otherwise every node was
+        // copied whole by the first store into it).
+        w.bytes = []
+        sealNode(&bytes, type: type)
         return bytes
     }
+}
+
+/// Fills in the header of a node built with room for it: type, length and checksum.
+func sealNode(_ bytes: inout [UInt8], type: NodeType) {
+    precondition(bytes.count >= nodeHeaderSize, "a node has a header")
+    bytes.withUnsafeMutableBytes { raw in
+        raw.storeBytes(of: type.rawValue, toByteOffset: 0, as: UInt8.self)
+        raw.storeBytes(of: UInt32(raw.count).littleEndian, toByteOffset: 4, as: UInt32.self)
+    }
+    let sum = nodeChecksum(bytes)
+    bytes.withUnsafeMutableBytes { $0.storeBytes(of: sum.littleEndian, toByteOffset: 8, as: UInt64.self) }
 }
 
 /// The checksum of a node: `hash64` of its bytes with the checksum field (bytes 8..<16) taken as zero.

@@ -82,36 +82,45 @@ struct Catalogue: Equatable {
     func classIndex(id: UInt32) -> Int? { classes.firstIndex { $0.classID == id } }
     func classInfo(id: UInt32) -> ClassInfo? { classes.first { $0.classID == id } }
 
-    /// The catalogue section of the commit root (see `CommitRoot`).
+    /// The catalogue section of the commit root (see `CommitRoot`). Every commit writes it: sized first, then
+    /// stored field by field into the new array (appending each byte to a growing array had cost a small
+    /// commit more than writing the rest of its commit root).
     func encodeSection() -> [UInt8] {
-        struct Section { var w = ByteWriter(capacity: 1024) }
-        var b = Section()
-        b.w.u64(schemaVersion)
-        b.w.u32(nextClassID)
-        b.w.u32(UInt32(classes.count))
+        var size = 16
         for c in classes {
-            b.w.u32(c.classID)
-            b.w.string(c.name)
-            b.w.u32(c.nextColumnID)
-            b.w.u64(c.nextObjectKey)
-            b.w.u64(c.objectCount)
-            b.w.u64(c.tableRoot)
-            b.w.u64(0)  // table height: derived from the nodes' level fields
-            b.w.u32(c.primaryKeyColumnID)
-            b.w.u8(0)
-            b.w.u32(UInt32(c.properties.count))
-            for p in c.properties {
-                b.w.u32(p.columnID)
-                b.w.string(p.name)
-                b.w.u8(p.type.rawValue)
-                b.w.u8(p.flags.rawValue)
-                b.w.u32(p.targetClassID)
-                b.w.u32(p.originColumnID)
-                b.w.u64(p.indexRoot)
-                b.w.u64(0)
-            }
+            size += 4 + 4 + c.name.utf8.count + 4 + 8 + 8 + 8 + 8 + 4 + 1 + 4
+            for p in c.properties { size += 4 + 4 + p.name.utf8.count + 1 + 1 + 4 + 4 + 8 + 8 }
         }
-        return b.w.bytes
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var w = FieldWriter(buffer.baseAddress!)
+            w.u64(schemaVersion)
+            w.u32(nextClassID)
+            w.u32(UInt32(classes.count))
+            for c in classes {
+                w.u32(c.classID)
+                w.string(c.name)
+                w.u32(c.nextColumnID)
+                w.u64(c.nextObjectKey)
+                w.u64(c.objectCount)
+                w.u64(c.tableRoot)
+                w.u64(0)  // table height: derived from the nodes' level fields
+                w.u32(c.primaryKeyColumnID)
+                w.u8(0)
+                w.u32(UInt32(c.properties.count))
+                for p in c.properties {
+                    w.u32(p.columnID)
+                    w.string(p.name)
+                    w.u8(p.type.rawValue)
+                    w.u8(p.flags.rawValue)
+                    w.u32(p.targetClassID)
+                    w.u32(p.originColumnID)
+                    w.u64(p.indexRoot)
+                    w.u64(0)
+                }
+            }
+            precondition(w.written == size, "catalogue section size")
+            initialized = size
+        }
     }
 
     /// Decodes the catalogue section of a commit root node.

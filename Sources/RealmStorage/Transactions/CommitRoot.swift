@@ -3,7 +3,8 @@
 ///
 /// Body: `u32 format`, `u32 catalogueBytes`, the catalogue section, zero padding to 8 bytes, then the free
 /// list (`u32 count`, 4 reserved, 24-byte entries) and the commit log (`u32 count`, 4 reserved, 16-byte
-/// entries), then zeros to the end of the node's pages. See docs/FILE_FORMAT.md, "Commit root".
+/// entries), then zeros only where the node would otherwise end before the last of the pages it was given (a node's
+/// pages are counted from its length). See docs/FILE_FORMAT.md, "Commit root".
 enum CommitRoot {
     static let format: UInt32 = 2
 
@@ -14,28 +15,37 @@ enum CommitRoot {
         return (head + 7) / 8 * 8 + 8 + 24 * freeEntries + 8 + 16 * logEntries
     }
 
-    static func encode(catalogue: [UInt8], free: [(Extent, UInt64)], log: [Extent], padTo bytes: Int) -> [UInt8] {
-        var b = NodeBuilder(.catalogue, capacity: bytes)
-        b.w.u32(format)
-        b.w.u32(UInt32(catalogue.count))
-        b.w.raw(catalogue)
-        b.w.align(8)
-        b.w.u32(UInt32(free.count))
-        b.w.u32(0)
-        for (e, v) in free {
-            b.w.u64(e.page)
-            b.w.u64(e.count)
-            b.w.u64(v)
+    static func encode(catalogue: [UInt8], free: [(Extent, UInt64)], log: [Extent], pages: Int) -> [UInt8] {
+        let contents = size(catalogueBytes: catalogue.count, freeEntries: free.count, logEntries: log.count)
+        precondition(contents <= pages * pageSize, "commit root larger than its pages")
+        // Hashing, logging and writing zeros cost as much as the contents did: the node is padded only as far
+        // as it must be to span all its pages (it frees as many as it took).
+        let length = max(contents, pages * pageSize - pageSize + 1)
+        var node = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            buffer.initialize(repeating: 0)
+            var w = FieldWriter(buffer.baseAddress! + nodeHeaderSize)
+            w.u32(format)
+            w.u32(UInt32(catalogue.count))
+            catalogue.withUnsafeBytes { w.raw($0) }
+            w.skip(to: (nodeHeaderSize + w.written + 7) / 8 * 8 - nodeHeaderSize)
+            w.u32(UInt32(free.count))
+            w.u32(0)
+            for (e, v) in free {
+                w.u64(e.page)
+                w.u64(e.count)
+                w.u64(v)
+            }
+            w.u32(UInt32(log.count))
+            w.u32(0)
+            for e in log {
+                w.u64(e.page)
+                w.u64(e.count)
+            }
+            precondition(nodeHeaderSize + w.written == contents, "commit root size")
+            initialized = length
         }
-        b.w.u32(UInt32(log.count))
-        b.w.u32(0)
-        for e in log {
-            b.w.u64(e.page)
-            b.w.u64(e.count)
-        }
-        precondition(b.w.count <= bytes, "commit root larger than its pages")
-        b.w.zeros(bytes - b.w.count)
-        return b.finish()
+        sealNode(&node, type: .catalogue)
+        return node
     }
 
     /// Offset of the free-list section.

@@ -67,7 +67,7 @@ extension WriteTransaction {
         freeSpace.closeArena()
         let entries = freeSpace.entries(newVersion: newVersion)
         precondition(entries.count <= estimate, "free list grew past its estimate")
-        try stage(CommitRoot.encode(catalogue: catalogueBytes, free: entries, log: log, padTo: rootPages * pageSize),
+        try stage(CommitRoot.encode(catalogue: catalogueBytes, free: entries, log: log, pages: rootPages),
                   at: rootRef, pages: rootPages)
         try flushWrites()
 
