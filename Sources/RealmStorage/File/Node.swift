@@ -24,7 +24,7 @@ struct NodeBuilder {
     }
 
     /// The finished node bytes, header filled in. Not padded to a page; the store pads.
-    consuming func finish() -> [UInt8] {
+    mutating func finish() -> [UInt8] {
         var bytes = w.bytes
         // The builder lets go of its buffer first, so the header is filled in place (otherwise every node was
         // copied whole by the first store into it).

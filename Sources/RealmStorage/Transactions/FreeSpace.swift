@@ -97,6 +97,9 @@ struct FreeSpace {
         return merged
     }
 
+    /// At least `entries(newVersion:).count` (merging only lowers it), without building the list.
+    var entryBound: Int { reusable.count + waiting.count + freedNow.count + (arena == nil ? 0 : 1) }
+
     /// Pages that are free (in any state) in total.
     var freePages: UInt64 {
         reusable.reduce(0) { $0 + $1.count } + (arena?.count ?? 0) + waiting.reduce(0) { $0 + $1.0.count } + freedNow.reduce(0) { $0 + $1.count }

@@ -60,7 +60,7 @@ extension WriteTransaction {
         if meta.catalogueRef != 0 { try free(meta.catalogueRef) }
         let catalogueBytes = catalogue.encodeSection()
         let log = written
-        let estimate = freeSpace.entries(newVersion: newVersion).count + 2
+        let estimate = freeSpace.entryBound + 2
         let rootPages = pagesFor(bytes: CommitRoot.size(catalogueBytes: catalogueBytes.count, freeEntries: estimate,
                                                         logEntries: log.count))
         let rootRef = freeSpace.allocate(rootPages)

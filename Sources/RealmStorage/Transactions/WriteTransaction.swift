@@ -50,8 +50,10 @@ public final class WriteTransaction: Snapshot, NodeSink {
     var logBytes = 0
     var logOverflow = false
     /// Nodes of a logged commit are written only to the commit log (DECISIONS 53): until the commit, reads
-    /// find them here (the index of each page's last node in `logEntries`).
+    /// find them in `logEntries` — by a scan while there are few (a small commit writes about seven; hashing
+    /// each page cost more), then through this table of the index of each page's last node.
     var loggedPages: [UInt64: Int] = [:]
+    static let loggedPagesScanLimit = 32
     private(set) var isActive = true
     let oldestReader: UInt64
 
@@ -100,7 +102,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
         if !pending.isEmpty, pending.contains(where: { ref >= $0.page && ref < $0.page + $0.pages }) {
             try flushWrites()
         }
-        if !loggedPages.isEmpty, let i = loggedPages[ref] {
+        if !logEntries.isEmpty, let i = loggedPages.isEmpty ? logEntries.lastIndex(where: { $0.page == ref }) : loggedPages[ref] {
             // The entry's bytes stay where they are: an entry is never changed once added, and the array of
             // entries outlives every read of this transaction.
             let b = logEntries[i].bytes.withUnsafeBytes { $0 }
@@ -135,6 +137,23 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     /// Queues a node write; runs of adjacent pages are issued together by `flushWrites` (one `pwritev` each).
     func stage(_ node: [UInt8], at page: UInt64, pages: Int) throws {
+        written.append(Extent(page: page, count: UInt64(pages)))
+        pageLimit = max(pageLimit, freeSpace.endPage)
+        if logsOnly {
+            // A logged commit's nodes go straight to its record (DECISIONS 53).
+            if logEntries.isEmpty { logEntries.reserveCapacity(16) }
+            if !loggedPages.isEmpty {
+                loggedPages[page] = logEntries.count
+            } else if logEntries.count == Self.loggedPagesScanLimit {
+                // Past a few entries the scan gives way to a table.
+                for (i, e) in logEntries.enumerated() { loggedPages[e.page] = i }
+                loggedPages[page] = logEntries.count
+            }
+            logEntries.append(CommitLog.Entry(page: page, bytes: node))
+            logBytes += node.count
+            if logBytes > CommitLog.recordLimit { try overflowRecord() }
+            return
+        }
         if let last = pending.last, last.page + last.pages == page {
             pending[pending.count - 1].chunks.append(node)
             pending[pending.count - 1].pages += UInt64(pages)
@@ -142,21 +161,21 @@ public final class WriteTransaction: Snapshot, NodeSink {
             pending.append(PendingRun(page: page, pages: UInt64(pages), chunks: [node]))
         }
         pendingBytes += pages * pageSize
-        written.append(Extent(page: page, count: UInt64(pages)))
-        pageLimit = max(pageLimit, freeSpace.endPage)
         if pendingBytes >= 8 << 20 { try flushWrites() }
     }
+
+    /// Whether nodes go only to this commit's log record: a logged commit that has not outgrown its record.
+    var logsOnly: Bool { !logOverflow && meta.logID != 0 && database.commitLog != nil }
 
     /// Issues every queued write (before anything reads the nodes back, and before the meta slot). A logged
     /// commit keeps them for its record only; one that outgrows the record writes them, and from then on
     /// everything, to the data file, after the pages only the log held (DECISIONS 53).
     func flushWrites() throws {
-        if database.commitLog != nil && !logOverflow {
-            let logsOnly = meta.logID != 0
+        if database.commitLog != nil && !logOverflow && !pending.isEmpty {
+            // Only the first commit of a file of format 1 (no log identity yet) logs nodes it also writes here.
             for run in pending {
                 var page = run.page
                 for c in run.chunks {
-                    if logsOnly { loggedPages[page] = logEntries.count }
                     logEntries.append(CommitLog.Entry(page: page, bytes: c))
                     logBytes += c.count
                     page += UInt64(pagesFor(bytes: c.count))
@@ -164,23 +183,23 @@ public final class WriteTransaction: Snapshot, NodeSink {
             }
             if logBytes > CommitLog.recordLimit {
                 logOverflow = true
-                if logsOnly {
-                    // A direct commit: the data file gets the logged pages first (this transaction's own
-                    // pages may reuse some of them), then this transaction's nodes so far.
-                    try database.writeLoggedPages(of: meta)
-                    for e in logEntries { try e.bytes.withUnsafeBytes { try database.store.writePadded($0, atPage: e.page) } }
-                    loggedPages = [:]
-                }
                 logEntries = []
-            } else if logsOnly {
-                pending.removeAll(keepingCapacity: true)
-                pendingBytes = 0
-                return
             }
         }
         for run in pending { try database.store.write(pages: run.chunks, atPage: run.page) }
         pending.removeAll(keepingCapacity: true)
         pendingBytes = 0
+    }
+
+    /// A logged commit that outgrows its record becomes a direct one: the data file gets the pages only the
+    /// log held first (this transaction's own pages may reuse some of them), then this transaction's nodes so
+    /// far; from here on everything is written to the data file (DECISIONS 53).
+    func overflowRecord() throws {
+        logOverflow = true
+        try database.writeLoggedPages(of: meta)
+        for e in logEntries { try e.bytes.withUnsafeBytes { try database.store.writePadded($0, atPage: e.page) } }
+        loggedPages = [:]
+        logEntries = []
     }
 
     func free(_ ref: UInt64) throws {
