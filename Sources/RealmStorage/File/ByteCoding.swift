@@ -46,10 +46,12 @@ struct ByteWriter {
         if r != 0 { zeros(alignment - r) }
     }
     mutating func patchU32(_ v: UInt32, at offset: Int) {
-        withUnsafeBytes(of: v.littleEndian) { for i in 0..<4 { bytes[offset + i] = $0[i] } }
+        precondition(offset >= 0 && offset + 4 <= bytes.count, "patch past the written bytes")
+        bytes.withUnsafeMutableBytes { $0.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt32.self) }
     }
     mutating func patchU64(_ v: UInt64, at offset: Int) {
-        withUnsafeBytes(of: v.littleEndian) { for i in 0..<8 { bytes[offset + i] = $0[i] } }
+        precondition(offset >= 0 && offset + 8 <= bytes.count, "patch past the written bytes")
+        bytes.withUnsafeMutableBytes { $0.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt64.self) }
     }
 }
 

@@ -45,7 +45,7 @@ public struct DatabaseOptions: Sendable {
 /// Any number of read snapshots may be open at once on any threads; one write transaction at a time runs
 /// across all threads and processes.
 public final class Database: @unchecked Sendable {
-    // Safe: immutable after init except `writerThread`, guarded by `ownerLock`, `decodedLeaves`, used
+    // Safe: immutable after init except `writerThread`, guarded by `ownerLock`, `decodedLeaves` and `insertPlans`, used
     // only under the writer lock, and the store/coordinator, which synchronise themselves.
     public let path: String
     public let isInMemory: Bool
@@ -69,6 +69,9 @@ public final class Database: @unchecked Sendable {
     let decryptedBudget = ManagedAtomic<Int>(256 << 20)
     /// Clusters the last commit of this process wrote, decoded; only used under the writer lock.
     var decodedLeaves = DecodedLeaves()
+    /// Insert plans by class ID, carried from one write transaction to the next while the class's schema stays
+    /// the same (`WriteTransaction.insertPlan`); only used under the writer lock.
+    var insertPlans: [UInt32: WriteTransaction.InsertPlan] = [:]
     /// The catalogue last decoded or committed here (any thread).
     let catalogues = CatalogueCache()
 

@@ -22,7 +22,8 @@ struct FreeSpace {
         for (e, v) in entries {
             if v <= oldestReader { reusable.append(e) } else { waiting.append((e, v)) }
         }
-        reusable.sort { $0.page < $1.page }
+        // The free list is stored sorted by page: sorted again only when it is not.
+        if zip(reusable, reusable.dropFirst()).contains(where: { $0.page > $1.page }) { reusable.sort { $0.page < $1.page } }
     }
 
     /// The extent a commit is currently filling: consecutive allocations come from it, so a commit's nodes

@@ -124,10 +124,12 @@ extension WriteTransaction {
             }
         }
 
-        let classInfo: ClassInfo
+        /// The class as the transaction using the plan started with it (its index roots are refreshed when
+        /// the plan is handed to the next transaction).
+        private(set) var classInfo: ClassInfo
         let classID: UInt32
-        let properties: [PropertyInfo]
-        let kinds: [Kind]
+        private(set) var properties: [PropertyInfo]
+        private(set) var kinds: [Kind]
         let classIndex: Int
         let template: [Value]
         let columnIDs: [UInt32]
@@ -153,6 +155,26 @@ extension WriteTransaction {
             keyIsValue = primaryKey.map { c.properties[$0].keyIsValue } ?? false
             indexed = c.properties.indices.filter { c.properties[$0].isIndexed }
             links = c.properties.indices.filter { c.properties[$0].type == .link && !c.properties[$0].isList }
+        }
+
+        /// Whether this plan, made for an earlier version of the catalogue, still describes class `c` at
+        /// `classIndex`: the same class, properties, types, flags and targets (what a plan derives from).
+        func matches(_ c: ClassInfo, classIndex: Int) -> Bool {
+            guard classIndex == self.classIndex, c.classID == classID, c.primaryKeyColumnID == classInfo.primaryKeyColumnID,
+                  c.properties.count == properties.count, c.name == classInfo.name else { return false }
+            for (a, b) in zip(c.properties, properties) {
+                guard a.columnID == b.columnID, a.type == b.type, a.flags == b.flags, a.targetClassID == b.targetClassID,
+                      a.originColumnID == b.originColumnID, a.name == b.name else { return false }
+            }
+            return true
+        }
+
+        /// Takes the class as a new transaction starts with it (a class the plan `matches`): its index and
+        /// backlink tree roots, which every commit changes.
+        func refresh(_ c: ClassInfo) {
+            classInfo = c
+            properties = c.properties
+            for i in kinds.indices { kinds[i].indexRoot = properties[i].indexRoot }
         }
 
         @inline(__always) func position(of columnID: UInt32) -> Int? { columnIDs.firstIndex(of: columnID) }
@@ -189,7 +211,16 @@ extension WriteTransaction {
     func insertPlan(classID: UInt32) throws -> InsertPlan {
         if let p = plans[classID] { return p }
         let ci = try classIndex(classID)
-        let p = InsertPlan(catalogue.classes[ci], classIndex: ci)
+        let c = catalogue.classes[ci]
+        let p: InsertPlan
+        if let kept = database.insertPlans[classID], kept.matches(c, classIndex: ci) {
+            // The last transaction's plan: building one per transaction was a twentieth of a small commit.
+            kept.refresh(c)
+            p = kept
+        } else {
+            p = InsertPlan(c, classIndex: ci)
+            database.insertPlans[classID] = p
+        }
         plans[classID] = p
         return p
     }
