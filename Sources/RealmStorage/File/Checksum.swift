@@ -55,13 +55,17 @@ func hash64(_ buffer: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         var v2 = seed &+ 0xC2B2_AE3D_27D4_EB4F
         var v3 = seed
         var v4 = seed &- 0x9E37_79B1_85EB_CA87
-        while i + 32 <= n {
-            v1 = round(v1, buffer.u64(at: i))
-            v2 = round(v2, buffer.u64(at: i + 8))
-            v3 = round(v3, buffer.u64(at: i + 16))
-            v4 = round(v4, buffer.u64(at: i + 24))
-            i += 32
+        // Unchecked pointer loads: the checked offsets had cost a third of the loop's instructions.
+        let base = buffer.baseAddress!
+        let stripes = n &>> 5
+        for s in 0..<stripes {
+            let p = base + (s &<< 5)
+            v1 = round(v1, UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)))
+            v2 = round(v2, UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            v3 = round(v3, UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))
+            v4 = round(v4, UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
         }
+        i = stripes &<< 5
         h = mergeLanes(v1, v2, v3, v4)
     } else {
         h = seed &+ 0x27D4_EB2F_1656_67C5

@@ -19,6 +19,7 @@ struct FreeSpace {
 
     init(entries: [(Extent, UInt64)], endPage: UInt64, oldestReader: UInt64) {
         self.endPage = endPage
+        reusable.reserveCapacity(entries.count)
         for (e, v) in entries {
             if v <= oldestReader { reusable.append(e) } else { waiting.append((e, v)) }
         }
