@@ -21,10 +21,13 @@ let package = Package(
         // The storage engine: file format, copy-on-write B+trees, MVCC transactions.
         .target(
             name: "RealmStorage",
-            dependencies: [.product(name: "Atomics", package: "swift-atomics"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [.product(name: "Atomics", package: "swift-atomics"), .product(name: "Crypto", package: "swift-crypto"),
+                           "CStorageSupport"],
             // Exclusivity is checked statically; the dynamic checks cost 10-15 % of insert time (perf, realm-bench).
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
+        // What the engine needs from C: stores that bypass the cache, for the commit log's direct-I/O records.
+        .target(name: "CStorageSupport"),
         // The object API: Realm, Object, @Persisted, Results, List, LinkingObjects, notifications, migrations.
         // The query language: lexer → parser → AST → binder → planner/evaluator, with diagnostics.
         .target(name: "RealmQuery", dependencies: ["RealmStorage"]),
