@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "realm-browser"]),
         .testTarget(
             name: "RealmStorageTests",
-            dependencies: ["RealmStorage", "TestSupport", "realm-storage-worker"],
+            dependencies: ["RealmStorage", "CStorageSupport", "TestSupport", "realm-storage-worker"],
             exclude: ["Fixtures"]  // files read by path (a database written by an older format)
         ),
     ],

@@ -1,0 +1,31 @@
+import CStorageSupport
+import Testing
+
+/// The commit log's streaming copy (DECISIONS 54) writes exactly what `memcpy` and `memset` would, whatever
+/// the alignment of the destination and the length, and nothing outside the range.
+@Suite struct NontemporalCopyTests {
+    @Test func copiesAndZeroesExactlyTheirRange() {
+        var rng = SplitMix64(seed: 54)
+        let source = (0..<9000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        for _ in 0..<400 {
+            let offset = Int(rng.next() % 97)
+            let length = Int(rng.next() % 8200)
+            var buffer = [UInt8](repeating: 0xA5, count: 8400)
+            var expected = buffer
+            expected.replaceSubrange(offset..<offset + length, with: source[..<length])
+            buffer.withUnsafeMutableBytes { b in
+                source.withUnsafeBytes { s in storage_copy_nontemporal(b.baseAddress! + offset, s.baseAddress!, length) }
+            }
+            #expect(firstDifference(buffer, expected) == nil, "copy of \(length) bytes at \(offset)")
+            let zeroAt = Int(rng.next() % 61), zeroLength = Int(rng.next() % 5000)
+            expected.replaceSubrange(zeroAt..<zeroAt + zeroLength, with: repeatElement(0, count: zeroLength))
+            buffer.withUnsafeMutableBytes { storage_zero_nontemporal($0.baseAddress! + zeroAt, zeroLength) }
+            #expect(firstDifference(buffer, expected) == nil, "zeroing \(zeroLength) bytes at \(zeroAt)")
+        }
+    }
+
+    /// Where two buffers first differ (nil when equal): a failure names one byte, not 8 KB.
+    private func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> Int? {
+        a.count != b.count ? min(a.count, b.count) : a.indices.first { a[$0] != b[$0] }
+    }
+}
