@@ -25,32 +25,30 @@ extension EntryTree {
     /// Writes a dirty node: its dirty children first (a small commit changes one child of a node of
     /// hundreds, so only those are visited and settled), then the node itself.
     private func write(_ node: EntryTreeNode, sink: NodeSink) throws -> UInt64 {
-        var refs: [UInt64] = []
         if !node.isLeaf {
-            refs = node.childRefsOrZero()
-            for (i, dirty) in node.dirtyChildren() {
-                let ref = try write(dirty, sink: sink)
-                refs[i] = ref
-                node.settleChild(i, ref: ref)
-            }
+            for (i, dirty) in node.dirtyChildren() { node.settleChild(i, ref: try write(dirty, sink: sink)) }
         }
-        let ref = try sink.write(EntryTree.encode(node, childRefs: refs))
+        let ref = try sink.write(EntryTree.encode(node))
         sink.wroteIndexNode(node, ref: ref)
         return ref
     }
 
-    /// The finished bytes of a node (see docs/FILE_FORMAT.md, "Index nodes").
-    static func encode(_ node: EntryTreeNode, childRefs: [UInt64]) -> [UInt8] {
+    /// The finished bytes of a node whose children are all committed (see docs/FILE_FORMAT.md, "Index nodes").
+    static func encode(_ node: EntryTreeNode) -> [UInt8] {
         var b = NodeBuilder(node.isLeaf ? .indexLeaf : .indexInner, capacity: node.encodedSize)
         b.w.u32(UInt32(node.count))
         b.w.u32(UInt32(node.level))
         let area = 4 * (node.count + 1) + node.entryBytes
         let start = b.w.count
         b.w.zeros(area)
-        b.w.bytes.withUnsafeMutableBytes { node.writeEntryArea(to: $0.baseAddress! + start) }
         if !node.isLeaf {
             b.w.align(8)
-            childRefs.withUnsafeBytes { b.w.raw($0) }
+            b.w.zeros(8 * node.count)
+        }
+        let refsStart = b.w.count - 8 * (node.isLeaf ? 0 : node.count)
+        b.w.bytes.withUnsafeMutableBytes { raw in
+            node.writeEntryArea(to: raw.baseAddress! + start)
+            if !node.isLeaf { node.writeChildRefs(to: raw.baseAddress! + refsStart) }
         }
         return b.finish()
     }

@@ -182,9 +182,14 @@ final class EntryTreeNode {
         if !isLeaf { children.remove(at: i) }
     }
 
-    /// The refs of the committed children, 0 for the dirty ones (an inner node about to be written).
-    func childRefsOrZero() -> [UInt64] {
-        children.map { if case .clean(let ref) = $0 { ref } else { 0 } }
+    /// Stores the children's refs, little-endian, 8 bytes each, at `out` (every child committed).
+    func writeChildRefs(to out: UnsafeMutableRawPointer) {
+        children.withUnsafeBufferPointer { b in
+            for (i, c) in b.enumerated() {
+                guard case .clean(let ref) = c else { preconditionFailure("EntryTreeNode: a dirty child left unwritten") }
+                out.storeBytes(of: ref.littleEndian, toByteOffset: 8 * i, as: UInt64.self)
+            }
+        }
     }
 
     /// The dirty children and their positions.

@@ -16,20 +16,29 @@ struct DecodedLeaves {
     /// Most leaves kept: small commits change a few; a large one would only hold memory.
     static let limit = 8
 
+    // Each kind is a short array searched in order: a few entries each (`limit`), where a dictionary per kind
+    // and commit cost more to make, hash into and free than the searches (DECISIONS 54).
+
     struct Leaf {
-        /// The class's properties as they shape a cluster (`shape`).
+        /// The class's properties when the leaf was written (compared without their index roots, `sameShape`).
         var properties: [PropertyInfo]
         var leaf: DirtyLeaf
     }
 
-    /// Properties without their index roots, which change with every commit and do not affect clusters.
-    static func shape(_ properties: [PropertyInfo]) -> [PropertyInfo] {
-        properties.map { var p = $0; p.indexRoot = 0; return p }
+    /// Whether two property lists shape clusters the same: equal but for their index roots, which change with
+    /// every commit and do not affect clusters.
+    static func sameShape(_ a: [PropertyInfo], _ b: [PropertyInfo]) -> Bool {
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) {
+            guard x.columnID == y.columnID, x.type == y.type, x.flags == y.flags, x.targetClassID == y.targetClassID,
+                  x.originColumnID == y.originColumnID, x.name == y.name else { return false }
+        }
+        return true
     }
 
     var version: UInt64 = 0
     var store: ObjectIdentifier?
-    var leaves: [UInt64: Leaf] = [:]
+    private(set) var leaves: [(ref: UInt64, kept: Leaf)] = []
     /// More leaves were written than `limit`: none is kept.
     var overflowed = false
 
@@ -37,53 +46,71 @@ struct DecodedLeaves {
     /// to extend when it only appends rows (DECISIONS 46).
     mutating func add(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo]) {
         guard !overflowed else { return }
+        if let i = leaves.firstIndex(where: { $0.ref == ref }) {
+            leaves[i].kept.leaf.dropEncoding()
+            leaves.remove(at: i)
+        }
         if leaves.count == DecodedLeaves.limit {
             overflowed = true
-            for kept in leaves.values { kept.leaf.dropEncoding() }
-            leaves = [:]
+            for entry in leaves { entry.kept.leaf.dropEncoding() }
+            leaves = []
             return
         }
         leaf.keepEncoding(node)
-        leaves[ref] = Leaf(properties: DecodedLeaves.shape(properties), leaf: leaf)
+        leaves.append((ref, Leaf(properties: properties, leaf: leaf)))
     }
 
     /// Table inner nodes written whole, with every child committed (DECISIONS 49): a run of small commits
     /// changes the same path of inner nodes, which would otherwise be decoded (three arrays of up to 256
     /// entries) and freed by every transaction.
-    var inners: [UInt64: DirtyInner] = [:]
+    private(set) var inners: [(ref: UInt64, node: DirtyInner)] = []
 
     mutating func addInner(_ inner: DirtyInner, ref: UInt64) {
-        guard inners[ref] != nil || inners.count < DecodedLeaves.limit else { return }
-        inners[ref] = inner
+        if let i = inners.firstIndex(where: { $0.ref == ref }) {
+            inners[i].node = inner
+        } else if inners.count < DecodedLeaves.limit {
+            inners.append((ref, inner))
+        }
     }
 
     /// Takes the inner node at `ref`, if kept.
-    mutating func takeInner(_ ref: UInt64) -> DirtyInner? { inners.removeValue(forKey: ref) }
+    mutating func takeInner(_ ref: UInt64) -> DirtyInner? {
+        guard let i = inners.firstIndex(where: { $0.ref == ref }) else { return nil }
+        return inners.remove(at: i).node
+    }
 
     /// Index nodes the commit wrote (leaves and inner nodes, every child committed): a small commit changes
     /// one leaf and its parents per index, which the next would otherwise decode again.
-    var indexNodes: [UInt64: EntryTreeNode] = [:]
+    private(set) var indexNodes: [(ref: UInt64, node: EntryTreeNode)] = []
 
     mutating func addIndexNode(_ node: EntryTreeNode, ref: UInt64) {
-        guard indexNodes[ref] != nil || indexNodes.count < 2 * DecodedLeaves.limit else { return }
-        indexNodes[ref] = node
+        if let i = indexNodes.firstIndex(where: { $0.ref == ref }) {
+            indexNodes[i].node = node
+        } else if indexNodes.count < 2 * DecodedLeaves.limit {
+            indexNodes.append((ref, node))
+        }
     }
 
-    mutating func takeIndexNode(_ ref: UInt64) -> EntryTreeNode? { indexNodes.removeValue(forKey: ref) }
+    mutating func takeIndexNode(_ ref: UInt64) -> EntryTreeNode? {
+        guard let i = indexNodes.firstIndex(where: { $0.ref == ref }) else { return nil }
+        return indexNodes.remove(at: i).node
+    }
 
     /// Forgets whatever was recorded for `ref`: the transaction gave the node's pages back (`discard`), so
     /// they may hold another node by the time it commits. (A tree dropped after `dropIndex` wrote its dirty
     /// nodes left them recorded, and with the map full a later node at the same ref was not: the next
     /// transaction took the dropped node for it. Found by the random model soak, seed 2002.)
     mutating func forget(_ ref: UInt64) {
-        if let kept = leaves.removeValue(forKey: ref) { kept.leaf.dropEncoding() }
-        inners[ref] = nil
-        indexNodes[ref] = nil
+        if let i = leaves.firstIndex(where: { $0.ref == ref }) { leaves.remove(at: i).kept.leaf.dropEncoding() }
+        inners.removeAll { $0.ref == ref }
+        indexNodes.removeAll { $0.ref == ref }
     }
 
     /// Takes the leaf at `ref`, if it is kept for `properties`.
     mutating func take(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? {
-        guard let kept = leaves.removeValue(forKey: ref), kept.properties == DecodedLeaves.shape(properties) else { return nil }
+        guard let i = leaves.firstIndex(where: { $0.ref == ref }) else { return nil }
+        let kept = leaves.remove(at: i).kept
+        guard DecodedLeaves.sameShape(kept.properties, properties) else { return nil }
         return kept.leaf
     }
 }
