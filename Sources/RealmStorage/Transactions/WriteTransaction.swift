@@ -33,6 +33,9 @@ public final class WriteTransaction: Snapshot, NodeSink {
     /// Entries added to indexes that need no lookup before each insert (not primary keys), not yet in their
     /// trees (DECISIONS 52): put in, sorted, before the index is next read or changed otherwise, and at commit.
     var pendingIndexEntries: [SlotKey: PendingIndexEntries] = [:]
+    /// Entries put straight into their trees before any waited in `pendingIndexEntries` (up to
+    /// `Database.directIndexEntries` in all; each index then takes as many again before its entries wait).
+    var directIndexInserts = 0
     var catalogueChanged = false
     /// Insert plans by class ID; dropped whenever the schema changes.
     var plans: [UInt32: InsertPlan] = [:]
@@ -309,6 +312,13 @@ public final class WriteTransaction: Snapshot, NodeSink {
                     isPrimaryKey: Bool) throws {
         let slot = SlotKey(classID: classID, key: 0, columnID: columnID)
         if isPrimaryKey {
+            _ = try indexes[slot, default: EntryTree(root: indexRoot)].insert(indexEntry(value, key), sink: self)
+            return
+        }
+        if pendingIndexEntries.isEmpty && directIndexInserts < database.directIndexEntries {
+            // A small transaction (nothing waiting yet): straight into the tree, without an entry in
+            // `pendingIndexEntries` to make, look up and drop again at commit.
+            directIndexInserts += 1
             _ = try indexes[slot, default: EntryTree(root: indexRoot)].insert(indexEntry(value, key), sink: self)
             return
         }
