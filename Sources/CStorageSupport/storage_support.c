@@ -6,7 +6,7 @@
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <emmintrin.h>
 
-void storage_copy_nontemporal(void *dst, const void *src, size_t n) {
+static void copy_streaming(void *dst, const void *src, size_t n) {
     unsigned char *d = dst;
     const unsigned char *s = src;
     // Ordinary stores up to the first 16-byte boundary of the destination, streaming stores after it.
@@ -36,6 +36,19 @@ void storage_copy_nontemporal(void *dst, const void *src, size_t n) {
         n -= 16;
     }
     memcpy(d, s, n);
+}
+
+void storage_copy_nontemporal(void *dst, const void *src, size_t n) {
+    copy_streaming(dst, src, n);
+    _mm_sfence();
+}
+
+void storage_gather_nontemporal(void *dst, const void *const *sources, const size_t *lengths, size_t count) {
+    unsigned char *d = dst;
+    for (size_t i = 0; i < count; i++) {
+        copy_streaming(d, sources[i], lengths[i]);
+        d += lengths[i];
+    }
     _mm_sfence();
 }
 
@@ -59,6 +72,14 @@ void storage_zero_nontemporal(void *dst, size_t n) {
 #else
 
 void storage_copy_nontemporal(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+
+void storage_gather_nontemporal(void *dst, const void *const *sources, const size_t *lengths, size_t count) {
+    unsigned char *d = dst;
+    for (size_t i = 0; i < count; i++) {
+        memcpy(d, sources[i], lengths[i]);
+        d += lengths[i];
+    }
+}
 
 void storage_zero_nontemporal(void *dst, size_t n) { memset(dst, 0, n); }
 

@@ -9,6 +9,11 @@
 /// device's last read had left cold.
 void storage_copy_nontemporal(void *dst, const void *src, size_t n);
 
+/// Copies `count` pieces one after another to `dst` (piece `i` is `lengths[i]` bytes at `sources[i]`) as
+/// `storage_copy_nontemporal` does, fencing once at the end: nothing between the pieces waits for the
+/// stores to drain.
+void storage_gather_nontemporal(void *dst, const void *const *sources, const size_t *lengths, size_t count);
+
 /// Sets `n` bytes at `dst` to zero, as `storage_copy_nontemporal` stores.
 void storage_zero_nontemporal(void *dst, size_t n);
 

@@ -295,27 +295,43 @@ final class CommitLog {
         if (buffer?.capacity ?? 0) < total { buffer = RecordBuffer(capacity: max(total, 64 << 10)) }
         let record = buffer!
         record.count = total
-        var at = 0
-        // Streaming stores: the device read the buffer last, so ordinary stores would first pull every line
-        // of it back into the cache (a 16 KB record: ~2 µs against ~0.7, DECISIONS 54).
-        func put(_ bytes: UnsafeRawBufferPointer) {
-            if bytes.count > 0 { storage_copy_nontemporal(record.base + at, bytes.baseAddress!, bytes.count) }
-            at += bytes.count
-        }
-        head.bytes.withUnsafeBytes { put($0) }
+        // The pieces in record order: the header, each node, the checksum. The nodes' bytes stay where they are
+        // while `entries` holds them.
         var offsets: [UInt64] = []
         offsets.reserveCapacity(entries.count)
+        var sources: [UnsafeRawPointer?] = []
+        var lengths: [Int] = []
+        sources.reserveCapacity(entries.count + 2)
+        lengths.reserveCapacity(entries.count + 2)
+        var at = head.count
         for e in entries {
             assert(Self.isWholeNode(e.bytes), "a commit log entry is one whole, sealed node")
             offsets.append(offset + UInt64(at))
-            e.bytes.withUnsafeBytes {
-                hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<nodeHeaderSize]))
-                put($0)
-            }
+            let node = e.bytes.withUnsafeBytes { $0 }
+            hash.update(UnsafeRawBufferPointer(rebasing: node[0..<nodeHeaderSize]))
+            sources.append(node.baseAddress)
+            lengths.append(node.count)
+            at += node.count
         }
         var tail = ByteWriter(capacity: 8)
         tail.u64(hash.finish())
-        tail.bytes.withUnsafeBytes { put($0) }
+        at += tail.count
+        // Streaming stores, all pieces in one call: the device read the buffer last, so ordinary stores would
+        // first pull every line of it back into the cache, and any locked instruction between the pieces
+        // (a retain) would wait for the streamed lines to drain (DECISIONS 54).
+        head.bytes.withUnsafeBytes { h in
+            tail.bytes.withUnsafeBytes { t in
+                sources.insert(h.baseAddress, at: 0)
+                lengths.insert(h.count, at: 0)
+                sources.append(t.baseAddress)
+                lengths.append(t.count)
+                sources.withUnsafeBufferPointer { src in
+                    lengths.withUnsafeBufferPointer { len in
+                        storage_gather_nontemporal(record.base, src.baseAddress!, len.baseAddress!, src.count)
+                    }
+                }
+            }
+        }
         precondition(at == unpadded, "commit log record size")
         storage_zero_nontemporal(record.base + at, total - at)
         try preallocate(Int(offset) + total)
