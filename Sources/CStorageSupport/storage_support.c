@@ -7,6 +7,7 @@
 #include <emmintrin.h>
 
 static void copy_streaming(void *dst, const void *src, size_t n) {
+    if (n == 0) return;  /* an empty piece may come without an address */
     unsigned char *d = dst;
     const unsigned char *s = src;
     // Ordinary stores up to the first 16-byte boundary of the destination, streaming stores after it.
@@ -76,7 +77,7 @@ void storage_copy_nontemporal(void *dst, const void *src, size_t n) { memcpy(dst
 void storage_gather_nontemporal(void *dst, const void *const *sources, const size_t *lengths, size_t count) {
     unsigned char *d = dst;
     for (size_t i = 0; i < count; i++) {
-        memcpy(d, sources[i], lengths[i]);
+        if (lengths[i] > 0) memcpy(d, sources[i], lengths[i]);
         d += lengths[i];
     }
 }

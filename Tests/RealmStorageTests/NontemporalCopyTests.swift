@@ -24,6 +24,31 @@ import Testing
         }
     }
 
+    @Test func gathersPiecesOneAfterAnother() {
+        var rng = SplitMix64(seed: 540)
+        for _ in 0..<100 {
+            let pieces = (0..<(1 + Int(rng.next() % 9))).map { _ in
+                (0..<Int(rng.next() % 3000)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            }
+            let offset = Int(rng.next() % 33)
+            var buffer = [UInt8](repeating: 0x5A, count: 30_000)
+            var expected = buffer
+            expected.replaceSubrange(offset..<offset + pieces.reduce(0) { $0 + $1.count }, with: pieces.joined())
+            let lengths = pieces.map(\.count)
+            // Each piece's bytes stay where they are while `pieces` holds them.
+            let sources: [UnsafeRawPointer?] = pieces.map { p in p.withUnsafeBytes { $0.baseAddress } }
+            buffer.withUnsafeMutableBytes { b in
+                sources.withUnsafeBufferPointer { s in
+                    lengths.withUnsafeBufferPointer { l in
+                        storage_gather_nontemporal(b.baseAddress! + offset, s.baseAddress!, l.baseAddress!, s.count)
+                    }
+                }
+            }
+            #expect(firstDifference(buffer, expected) == nil, "\(pieces.count) pieces at \(offset)")
+            withExtendedLifetime(pieces) {}
+        }
+    }
+
     /// Where two buffers first differ (nil when equal): a failure names one byte, not 8 KB.
     private func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> Int? {
         a.count != b.count ? min(a.count, b.count) : a.indices.first { a[$0] != b[$0] }
