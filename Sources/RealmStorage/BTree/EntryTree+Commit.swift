@@ -33,24 +33,28 @@ extension EntryTree {
         return ref
     }
 
-    /// The finished bytes of a node whose children are all committed (see docs/FILE_FORMAT.md, "Index nodes").
+    /// The finished bytes of a node whose children are all committed (see docs/FILE_FORMAT.md, "Index nodes"):
+    /// its exact size is known, so the bytes are stored straight into a new array.
     static func encode(_ node: EntryTreeNode) -> [UInt8] {
-        var b = NodeBuilder(node.isLeaf ? .indexLeaf : .indexInner, capacity: node.encodedSize)
-        b.w.u32(UInt32(node.count))
-        b.w.u32(UInt32(node.level))
-        let area = 4 * (node.count + 1) + node.entryBytes
-        let start = b.w.count
-        b.w.zeros(area)
-        if !node.isLeaf {
-            b.w.align(8)
-            b.w.zeros(8 * node.count)
+        let size = node.encodedSize
+        let areaStart = nodeHeaderSize + 8
+        let areaEnd = areaStart + 4 * (node.count + 1) + node.entryBytes
+        precondition(size == (node.isLeaf ? areaEnd : (areaEnd + 7) / 8 * 8 + 8 * node.count), "index node size")
+        var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            let raw = UnsafeMutableRawPointer(buffer.baseAddress!)
+            raw.initializeMemory(as: UInt8.self, repeating: 0, count: nodeHeaderSize)
+            raw.storeBytes(of: UInt32(node.count).littleEndian, toByteOffset: nodeHeaderSize, as: UInt32.self)
+            raw.storeBytes(of: UInt32(node.level).littleEndian, toByteOffset: nodeHeaderSize + 4, as: UInt32.self)
+            node.writeEntryArea(to: raw + areaStart)
+            if !node.isLeaf {
+                let refsStart = (areaEnd + 7) / 8 * 8
+                (raw + areaEnd).initializeMemory(as: UInt8.self, repeating: 0, count: refsStart - areaEnd)
+                node.writeChildRefs(to: raw + refsStart)
+            }
+            initialized = size
         }
-        let refsStart = b.w.count - 8 * (node.isLeaf ? 0 : node.count)
-        b.w.bytes.withUnsafeMutableBytes { raw in
-            node.writeEntryArea(to: raw.baseAddress! + start)
-            if !node.isLeaf { node.writeChildRefs(to: raw.baseAddress! + refsStart) }
-        }
-        return b.finish()
+        sealNode(&bytes, type: node.isLeaf ? .indexLeaf : .indexInner)
+        return bytes
     }
 
     // MARK: Verification

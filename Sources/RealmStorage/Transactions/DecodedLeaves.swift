@@ -29,11 +29,17 @@ struct DecodedLeaves {
     /// every commit and do not affect clusters.
     static func sameShape(_ a: [PropertyInfo], _ b: [PropertyInfo]) -> Bool {
         guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) {
-            guard x.columnID == y.columnID, x.type == y.type, x.flags == y.flags, x.targetClassID == y.targetClassID,
-                  x.originColumnID == y.originColumnID, x.name == y.name else { return false }
+        // Field by field in place (iterating copies of the values retained and released their names).
+        return a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                for i in 0..<x.count {
+                    guard x[i].columnID == y[i].columnID, x[i].type == y[i].type, x[i].flags == y[i].flags,
+                          x[i].targetClassID == y[i].targetClassID, x[i].originColumnID == y[i].originColumnID,
+                          x[i].name == y[i].name else { return false }
+                }
+                return true
+            }
         }
-        return true
     }
 
     var version: UInt64 = 0

@@ -80,7 +80,10 @@ struct FreeSpace {
     }
 
     /// Frees pages of the version this transaction started from.
-    mutating func free(_ e: Extent) { freedNow.append(e) }
+    mutating func free(_ e: Extent) {
+        if freedNow.isEmpty { freedNow.reserveCapacity(8) }
+        freedNow.append(e)
+    }
 
     /// Every free extent with the version that freed it, adjacent extents merged, for the free-list node.
     func entries(newVersion: UInt64) -> [(Extent, UInt64)] {

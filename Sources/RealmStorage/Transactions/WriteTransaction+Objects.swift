@@ -161,12 +161,8 @@ extension WriteTransaction {
         /// `classIndex`: the same class, properties, types, flags and targets (what a plan derives from).
         func matches(_ c: ClassInfo, classIndex: Int) -> Bool {
             guard classIndex == self.classIndex, c.classID == classID, c.primaryKeyColumnID == classInfo.primaryKeyColumnID,
-                  c.properties.count == properties.count, c.name == classInfo.name else { return false }
-            for (a, b) in zip(c.properties, properties) {
-                guard a.columnID == b.columnID, a.type == b.type, a.flags == b.flags, a.targetClassID == b.targetClassID,
-                      a.originColumnID == b.originColumnID, a.name == b.name else { return false }
-            }
-            return true
+                  c.name == classInfo.name else { return false }
+            return DecodedLeaves.sameShape(c.properties, properties)
         }
 
         /// Takes the class as a new transaction starts with it (a class the plan `matches`): its index and
