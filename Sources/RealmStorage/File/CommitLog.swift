@@ -295,39 +295,36 @@ final class CommitLog {
         if (buffer?.capacity ?? 0) < total { buffer = RecordBuffer(capacity: max(total, 64 << 10)) }
         let record = buffer!
         record.count = total
-        // The pieces in record order: the header, each node, the checksum. The nodes' bytes stay where they are
-        // while `entries` holds them.
+        // The pieces in record order: the header, each node, the checksum (on the stack). The nodes' bytes stay
+        // where they are while `entries` holds them.
         var offsets: [UInt64] = []
         offsets.reserveCapacity(entries.count)
-        var sources: [UnsafeRawPointer?] = []
-        var lengths: [Int] = []
-        sources.reserveCapacity(entries.count + 2)
-        lengths.reserveCapacity(entries.count + 2)
         var at = head.count
-        for e in entries {
-            assert(Self.isWholeNode(e.bytes), "a commit log entry is one whole, sealed node")
-            offsets.append(offset + UInt64(at))
-            let node = e.bytes.withUnsafeBytes { $0 }
-            hash.update(UnsafeRawBufferPointer(rebasing: node[0..<nodeHeaderSize]))
-            sources.append(node.baseAddress)
-            lengths.append(node.count)
-            at += node.count
-        }
         var tail = ByteWriter(capacity: 8)
-        tail.u64(hash.finish())
-        at += tail.count
-        // Streaming stores, all pieces in one call: the device read the buffer last, so ordinary stores would
-        // first pull every line of it back into the cache, and any locked instruction between the pieces
-        // (a retain) would wait for the streamed lines to drain (DECISIONS 54).
-        head.bytes.withUnsafeBytes { h in
-            tail.bytes.withUnsafeBytes { t in
-                sources.insert(h.baseAddress, at: 0)
-                lengths.insert(h.count, at: 0)
-                sources.append(t.baseAddress)
-                lengths.append(t.count)
-                sources.withUnsafeBufferPointer { src in
-                    lengths.withUnsafeBufferPointer { len in
-                        storage_gather_nontemporal(record.base, src.baseAddress!, len.baseAddress!, src.count)
+        let pieces = entries.count + 2
+        withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: pieces) { sources in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: pieces) { lengths in
+                for (i, e) in entries.enumerated() {
+                    assert(Self.isWholeNode(e.bytes), "a commit log entry is one whole, sealed node")
+                    offsets.append(offset + UInt64(at))
+                    let node = e.bytes.withUnsafeBytes { $0 }
+                    hash.update(UnsafeRawBufferPointer(rebasing: node[0..<nodeHeaderSize]))
+                    sources[i + 1] = node.baseAddress
+                    lengths[i + 1] = node.count
+                    at += node.count
+                }
+                tail.u64(hash.finish())
+                at += tail.count
+                // Streaming stores, all pieces in one call: the device read the buffer last, so ordinary stores
+                // would first pull every line of it back into the cache, and any locked instruction between the
+                // pieces (a retain) would wait for the streamed lines to drain (DECISIONS 54).
+                head.bytes.withUnsafeBytes { h in
+                    tail.bytes.withUnsafeBytes { t in
+                        sources[0] = h.baseAddress
+                        lengths[0] = h.count
+                        sources[pieces - 1] = t.baseAddress
+                        lengths[pieces - 1] = t.count
+                        storage_gather_nontemporal(record.base, sources.baseAddress!, lengths.baseAddress!, pieces)
                     }
                 }
             }
