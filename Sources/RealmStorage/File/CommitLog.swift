@@ -277,21 +277,26 @@ final class CommitLog {
                 entries: [Entry]) throws -> [UInt64] {
         let unpadded = CommitLog.unpaddedRecordSize(entries: entries)
         let total = CommitLog.aligned(unpadded)
-        var head = ByteWriter(capacity: CommitLog.recordHeaderSize + entries.count * CommitLog.entrySize + Meta.encodedSize)
-        head.u32(CommitLog.recordMagic)
-        head.u32(UInt32(entries.count))
-        head.u64(generation)
-        head.u64(version)
-        head.u64(UInt64(unpadded))
-        for e in entries {
-            head.u64(e.page)
-            head.u64(UInt64(e.bytes.count))
+        let headSize = CommitLog.recordHeaderSize + entries.count * CommitLog.entrySize + encodedMeta.count
+        let head = [UInt8](unsafeUninitializedCapacity: headSize) { buffer, initialized in
+            var w = FieldWriter(buffer.baseAddress!)
+            w.u32(CommitLog.recordMagic)
+            w.u32(UInt32(entries.count))
+            w.u64(generation)
+            w.u64(version)
+            w.u64(UInt64(unpadded))
+            for e in entries {
+                w.u64(e.page)
+                w.u64(UInt64(e.bytes.count))
+            }
+            encodedMeta.withUnsafeBytes { w.raw($0) }
+            precondition(w.written == headSize, "commit log record header size")
+            initialized = headSize
         }
-        head.raw(encodedMeta)
         // Each node's bytes are covered by its own checksum, in its header; the record's checksum covers the
         // headers.
         var hash = Hash64Stream(seed: generation)
-        hash.update(head.bytes)
+        hash.update(head)
         if (buffer?.capacity ?? 0) < total { buffer = RecordBuffer(capacity: max(total, 64 << 10)) }
         let record = buffer!
         record.count = total
@@ -299,7 +304,7 @@ final class CommitLog {
         // where they are while `entries` holds them.
         var offsets: [UInt64] = []
         offsets.reserveCapacity(entries.count)
-        var at = head.count
+        var at = headSize
         var tail = ByteWriter(capacity: 8)
         let pieces = entries.count + 2
         withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: pieces) { sources in
@@ -318,7 +323,7 @@ final class CommitLog {
                 // Streaming stores, all pieces in one call: the device read the buffer last, so ordinary stores
                 // would first pull every line of it back into the cache, and any locked instruction between the
                 // pieces (a retain) would wait for the streamed lines to drain (DECISIONS 54).
-                head.bytes.withUnsafeBytes { h in
+                head.withUnsafeBytes { h in
                     tail.bytes.withUnsafeBytes { t in
                         sources[0] = h.baseAddress
                         lengths[0] = h.count
