@@ -56,10 +56,10 @@ final class ColumnNode: Node {
             switch op {
             case .equal, .in: return .intRanges(constants.compactMap(eq), negate: false)
             case .notEqual where constants.count == 1: return .intRanges(constants.compactMap(eq), negate: true)
-            case .less, .lessOrEqual where constants.count == 1:
+            case .less where constants.count == 1, .lessOrEqual where constants.count == 1:
                 guard let hi = upperBound(constants[0], strict: op == .less) else { return .intRanges([], negate: false) }
                 return .intRanges([Int64.min...hi], negate: false)
-            case .greater, .greaterOrEqual where constants.count == 1:
+            case .greater where constants.count == 1, .greaterOrEqual where constants.count == 1:
                 guard let lo = lowerBound(constants[0], strict: op == .greater) else { return .intRanges([], negate: false) }
                 return .intRanges([lo...Int64.max], negate: false)
             case .between where constants.count == 2:

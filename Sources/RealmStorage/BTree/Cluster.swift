@@ -343,8 +343,8 @@ final class DirtyLeaf {
     /// out-of-line value, so nothing goes to a blob).
     private static func fullBlock(_ values: ArraySlice<Value>, _ p: PropertyInfo) -> [UInt8] {
         var w = ByteWriter()
-        try! ColumnCodec.encodeColumn(values, type: p.clusterColumnType, nullable: p.clusterColumnNullable, linkStorage: .plusOne,
-                                      into: &w) { _ in preconditionFailure("no blob expected") }
+        ColumnCodec.encodeColumn(values, type: p.clusterColumnType, nullable: p.clusterColumnNullable, linkStorage: .plusOne,
+                                 into: &w) { _ in preconditionFailure("no blob expected") }
         return w.bytes
     }
 

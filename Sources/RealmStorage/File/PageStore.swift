@@ -284,7 +284,7 @@ final class PageStore: @unchecked Sendable {
     /// Both meta slots: one that fails authentication reads as zeros (as a torn slot would read as damaged).
     func materializeMetaSlots() {
         for p: UInt64 in 0..<2 where !materialize(p, alwaysCheck: true) {
-            decryptLock.withLock { memset(_mapping.base + Int(p) * pageSize, 0, pageSize) }
+            decryptLock.withLock { _ = memset(_mapping.base + Int(p) * pageSize, 0, pageSize) }
         }
     }
 
