@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CStorageSupport
+internal import CStorageSupport
 
 /// The commit log beside a plain database file (`<path>.log`, DECISIONS 39, FILE_FORMAT "Commit log").
 ///
