@@ -252,23 +252,35 @@ struct TreeMutator {
 
     /// Writes an inner node whose children are all clean, as `writeInner` would write its entries.
     private func writeInnerNode(_ n: DirtyInner) throws -> UInt64 {
-        let count = n.children.count
-        var refs = [Int64](repeating: 0, count: count)
-        for i in 0..<count {
+        var refs = [Int64](repeating: 0, count: n.children.count)
+        for i in refs.indices {
             guard case .clean(let ref) = n.children[i] else { preconditionFailure("a dirty child left unwritten") }
             refs[i] = Int64(bitPattern: ref)
         }
-        var b = NodeBuilder(.tableInner, capacity: 64 + count * 24)
-        b.w.u32(UInt32(count))
-        b.w.u32(UInt32(n.level))
-        n.firstKeys.withUnsafeBufferPointer { keys in
-            keys.withMemoryRebound(to: Int64.self) { PackedInts.encode($0, into: &b.w) }
+        // First keys and counts are stored as their bit patterns, as `writeInner` converts them.
+        let node = n.firstKeys.withUnsafeBufferPointer { keys in
+            keys.withMemoryRebound(to: Int64.self) { k in
+                refs.withUnsafeBufferPointer { r in
+                    n.counts.withUnsafeBufferPointer { counts in
+                        counts.withMemoryRebound(to: Int64.self) { c in Self.innerNode(level: n.level, firstKeys: k, refs: r, counts: c) }
+                    }
+                }
+            }
         }
+        return try sink.write(node)
+    }
+
+    /// A table inner node: its entry count and level, then the first keys, refs and counts of its children as
+    /// packed arrays (FILE_FORMAT.md, "Table inner node").
+    private static func innerNode(level: Int, firstKeys: UnsafeBufferPointer<Int64>, refs: UnsafeBufferPointer<Int64>,
+                                  counts: UnsafeBufferPointer<Int64>) -> [UInt8] {
+        var b = NodeBuilder(.tableInner, capacity: 64 + refs.count * 24)
+        b.w.u32(UInt32(refs.count))
+        b.w.u32(UInt32(level))
+        PackedInts.encode(firstKeys, into: &b.w)
         PackedInts.encode(refs, into: &b.w)
-        n.counts.withUnsafeBufferPointer { counts in
-            counts.withMemoryRebound(to: Int64.self) { PackedInts.encode($0, into: &b.w) }
-        }
-        return try sink.write(b.finish())
+        PackedInts.encode(counts, into: &b.w)
+        return b.finish()
     }
 
     private func writeLeaf(_ l: DirtyLeaf, rows: Range<Int>) throws -> [Entry] {
@@ -299,13 +311,13 @@ struct TreeMutator {
         for c in 0..<chunks {
             let end = entries.count * (c + 1) / chunks
             let part = entries[start..<end]
-            var b = NodeBuilder(.tableInner, capacity: 64 + part.count * 12)
-            b.w.u32(UInt32(part.count))
-            b.w.u32(UInt32(level))
-            PackedInts.encode(part.map { Int64(bitPattern: $0.firstKey) }, into: &b.w)
-            PackedInts.encode(part.map { Int64(bitPattern: $0.ref) }, into: &b.w)
-            PackedInts.encode(part.map { Int64($0.count) }, into: &b.w)
-            let ref = try sink.write(b.finish())
+            let firstKeys = part.map { Int64(bitPattern: $0.firstKey) }, refs = part.map { Int64(bitPattern: $0.ref) }
+            let counts = part.map { Int64($0.count) }
+            let ref = try firstKeys.withUnsafeBufferPointer { k in
+                try refs.withUnsafeBufferPointer { r in
+                    try counts.withUnsafeBufferPointer { c in try sink.write(Self.innerNode(level: level, firstKeys: k, refs: r, counts: c)) }
+                }
+            }
             out.append(Entry(firstKey: part.first!.firstKey, ref: ref, count: part.reduce(0) { $0 + $1.count }))
             start = end
         }

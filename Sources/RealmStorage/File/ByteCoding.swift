@@ -89,8 +89,7 @@ struct FieldWriter {
         var s = s
         s.withUTF8 { utf8 in
             u32(UInt32(utf8.count))
-            if let p = utf8.baseAddress { (base + written).copyMemory(from: p, byteCount: utf8.count) }
-            written += utf8.count
+            raw(UnsafeRawBufferPointer(utf8))
         }
     }
 }
