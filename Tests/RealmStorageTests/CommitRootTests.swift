@@ -76,6 +76,25 @@ import Testing
     }
 }
 
+extension CommitRootTests {
+    /// A commit that frees hundreds of adjacent extents sizes its root from the merged free list: a bound
+    /// counting every extent would have padded the root over several pages of zeros.
+    @Test func aRootAfterFreeingManyExtentsStaysSmall() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("freed.realm"))
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "Item", properties: [
+                PropertySchema(name: "name", type: .string, isIndexed: true), PropertySchema(name: "n", type: .int),
+            ]))
+            for i in 0..<20_000 { _ = try tx.createObject("Item", ["name": .string("item \(i)"), "n": .int(Int64(i))]) }
+        }
+        try db.write { tx in try tx.deleteAll(try tx.table("Item")) }
+        let rootLength = try db.read { s in try s.node(s.meta.catalogueRef, expected: .catalogue).count }
+        #expect(rootLength <= pageSize, "commit root of \(rootLength) bytes")
+        #expect(try db.verify().isOK)
+    }
+}
+
 /// A node source with no nodes, for decoding functions that only name it in their errors.
 private final class FakeNodeSource: NodeSource {
     func node(_ ref: UInt64, expected: NodeType?) throws -> UnsafeRawBufferPointer {
