@@ -138,12 +138,12 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     func wroteIndexNode(_ node: EntryTreeNode, ref: UInt64) { writtenLeaves.addIndexNode(node, ref: ref) }
 
-    /// Queues a node write; runs of adjacent pages are issued together by `flushWrites` (one `pwritev` each).
+    /// Takes a node for page `page`: a logged commit's go straight into its record (`logEntries`); otherwise
+    /// they are queued, and runs of adjacent pages are issued together by `flushWrites` (one `pwritev` each).
     func stage(_ node: [UInt8], at page: UInt64, pages: Int) throws {
         written.append(Extent(page: page, count: UInt64(pages)))
         pageLimit = max(pageLimit, freeSpace.endPage)
         if logsOnly {
-            // A logged commit's nodes go straight to its record (DECISIONS 53).
             if logEntries.isEmpty { logEntries.reserveCapacity(16) }
             if !loggedPages.isEmpty {
                 loggedPages[page] = logEntries.count
@@ -311,14 +311,11 @@ public final class WriteTransaction: Snapshot, NodeSink {
     func addToIndex(_ classID: UInt32, columnID: UInt32, indexRoot: UInt64, _ value: Value, _ key: UInt64,
                     isPrimaryKey: Bool) throws {
         let slot = SlotKey(classID: classID, key: 0, columnID: columnID)
-        if isPrimaryKey {
-            _ = try indexes[slot, default: EntryTree(root: indexRoot)].insert(indexEntry(value, key), sink: self)
-            return
-        }
-        if pendingIndexEntries.isEmpty && directIndexInserts < database.directIndexEntries {
-            // A small transaction (nothing waiting yet): straight into the tree, without an entry in
-            // `pendingIndexEntries` to make, look up and drop again at commit.
-            directIndexInserts += 1
+        // A small transaction's entries (nothing waiting yet) also go straight into the tree, without an entry
+        // in `pendingIndexEntries` to make, look up and drop again at commit.
+        let direct = !isPrimaryKey && pendingIndexEntries.isEmpty && directIndexInserts < database.directIndexEntries
+        if direct { directIndexInserts += 1 }
+        if isPrimaryKey || direct {
             _ = try indexes[slot, default: EntryTree(root: indexRoot)].insert(indexEntry(value, key), sink: self)
             return
         }
