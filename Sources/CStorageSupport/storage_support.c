@@ -2,6 +2,14 @@
 
 #include <stdint.h>
 #include <string.h>
+#if defined(__linux__)
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#else
+#include <unistd.h>
+#endif
 
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <emmintrin.h>
@@ -85,3 +93,21 @@ void storage_gather_nontemporal(void *dst, const void *const *sources, const siz
 void storage_zero_nontemporal(void *dst, size_t n) { memset(dst, 0, n); }
 
 #endif
+
+/* The futex calls are here because Swift cannot call the variadic syscall(2). No FUTEX_PRIVATE_FLAG: the
+   word lives in a file mapping shared between processes. */
+void storage_wait_on_word(uint32_t *word, uint32_t expected) {
+#if defined(__linux__)
+    syscall(SYS_futex, word, FUTEX_WAIT, expected, NULL, NULL, 0);
+#else
+    if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == expected) usleep(1000);
+#endif
+}
+
+void storage_wake_all(uint32_t *word) {
+#if defined(__linux__)
+    syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+#else
+    (void)word;
+#endif
+}

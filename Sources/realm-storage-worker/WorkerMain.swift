@@ -12,6 +12,7 @@ import RealmStorage
 ///     realm-storage-worker pin PATH
 ///     realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
 ///     realm-storage-worker hold-writer PATH
+///     realm-storage-worker write-then-idle PATH
 ///
 /// Options anywhere: `--key HEX` (an encrypted file), `--checkpoint-bytes N` (checkpoint the log every N bytes).
 @main
@@ -54,6 +55,17 @@ struct WorkerMain {
                     sleep(60)
                     withExtendedLifetime(tx) {}
                 }
+            case ("write-then-idle", 2):
+                // Commits one shared-counter increment, prints `idle`, and keeps the database open until
+                // killed: its writer lease stays with it until another process asks.
+                let db = try Database.open(path: args[1], options: workerOptions)
+                try SharedCounter.ensureSchema(db)
+                try db.write { tx in try SharedCounter.increment(tx, writer: 99, seq: 0) }
+                emit("idle")
+                while true {
+                    sleep(60)
+                    withExtendedLifetime(db) {}
+                }
             case ("append-objects", 5):
                 guard let count = Int(args[4]), count >= 0 else { usage() }
                 try AppendObjects.run(path: args[1], className: args[2], property: args[3], count: count)
@@ -74,6 +86,7 @@ struct WorkerMain {
                    realm-storage-worker pin PATH
                    realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
                    realm-storage-worker hold-writer PATH
+                   realm-storage-worker write-then-idle PATH
             """)
         exit(64)
     }

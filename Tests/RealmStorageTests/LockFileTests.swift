@@ -27,7 +27,7 @@ import Darwin
 
             let bytes = try #require(FileManager.default.contents(atPath: path))
             #expect(bytes.count == 384 + 16 * 1024)
-            #expect(Array(bytes[0..<8]) == [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x02])
+            #expect(Array(bytes[0..<8]) == [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x03])
             #expect(Array(bytes[8..<12]) == [0x00, 0x04, 0x00, 0x00])  // 1024, little-endian
             #expect(bytes[12...].allSatisfy { $0 == 0 })
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -373,8 +373,6 @@ import Darwin
     @Test func writerLockIsAnFcntlLockOnByteZeroAcrossProcesses() throws {
         try withTempDir { dir in
             let path = dir + "/db.realm.lock"
-            let lock = try LockFile(path: path, firstOpener: {})
-            defer { lock.close() }
             let tryLockByte = { (byte: Int) in
                 try Child.run("""
                     exec \(python3) -c 'import fcntl,sys; f=open(sys.argv[1],"r+")
@@ -383,14 +381,22 @@ import Darwin
                     """)
             }
 
-            // While we hold the writer lock, another process cannot lock byte 0 (but byte 2 is free).
+            // While we hold the writer lock, another process cannot lock byte 0 (but byte 2 is free); after the
+            // transaction this process keeps byte 0 as its lease, until it closes.
+            let lock = try LockFile(path: path, firstOpener: {})
             try lock.lockWriter()
             #expect(try tryLockByte(0) == 3)
             #expect(try tryLockByte(2) == 0)
             lock.unlockWriter()
+            #expect(try tryLockByte(0) == 3, "the lease is kept between transactions")
+            try lock.lockWriter()   // taken again without waiting
+            lock.unlockWriter()
+            lock.close()
             #expect(try tryLockByte(0) == 0)
 
-            // While another process holds byte 0, lockWriter waits for it.
+            // While another process holds byte 0, lockWriter counts itself among the waiting writers and waits.
+            let second = try LockFile(path: path, firstOpener: {})
+            defer { second.close() }
             let child = try Child.shell("""
                 exec \(python3) -c 'import fcntl,time,sys; f=open(sys.argv[1],"r+"); fcntl.lockf(f, fcntl.LOCK_EX, 1, 0); \
                 print("locked", flush=True); time.sleep(10)' '\(path)'
@@ -400,16 +406,24 @@ import Darwin
             let acquired = DispatchSemaphore(value: 0)
             let failed = Locked<(any Error)?>(nil)
             Thread.detachNewThread {
-                do { try lock.lockWriter() } catch { failed.set(error) }
+                do { try second.lockWriter() } catch { failed.set(error) }
                 acquired.signal()
             }
             #expect(acquired.wait(timeout: .now() + 0.3) == .timedOut, "lockWriter must wait for the other process")
+            #expect(try lockFileHeaderWord(path, at: LockFile.waitingWritersOffset) == 1)
             child.kill()
             try #require(acquired.wait(timeout: .now() + 10) == .success, "lockWriter must succeed once it exits")
             #expect(failed.get() == nil)
-            lock.unlockWriter()
+            #expect(try lockFileHeaderWord(path, at: LockFile.waitingWritersOffset) == 0)
+            second.unlockWriter()
         }
     }
+}
+
+/// The `UInt32` at `offset` of the lock file, read from the file (another view of the shared mapping).
+private func lockFileHeaderWord(_ path: String, at offset: Int) throws -> UInt32 {
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    return bytes[offset..<offset + 4].reversed().reduce(0) { $0 << 8 | UInt32($1) }
 }
 
 // MARK: - Helpers

@@ -214,6 +214,45 @@ func reachableNodes(_ s: Snapshot) throws -> [(UInt64, UInt64)] {
         #expect(try db.read { try $0.count("A") } == 1)
     }
 
+    /// The writer lock is a lease a process keeps between its transactions (DECISIONS 55): another process that
+    /// wants to write must get it from an idle holder, blocking (`beginWrite`) or not (`tryBeginWrite`).
+    @Test(arguments: [false, true]) func anIdleLeaseIsHandedToAnotherProcess(trying: Bool) throws {
+        let dir = TempDir()
+        let path = dir.file("lease.realm")
+        do {
+            let db = try Database.open(path: path)
+            try SharedCounter.ensureSchema(db)
+        }
+        let holder = try WorkerProcess(["write-then-idle", path], stderrPath: dir.file("holder.stderr"))
+        defer { holder.sendKill(SIGKILL); _ = try? holder.waitForExit(timeout: 10) }
+        #expect(holder.readLine(timeout: 30) == "idle")
+        // The worker's transaction is over, but it still holds byte 0 of the lock file.
+        #expect(try otherProcessCanLockWriterByte(path + ".lock") == false)
+
+        let db = try Database.open(path: path)
+        let done = DispatchSemaphore(value: 0)
+        let outcome = LockedBox<Result<Bool, any Error>?>(nil)
+        Thread.detachNewThread {
+            do {
+                if trying {
+                    guard let tx = try db.tryBeginWrite() else { outcome.set(.success(false)); done.signal(); return }
+                    try SharedCounter.increment(tx, writer: 1, seq: 0)
+                    try tx.commit()
+                } else {
+                    try db.write { try SharedCounter.increment($0, writer: 1, seq: 0) }
+                }
+                outcome.set(.success(true))
+            } catch {
+                outcome.set(.failure(error))
+            }
+            done.signal()
+        }
+        try #require(done.wait(timeout: .now() + 30) == .success, "the idle holder never let the lease go")
+        #expect(try outcome.get()?.get() == true)
+        #expect(try db.read { try SharedCounter.check($0).get() } == 2)
+        #expect(holder.hasExited() == false)
+    }
+
     @Test func anotherThreadHoldingTheWriterMakesItReturnNil() throws {
         let db = try Database.inMemory(identifier: "try-begin-\(UUID())")
         let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
@@ -231,4 +270,29 @@ func reachableNodes(_ s: Snapshot) throws -> [(UInt64, UInt64)] {
         let tx = try #require(try db.tryBeginWrite())
         tx.rollback()
     }
+}
+
+/// Whether another process (`python3`, outside the engine's protocol) can take the writer lock's byte now.
+func otherProcessCanLockWriterByte(_ lockPath: String) throws -> Bool {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+                          ? "/usr/bin/python3" : "/usr/bin/env")
+    let script = """
+        import fcntl,sys
+        f=open(sys.argv[1],"r+")
+        try: fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
+        except OSError: sys.exit(3)
+        """
+    p.arguments = (p.executableURL!.path.hasSuffix("env") ? ["python3"] : []) + ["-c", script, lockPath]
+    try p.run()
+    p.waitUntilExit()
+    return p.terminationStatus == 0
+}
+
+final class LockedBox<Value>: @unchecked Sendable {
+    private let mutex = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func set(_ v: Value) { mutex.lock(); value = v; mutex.unlock() }
+    func get() -> Value { mutex.lock(); defer { mutex.unlock() }; return value }
 }

@@ -2,6 +2,7 @@
 #define STORAGE_SUPPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// Copies `n` bytes to `dst` with non-temporal stores where the CPU has them (x86-64), else `memcpy`;
 /// the stores are complete (fenced) when it returns. For buffers the CPU writes once and a device then
@@ -16,5 +17,14 @@ void storage_gather_nontemporal(void *dst, const void *const *sources, const siz
 
 /// Sets `n` bytes at `dst` to zero, as `storage_copy_nontemporal` stores.
 void storage_zero_nontemporal(void *dst, size_t n);
+
+/// Waits while the 32-bit word at `word` (in memory shared between processes: a `MAP_SHARED` file mapping)
+/// equals `expected`, until another thread or process calls `storage_wake_all` on it (Linux: a shared
+/// futex). Returns at once if the word already differs; may also return spuriously or on a signal, so
+/// callers re-check their condition. Elsewhere it sleeps a millisecond.
+void storage_wait_on_word(uint32_t *word, uint32_t expected);
+
+/// Wakes every thread, in any process, waiting in `storage_wait_on_word` on `word`.
+void storage_wake_all(uint32_t *word);
 
 #endif

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Atomics
+internal import CStorageSupport
 
 /// `close(2)`, callable from inside `LockFile`, whose own `close()` shadows it there.
 private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
@@ -12,6 +13,12 @@ private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
 /// who has the database open (shared `flock`), who writes (`fcntl` lock on byte 0 plus an in-process lock),
 /// and which versions live readers still use (the reader table, memory-mapped by every process).
 ///
+/// The `fcntl` lock is a lease (DECISIONS 55): a process keeps it between its write transactions until a
+/// writer in another process asks for it (the waiting-writers count and wake sequence in the header), so a
+/// process committing alone makes no system call for the lock. A watcher thread, started at the first write,
+/// hands the lease over when the request comes while this process is not writing; the kernel releases it if
+/// the process dies.
+///
 /// One instance per database file per process. Two instances for one path in one process work for `flock`
 /// (each has its own open file description) but not for the `fcntl` locks, which belong to the process: the
 /// second instance does not exclude the first, and closing either releases both instances' `fcntl` locks.
@@ -19,15 +26,17 @@ private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
 ///
 /// `@unchecked Sendable` because every piece of shared mutable state is synchronised by hand:
 /// - `fd`, the mapping and the configuration are set once in `init` and only released by `close()`;
-/// - `closed`, `writerHeld` and `ownedSlots` are only touched while holding `stateMutex`, and the reader-table
-///   operations run entirely under it, so they never see an unmapped table;
+/// - `closed`, `writerHeld`, `ownedSlots` and the lease are only touched while holding `stateMutex`, and the
+///   reader-table operations run entirely under it, so they never see an unmapped table; the watcher thread
+///   shares them through `WriterState` and is joined by `close()` before the table is unmapped;
 /// - the reader table itself is shared with other processes and only accessed through atomics;
 /// - `withExclusiveAccess` is serialised by `exclusiveMutex`.
 /// The one rule callers must keep: do not call `close()` while another thread is inside `lockWriter()` or
 /// `withExclusiveAccess(_:)` (the engine closes when its last handle goes away, so nothing else runs).
 final class LockFile: @unchecked Sendable {
-    /// `RBLK` + lock format 2 (1 had no published meta slots).
-    static let magic: [UInt8] = [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x02]
+    /// `RBLK` + lock format 3 (2 released the writer lock after every transaction and had no waiting-writers
+    /// count; 1 had no published meta slots).
+    static let magic: [UInt8] = [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x03]
     static let headerSize = 384
     /// The published meta (DECISIONS 53): which of the two areas holds the newest (8 bytes at 64), then the
     /// two areas of one encoded meta slot each (128 bytes at 128 and 256).
@@ -36,8 +45,15 @@ final class LockFile: @unchecked Sendable {
     static let defaultSlotCount = 1024
     /// Upper bound accepted when reading another process's header (a sanity check, not a format limit).
     static let maxSlotCount = 1 << 16
-    /// Byte 0: the writer lock (`fcntl`, exclusive, held for a whole write transaction).
+    /// Byte 0: the writer lock (`fcntl`, exclusive, held for a whole write transaction and kept after it until
+    /// another process asks for it).
     static let writerLockByte: off_t = 0
+    /// At byte 24: writers of other processes waiting for byte 0 (`UInt32`); at byte 28: the wake sequence
+    /// (`UInt32`, a futex word), raised by every request so a watcher cannot miss one.
+    static let waitingWritersOffset = 24
+    static let wakeSequenceOffset = 28
+    /// How long `tryLockWriter` gives another process's idle lease to be handed over (polling, in µs).
+    static let tryLeaseWait: (polls: Int, interval: UInt32) = (100, 2000)
     /// Byte 1: the open guard (`fcntl`, exclusive, held briefly). Held while deciding who is the first opener
     /// and while trying to upgrade to the exclusive `flock`, so no process can run first-opener initialisation
     /// in the window where an upgrading process has dropped its shared `flock` (see `withExclusiveAccess`).
@@ -63,13 +79,17 @@ final class LockFile: @unchecked Sendable {
     private let slotsInUse: UnsafeMutablePointer<UnsafeAtomic<UInt64>.Storage>
     private let ownPid: UInt64
 
+    private let waitingWriters: UnsafeAtomic<UInt32>
+    private let wakeSequence: UnsafeAtomic<UInt32>
+
     private let stateMutex: UnsafeMutablePointer<pthread_mutex_t>
     private let writerReleased: UnsafeMutablePointer<pthread_cond_t>
     private let exclusiveMutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Guarded by stateMutex: `closed`, the writer and the lease (shared with the watcher thread).
+    private let state: WriterState
     // Guarded by stateMutex:
-    private var closed = false
-    private var writerHeld = false
     private var ownedSlots: [Bool]
+    private var watcher: pthread_t?
 
     /// Opens (creating if needed, mode 0644) `path` and maps the reader table.
     ///
@@ -101,8 +121,13 @@ final class LockFile: @unchecked Sendable {
             .bindMemory(to: UnsafeAtomic<UInt64>.Storage.self, capacity: (Self.headerSize - Self.publishedOffset) / 8)
         self.ownPid = UInt64(UInt32(bitPattern: getpid()))
         self.ownedSlots = Array(repeating: false, count: opened.slotCount)
+        self.waitingWriters = UnsafeAtomic(at: (opened.base + Self.waitingWritersOffset)
+            .bindMemory(to: UnsafeAtomic<UInt32>.Storage.self, capacity: 1))
+        self.wakeSequence = UnsafeAtomic(at: (opened.base + Self.wakeSequenceOffset)
+            .bindMemory(to: UnsafeAtomic<UInt32>.Storage.self, capacity: 1))
         stateMutex = .allocate(capacity: 1)
         pthread_mutex_init(stateMutex, nil)
+        state = WriterState(fd: fd)
         writerReleased = .allocate(capacity: 1)
         pthread_cond_init(writerReleased, nil)
         exclusiveMutex = .allocate(capacity: 1)
@@ -123,73 +148,171 @@ final class LockFile: @unchecked Sendable {
     /// Slots still claimed through this instance are released first. Idempotent.
     func close() {
         pthread_mutex_lock(stateMutex)
-        defer { pthread_mutex_unlock(stateMutex) }
-        guard !closed else { return }
-        closed = true
+        guard !state.closed else {
+            pthread_mutex_unlock(stateMutex)
+            return
+        }
+        state.closed = true
         for i in 0..<slotCount where ownedSlots[i] {
             versionAtomic(i).store(0, ordering: .sequentiallyConsistent)
             pidAtomic(i).store(0, ordering: .sequentiallyConsistent)
             ownedSlots[i] = false
         }
-        munmap(mapping, mappingSize)
-        closeDescriptor(fd)
         pthread_cond_broadcast(writerReleased)  // waiters in lockWriter() see `closed` and throw
+        let watcher = self.watcher
+        self.watcher = nil
+        pthread_mutex_unlock(stateMutex)
+        // The watcher sees `closed` once woken; it uses the mapping, so it must be gone before the unmap.
+        if let watcher {
+            wakeSequence.wrappingIncrement(ordering: .sequentiallyConsistent)
+            storage_wake_all(wakeSequenceWord)
+            pthread_join(watcher, nil)
+        }
+        munmap(mapping, mappingSize)
+        closeDescriptor(fd)  // releases the lease, if held
     }
 
     // MARK: - Writer lock
 
     /// Takes the writer lock: first across threads of this process (an owner-free lock, so it may be released
-    /// from another thread, as a write transaction may hop threads), then across processes (`fcntl` write lock
-    /// on byte 0). Blocks until both are held.
+    /// from another thread, as a write transaction may hop threads), then across processes: the lease on byte 0,
+    /// which this process may still hold from its last transaction. Blocks until both are held.
     func lockWriter() throws {
         pthread_mutex_lock(stateMutex)
-        while writerHeld && !closed { pthread_cond_wait(writerReleased, stateMutex) }
-        if closed {
+        while state.writerHeld && !state.closed { pthread_cond_wait(writerReleased, stateMutex) }
+        if state.closed {
             pthread_mutex_unlock(stateMutex)
             throw closedError("lock the writer")
         }
-        writerHeld = true
+        state.writerHeld = true
+        if holdsLease() {
+            pthread_mutex_unlock(stateMutex)
+            return
+        }
         pthread_mutex_unlock(stateMutex)
 
-        let err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: true)
+        var err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: false)
+        if err == EAGAIN || err == EACCES {
+            // Another process has it, perhaps only as a lease between its transactions: ask for it, then wait.
+            requestLease()
+            err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: true)
+            waitingWriters.wrappingDecrement(ordering: .sequentiallyConsistent)
+        }
         if err != 0 {
             pthread_mutex_lock(stateMutex)
-            writerHeld = false
+            state.writerHeld = false
             pthread_cond_signal(writerReleased)
             pthread_mutex_unlock(stateMutex)
             throw StorageError.io(path: path, operation: "lock the writer (fcntl F_SETLKW)", errno: err)
         }
+        leaseTaken()
     }
 
+    /// `lockWriter` without waiting for a writer: false when another thread of this process or another process
+    /// is writing. Another process's idle lease is asked for and given a short time (`tryLeaseWait`) to come.
     func tryLockWriter() throws -> Bool {
         pthread_mutex_lock(stateMutex)
-        if closed {
+        if state.closed {
             pthread_mutex_unlock(stateMutex)
             throw closedError("lock the writer")
         }
-        if writerHeld {
+        if state.writerHeld {
             pthread_mutex_unlock(stateMutex)
             return false
         }
-        writerHeld = true
+        state.writerHeld = true
+        if holdsLease() {
+            pthread_mutex_unlock(stateMutex)
+            return true
+        }
         pthread_mutex_unlock(stateMutex)
-        let err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: false)
-        if err == 0 { return true }
+        var err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: false)
+        if err == EAGAIN || err == EACCES {
+            requestLease()
+            for _ in 0..<Self.tryLeaseWait.polls {
+                usleep(Self.tryLeaseWait.interval)
+                err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: false)
+                if err != EAGAIN && err != EACCES { break }
+            }
+            waitingWriters.wrappingDecrement(ordering: .sequentiallyConsistent)
+        }
+        if err == 0 {
+            leaseTaken()
+            return true
+        }
         pthread_mutex_lock(stateMutex)
-        writerHeld = false
+        state.writerHeld = false
         pthread_cond_signal(writerReleased)
         pthread_mutex_unlock(stateMutex)
         if err == EAGAIN || err == EACCES { return false }
         throw StorageError.io(path: path, operation: "lock the writer (fcntl F_SETLK)", errno: err)
     }
 
+    /// Ends this thread's hold on the writer lock. The lease on byte 0 is kept unless a writer of another
+    /// process is waiting for it.
     func unlockWriter() {
         pthread_mutex_lock(stateMutex)
         defer { pthread_mutex_unlock(stateMutex) }
-        precondition(writerHeld, "unlockWriter() without lockWriter()")
-        if !closed { _ = Self.recordLock(fd, type: F_UNLCK, byte: Self.writerLockByte, wait: false) }
-        writerHeld = false
+        precondition(state.writerHeld, "unlockWriter() without lockWriter()")
+        if state.leaseHeld && !state.closed
+            && (!state.keepsLease || waitingWriters.load(ordering: .sequentiallyConsistent) > 0) {
+            state.releaseLease()
+        }
+        state.writerHeld = false
         pthread_cond_signal(writerReleased)
+    }
+
+    /// Whether this process holds the lease (under stateMutex). A forked child inherits the flag but not the
+    /// lock, so the flag counts only in the process that took it.
+    private func holdsLease() -> Bool {
+        if state.leaseHeld && state.leasePid == getpid() { return true }
+        state.leaseHeld = false
+        return false
+    }
+
+    /// Counts this process among the waiting writers and wakes every watcher, so whoever holds an idle lease
+    /// lets it go. The caller takes itself off the count once it has the lock (or gives up).
+    private func requestLease() {
+        waitingWriters.wrappingIncrement(ordering: .sequentiallyConsistent)
+        wakeSequence.wrappingIncrement(ordering: .sequentiallyConsistent)
+        storage_wake_all(wakeSequenceWord)
+    }
+
+    /// Byte 0 is ours (the in-process writer flag already is): note the lease and start the watcher once.
+    private func leaseTaken() {
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        state.leaseHeld = true
+        state.leasePid = getpid()
+        if watcher == nil && !state.closed { watcher = startWatcher() }
+    }
+
+    private var closed: Bool { state.closed }
+
+    private var wakeSequenceWord: UnsafeMutablePointer<UInt32> {
+        (mapping + Self.wakeSequenceOffset).assumingMemoryBound(to: UInt32.self)
+    }
+
+    /// The thread that hands the lease over while this process is not writing: it sleeps on the wake sequence
+    /// and, each time it changes, releases an idle lease if another process is waiting. It holds only the
+    /// shared `WriterState` and raw pointers into the mapping, which `close()` unmaps after joining it.
+    private func startWatcher() -> pthread_t? {
+        let context = WatcherContext(state: state, mutex: stateMutex,
+                                     waiting: waitingWriters, sequence: wakeSequence, sequenceWord: wakeSequenceWord)
+        let unmanaged = Unmanaged.passRetained(context)
+        var thread = pthread_t()
+        let err = pthread_create(&thread, nil, { raw in
+            let context = Unmanaged<WatcherContext>.fromOpaque(raw!).takeRetainedValue()
+            context.run()
+            return nil
+        }, unmanaged.toOpaque())
+        if err != 0 {
+            // Without a watcher an idle lease could not be handed over: keep releasing after every transaction.
+            unmanaged.release()
+            state.keepsLease = false
+            return nil
+        }
+        return thread
     }
 
     // MARK: - Reader slots
@@ -569,6 +692,68 @@ final class LockFile: @unchecked Sendable {
             if fcntl(fd, wait ? F_SETLKW : F_SETLK, &fl) == 0 { return 0 }
             let e = errno
             if e != EINTR { return e }
+        }
+    }
+}
+
+/// The writer lock's state in one process, shared by `LockFile` and its watcher thread; every field is guarded
+/// by the lock file's `stateMutex`.
+private final class WriterState: @unchecked Sendable {
+    let fd: Int32
+    var closed = false
+    /// A thread of this process is the writer.
+    var writerHeld = false
+    /// This process holds the `fcntl` lock on byte 0 (taken by `leasePid`).
+    var leaseHeld = false
+    var leasePid: pid_t = 0
+    /// False when no watcher could be started: the lease is then released after every transaction.
+    var keepsLease = true
+
+    init(fd: Int32) { self.fd = fd }
+
+    func releaseLease() {
+        var fl = flock()
+        fl.l_type = Int16(F_UNLCK)
+        fl.l_whence = Int16(SEEK_SET)
+        fl.l_start = LockFile.writerLockByte
+        fl.l_len = 1
+        while fcntl(fd, F_SETLK, &fl) != 0 && errno == EINTR {}
+        leaseHeld = false
+    }
+}
+
+/// What the watcher thread holds: the shared state and the mapping's words (valid until `close()` joins it).
+private final class WatcherContext: @unchecked Sendable {
+    let state: WriterState
+    let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    let waiting: UnsafeAtomic<UInt32>
+    let sequence: UnsafeAtomic<UInt32>
+    let sequenceWord: UnsafeMutablePointer<UInt32>
+
+    init(state: WriterState, mutex: UnsafeMutablePointer<pthread_mutex_t>, waiting: UnsafeAtomic<UInt32>,
+         sequence: UnsafeAtomic<UInt32>, sequenceWord: UnsafeMutablePointer<UInt32>) {
+        self.state = state
+        self.mutex = mutex
+        self.waiting = waiting
+        self.sequence = sequence
+        self.sequenceWord = sequenceWord
+    }
+
+    /// Until the lock file closes: read the sequence, act on what it announced, sleep until it moves. A request
+    /// raises the sequence before waking, so one made after the read makes the sleep return at once.
+    func run() {
+        while true {
+            let seen = sequence.load(ordering: .sequentiallyConsistent)
+            pthread_mutex_lock(mutex)
+            if state.closed {
+                pthread_mutex_unlock(mutex)
+                return
+            }
+            if state.leaseHeld && !state.writerHeld && waiting.load(ordering: .sequentiallyConsistent) > 0 {
+                state.releaseLease()
+            }
+            pthread_mutex_unlock(mutex)
+            storage_wait_on_word(sequenceWord, seen)
         }
     }
 }

@@ -548,8 +548,9 @@ public final class Database: @unchecked Sendable {
         return try startWrite()
     }
 
-    /// `beginWrite` without waiting: nil when another thread or process holds the write transaction (an
-    /// interactive program can then say so and try again, instead of freezing).
+    /// `beginWrite` without waiting for a writer: nil when another thread or process holds the write transaction
+    /// (an interactive program can then say so and try again, instead of freezing). Another process that only
+    /// keeps the writer lock between its transactions is asked for it and given up to 200 ms to hand it over.
     public func tryBeginWrite() throws -> WriteTransaction? {
         if isReadOnly { throw StorageError.readOnly(path: path) }
         try refuseIfThisThreadWrites()
