@@ -140,6 +140,10 @@ struct Workload {
     let run: (any BenchTarget) throws -> Int
     /// An untimed query of the state a write left behind, also compared.
     let check: (label: String, query: (any BenchTarget) throws -> Int)?
+    /// Pieces a write workload is cut into, run alternately on the two targets (their times summed), so that
+    /// a machine that slows down for a while slows both sides; `runPiece` does piece `i` of `pieces`.
+    var pieces = 1
+    var runPiece: ((any BenchTarget, Int) throws -> Int)? = nil
 }
 
 enum Workloads {
@@ -165,6 +169,10 @@ enum Workloads {
         let n = options.objects
         let bulk = generator.people(0..<n)
         let singles = generator.people(n..<(n + options.singleCommits))
+        let singlePieces = min(10, options.singleCommits)
+        let singlesPiece = { (i: Int) in
+            Array(singles[singles.count * i / singlePieces..<singles.count * (i + 1) / singlePieces])
+        }
 
         var rng = SplitMix64(seed: seed ^ 0x0123_4567_89AB_CDEF)
         let names = (0..<indexedLookups).map { _ in "name-\(rng.next(below: PeopleGenerator.nameCount))" }
@@ -182,7 +190,8 @@ enum Workloads {
                      check: ("sum(age)", { try $0.sumAge(in: everyAge) })),
             Workload(key: "single-commits", title: singlesTitle, repeats: 1,
                      run: { try $0.insertOneByOne(singles) },
-                     check: ("count", { try $0.countAge(in: everyAge) })),
+                     check: ("count", { try $0.countAge(in: everyAge) }),
+                     pieces: singlePieces, runPiece: { try $0.insertOneByOne(singlesPiece($1)) }),
             Workload(key: "count-range", title: "count range", repeats: reads,
                      run: { try $0.countAge(in: ageRange) }, check: nil),
             Workload(key: "sum-range", title: "sum range", repeats: reads,
@@ -254,54 +263,84 @@ enum Timing {
     }
 }
 
-/// Runs every workload against one target in a fresh directory, printing a
-/// progress line per workload. After the first failure the rest are not run:
-/// the database state is no longer known.
-func run(_ target: any BenchTarget, workloads: [Workload], directory: String) -> TargetRun {
-    var result = TargetRun(outcomes: Array(repeating: .notRun, count: workloads.count))
-    do {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try target.setUp(directory: directory)
-    } catch {
-        result.unavailable = "\(error)"
-        Output.line("[\(target.name)] not available: \(error)")
-        return result
+/// Runs every workload against two targets side by side, each in a fresh directory: both are set up, then
+/// each workload runs on one and then the other, the repeats of a read workload and the pieces of a cut-up
+/// write alternating which goes first, so that the ratio of their times is taken over the same minutes of a
+/// shared machine. Prints a progress line per workload and target. After a target's first failure the rest are
+/// not run on it: its database state is no longer known. A target that cannot be set up is reported
+/// unavailable and the other runs alone.
+func runSideBySide(_ targets: [any BenchTarget], workloads: [Workload], directories: [String]) -> [TargetRun] {
+    var runs = targets.map { _ in TargetRun(outcomes: Array(repeating: .notRun, count: workloads.count)) }
+    var live: [Int] = []
+    for (t, target) in targets.enumerated() {
+        do {
+            try FileManager.default.createDirectory(atPath: directories[t], withIntermediateDirectories: true)
+            try target.setUp(directory: directories[t])
+            live.append(t)
+            if let settings = target.settingsDescription() { Output.line("[\(target.name)] \(settings)") }
+        } catch {
+            runs[t].unavailable = "\(error)"
+            Output.line("[\(target.name)] not available: \(error)")
+        }
     }
-    defer { target.tearDown() }
-    if let settings = target.settingsDescription() { Output.line("[\(target.name)] \(settings)") }
+    defer { for t in live { targets[t].tearDown() } }
 
     let clock = ContinuousClock()
     for (index, workload) in workloads.enumerated() {
-        do {
-            var times: [Double] = []
-            var value: Int?
-            let cpuBefore = CPUTime.now()
-            for _ in 0..<workload.repeats {
-                let start = clock.now
-                let v = try workload.run(target)
-                times.append(Timing.milliseconds(clock.now - start))
-                if let value, value != v {
-                    throw BenchFailure(description: "result changed between runs: \(value) then \(v)")
+        let rounds = workload.runPiece != nil ? workload.pieces : workload.repeats
+        var times = targets.map { _ in [Double]() }
+        var values = targets.map { _ in [Int]() }
+        var cpu = targets.map { _ in CPUTime(user: 0, system: 0) }
+        var failed = Set<Int>()
+        for round in 0..<rounds {
+            // Who goes first alternates between rounds, and between workloads of one round.
+            let order = (round + index) % 2 == 0 ? live : live.reversed()
+            for t in order where !failed.contains(t) {
+                do {
+                    let before = CPUTime.now()
+                    let start = clock.now
+                    let v = try workload.runPiece.map { try $0(targets[t], round) } ?? workload.run(targets[t])
+                    times[t].append(Timing.milliseconds(clock.now - start))
+                    cpu[t] = cpu[t].plus(CPUTime.now().minus(before, runs: 1))
+                    if workload.runPiece == nil, let first = values[t].first, first != v {
+                        throw BenchFailure(description: "result changed between runs: \(first) then \(v)")
+                    }
+                    values[t].append(v)
+                } catch {
+                    failed.insert(t)
+                    runs[t].outcomes[index] = .failed("\(error)")
+                    Output.line("[\(targets[t].name)] \(workload.title): FAILED: \(error)")
                 }
-                value = v
             }
-            let cpu = CPUTime.now().minus(cpuBefore, runs: workload.repeats)  // the timed runs only, not the check
-            let check = try workload.check.map { try $0.query(target) }
-            let ms = Timing.median(times)
-            result.outcomes[index] = .measured(ms: ms, result: value ?? 0, check: check)
-            var line = "[\(target.name)] \(workload.title.padded(24)) \(Format.ms(ms).leftPadded(10)) ms   result \(value ?? 0)"
-            if let check, let label = workload.check?.label { line += ", \(label) \(check)" }
-            // CPU per run besides wall time: for single commits, what is work and what is waiting on the disk.
-            line += String(format: "   (cpu per run: user %.1f ms, system %.1f ms)", cpu.user, cpu.system)
-            Output.line(line)
-            if workload.key == "insert" { result.fileSize = try target.fileSize() }
-        } catch {
-            result.outcomes[index] = .failed("\(error)")
-            Output.line("[\(target.name)] \(workload.title): FAILED: \(error)")
-            break
         }
+        for t in live where !failed.contains(t) {
+            do {
+                let value = workload.runPiece != nil ? values[t].reduce(0, +) : values[t].first ?? 0
+                let ms = workload.runPiece != nil ? times[t].reduce(0, +) : Timing.median(times[t])
+                let check = try workload.check.map { try $0.query(targets[t]) }
+                runs[t].outcomes[index] = .measured(ms: ms, result: value, check: check)
+                var line = "[\(targets[t].name)] \(workload.title.padded(24)) \(Format.ms(ms).leftPadded(10)) ms   result \(value)"
+                if let check, let label = workload.check?.label { line += ", \(label) \(check)" }
+                // CPU per run besides wall time: for single commits, what is work and what is waiting on the disk.
+                let perRun = cpu[t].minus(CPUTime(user: 0, system: 0), runs: workload.runPiece != nil ? 1 : rounds)
+                line += String(format: "   (cpu per run: user %.1f ms, system %.1f ms)", perRun.user, perRun.system)
+                Output.line(line)
+                if workload.key == "insert" { runs[t].fileSize = try targets[t].fileSize() }
+            } catch {
+                failed.insert(t)
+                runs[t].outcomes[index] = .failed("\(error)")
+                Output.line("[\(targets[t].name)] \(workload.title): FAILED: \(error)")
+            }
+        }
+        if workload.runPiece != nil, live.count == 2, !live.contains(where: failed.contains) {
+            let ratios = zip(times[live[1]], times[live[0]]).map { $0 / $1 }.sorted()
+            Output.line(String(format: "[side by side] %@ in %d alternating pieces: %@/%@ per piece median %.2f (%.2f–%.2f)",
+                               workload.title, rounds, targets[live[1]].name, targets[live[0]].name,
+                               Timing.median(ratios), ratios.first ?? 0, ratios.last ?? 0))
+        }
+        live.removeAll(where: failed.contains)
     }
-    return result
+    return runs
 }
 
 /// This process's CPU time (`getrusage`), in milliseconds.
@@ -320,6 +359,8 @@ struct CPUTime {
     func minus(_ earlier: CPUTime, runs: Int) -> CPUTime {
         CPUTime(user: (user - earlier.user) / Double(max(runs, 1)), system: (system - earlier.system) / Double(max(runs, 1)))
     }
+
+    func plus(_ other: CPUTime) -> CPUTime { CPUTime(user: user + other.user, system: system + other.system) }
 }
 
 struct BenchFailure: Error, CustomStringConvertible {
@@ -540,23 +581,24 @@ struct BenchMain {
         if options.encryption {
             // The same workloads on an encrypted and a plain file: the cost of encryption, side by side.
             let key = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
-            let encrypted = run(EngineTarget(encryptionKey: key), workloads: workloads, directory: runDirectory + "/encrypted")
+            let runs = runSideBySide([EngineTarget(encryptionKey: key, name: "encrypted"), EngineTarget(name: "plain")],
+                                     workloads: workloads,
+                                     directories: [runDirectory + "/encrypted", runDirectory + "/plain"])
             try? files.removeItem(atPath: runDirectory + "/encrypted")
-            let plain = run(EngineTarget(), workloads: workloads, directory: runDirectory + "/plain")
             try? files.removeItem(atPath: runDirectory + "/plain")
             Output.line("")
-            let ok = printTable(workloads: workloads, engine: encrypted, sqlite: plain, names: ("encrypted", "plain"))
+            let ok = printTable(workloads: workloads, engine: runs[0], sqlite: runs[1], names: ("encrypted", "plain"))
             Output.line("(plain/encrypted of 0.83 means the encrypted file took 20 % longer)")
             if !ok { exit(1) }
             return
         }
-        let engine = run(EngineTarget(), workloads: workloads, directory: runDirectory + "/engine")
+        let runs = runSideBySide([EngineTarget(), SQLiteTarget()], workloads: workloads,
+                                 directories: [runDirectory + "/engine", runDirectory + "/sqlite"])
         try? files.removeItem(atPath: runDirectory + "/engine")
-        let sqlite = run(SQLiteTarget(), workloads: workloads, directory: runDirectory + "/sqlite")
         try? files.removeItem(atPath: runDirectory + "/sqlite")
 
         Output.line("")
-        let ok = printTable(workloads: workloads, engine: engine, sqlite: sqlite)
+        let ok = printTable(workloads: workloads, engine: runs[0], sqlite: runs[1])
         if !ok {
             Output.line("realm-bench: FAILED (mismatch or error above)", toStandardError: true)
             try? files.removeItem(atPath: runDirectory)

@@ -14,9 +14,9 @@ final class EngineTarget: BenchTarget {
     /// With a key the same workloads run on an encrypted file (`--encryption`).
     private let key: [UInt8]?
 
-    init(encryptionKey: [UInt8]? = nil) {
+    init(encryptionKey: [UInt8]? = nil, name: String? = nil) {
         key = encryptionKey
-        name = encryptionKey == nil ? "engine" : "encrypted"
+        self.name = name ?? (encryptionKey == nil ? "engine" : "encrypted")
     }
 
     func setUp(directory: String) throws {
