@@ -301,7 +301,7 @@ func runSideBySide(_ targets: [any BenchTarget], workloads: [Workload], director
                     let start = clock.now
                     let v = try workload.runPiece.map { try $0(targets[t], round) } ?? workload.run(targets[t])
                     times[t].append(Timing.milliseconds(clock.now - start))
-                    cpu[t] = cpu[t].plus(CPUTime.now().minus(before, runs: 1))
+                    cpu[t] = cpu[t].plus(CPUTime.now().minus(before))
                     if workload.runPiece == nil, let first = values[t].first, first != v {
                         throw BenchFailure(description: "result changed between runs: \(first) then \(v)")
                     }
@@ -322,7 +322,7 @@ func runSideBySide(_ targets: [any BenchTarget], workloads: [Workload], director
                 var line = "[\(targets[t].name)] \(workload.title.padded(24)) \(Format.ms(ms).leftPadded(10)) ms   result \(value)"
                 if let check, let label = workload.check?.label { line += ", \(label) \(check)" }
                 // CPU per run besides wall time: for single commits, what is work and what is waiting on the disk.
-                let perRun = cpu[t].minus(CPUTime(user: 0, system: 0), runs: workload.runPiece != nil ? 1 : rounds)
+                let perRun = cpu[t].divided(by: workload.runPiece != nil ? 1 : rounds)
                 line += String(format: "   (cpu per run: user %.1f ms, system %.1f ms)", perRun.user, perRun.system)
                 Output.line(line)
                 if workload.key == "insert" { runs[t].fileSize = try targets[t].fileSize() }
@@ -355,12 +355,12 @@ struct CPUTime {
         return CPUTime(user: ms(r.ru_utime), system: ms(r.ru_stime))
     }
 
-    /// The time since `earlier`, divided among `runs`.
-    func minus(_ earlier: CPUTime, runs: Int) -> CPUTime {
-        CPUTime(user: (user - earlier.user) / Double(max(runs, 1)), system: (system - earlier.system) / Double(max(runs, 1)))
-    }
+    /// The time since `earlier`.
+    func minus(_ earlier: CPUTime) -> CPUTime { CPUTime(user: user - earlier.user, system: system - earlier.system) }
 
     func plus(_ other: CPUTime) -> CPUTime { CPUTime(user: user + other.user, system: system + other.system) }
+
+    func divided(by runs: Int) -> CPUTime { CPUTime(user: user / Double(max(runs, 1)), system: system / Double(max(runs, 1))) }
 }
 
 struct BenchFailure: Error, CustomStringConvertible {

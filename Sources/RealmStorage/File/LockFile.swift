@@ -682,7 +682,7 @@ final class LockFile: @unchecked Sendable {
     }
 
     /// `fcntl` record lock on one byte; returns 0 or the errno. Retries on EINTR.
-    private static func recordLock(_ fd: Int32, type: Int32, byte: off_t, wait: Bool) -> Int32 {
+    static func recordLock(_ fd: Int32, type: Int32, byte: off_t, wait: Bool) -> Int32 {
         var fl = flock()
         fl.l_type = Int16(type)
         fl.l_whence = Int16(SEEK_SET)
@@ -692,68 +692,6 @@ final class LockFile: @unchecked Sendable {
             if fcntl(fd, wait ? F_SETLKW : F_SETLK, &fl) == 0 { return 0 }
             let e = errno
             if e != EINTR { return e }
-        }
-    }
-}
-
-/// The writer lock's state in one process, shared by `LockFile` and its watcher thread; every field is guarded
-/// by the lock file's `stateMutex`.
-private final class WriterState: @unchecked Sendable {
-    let fd: Int32
-    var closed = false
-    /// A thread of this process is the writer.
-    var writerHeld = false
-    /// This process holds the `fcntl` lock on byte 0 (taken by `leasePid`).
-    var leaseHeld = false
-    var leasePid: pid_t = 0
-    /// False when no watcher could be started: the lease is then released after every transaction.
-    var keepsLease = true
-
-    init(fd: Int32) { self.fd = fd }
-
-    func releaseLease() {
-        var fl = flock()
-        fl.l_type = Int16(F_UNLCK)
-        fl.l_whence = Int16(SEEK_SET)
-        fl.l_start = LockFile.writerLockByte
-        fl.l_len = 1
-        while fcntl(fd, F_SETLK, &fl) != 0 && errno == EINTR {}
-        leaseHeld = false
-    }
-}
-
-/// What the watcher thread holds: the shared state and the mapping's words (valid until `close()` joins it).
-private final class WatcherContext: @unchecked Sendable {
-    let state: WriterState
-    let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    let waiting: UnsafeAtomic<UInt32>
-    let sequence: UnsafeAtomic<UInt32>
-    let sequenceWord: UnsafeMutablePointer<UInt32>
-
-    init(state: WriterState, mutex: UnsafeMutablePointer<pthread_mutex_t>, waiting: UnsafeAtomic<UInt32>,
-         sequence: UnsafeAtomic<UInt32>, sequenceWord: UnsafeMutablePointer<UInt32>) {
-        self.state = state
-        self.mutex = mutex
-        self.waiting = waiting
-        self.sequence = sequence
-        self.sequenceWord = sequenceWord
-    }
-
-    /// Until the lock file closes: read the sequence, act on what it announced, sleep until it moves. A request
-    /// raises the sequence before waking, so one made after the read makes the sleep return at once.
-    func run() {
-        while true {
-            let seen = sequence.load(ordering: .sequentiallyConsistent)
-            pthread_mutex_lock(mutex)
-            if state.closed {
-                pthread_mutex_unlock(mutex)
-                return
-            }
-            if state.leaseHeld && !state.writerHeld && waiting.load(ordering: .sequentiallyConsistent) > 0 {
-                state.releaseLease()
-            }
-            pthread_mutex_unlock(mutex)
-            storage_wait_on_word(sequenceWord, seen)
         }
     }
 }
