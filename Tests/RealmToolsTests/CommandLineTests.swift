@@ -10,7 +10,7 @@ func cli(_ dir: TempDir, _ args: String...) throws -> ProcessResult {
 }
 
 func write(_ dir: TempDir, _ name: String, _ text: String) {
-    FileManager.default.createFile(atPath: dir.file(name), contents: Data(text.utf8))
+    _ = FileManager.default.createFile(atPath: dir.file(name), contents: Data(text.utf8))
 }
 
 let peopleSchema = """
@@ -231,7 +231,7 @@ let peopleSchema = """
         write(dir, "two.json", #"{"Person": [{"id": 2, "name": "B"}]}"#)
         #expect(try cli(dir, "import", "p.realm", "one.json", "--schema", "schema.json").status == 0)
         let out = dir.file("worker.out")
-        FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
         let worker = Process()
         worker.executableURL = URL(fileURLWithPath: try productExecutablePath("realm-storage-worker", environmentVariable: "REALM_STORAGE_WORKER"))
         worker.arguments = ["pin", dir.file("p.realm")]

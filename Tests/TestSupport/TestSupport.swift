@@ -67,8 +67,8 @@ public struct ProcessResult {
 public func runProcess(_ path: String, _ arguments: [String], in directory: String) throws -> ProcessResult {
     let out = directory + "/.stdout-\(UUID().uuidString)"
     let err = directory + "/.stderr-\(UUID().uuidString)"
-    FileManager.default.createFile(atPath: out, contents: nil)
-    FileManager.default.createFile(atPath: err, contents: nil)
+    _ = FileManager.default.createFile(atPath: out, contents: nil)
+    _ = FileManager.default.createFile(atPath: err, contents: nil)
     defer {
         try? FileManager.default.removeItem(atPath: out)
         try? FileManager.default.removeItem(atPath: err)
