@@ -101,11 +101,11 @@ extension WriteTransaction {
         let bl = try backlinkColumn(target: p.targetClassID, via: p, from: originClass)
         let slot = SlotKey(classID: p.targetClassID, key: 0, columnID: bl.columnID)
         let pair = BacklinkEntry.pair(target, origin)
-        switch pendingIndexEntries[slot, default: PendingIndexEntries(indexRoot: bl.indexRoot, backlinks: true)]
-            .add(entry: pair, direct: database.directIndexEntries) {
-        case nil: try withStoredIndex(slot, root: bl.indexRoot) { tree in try pair.withUnsafeBytes { try insertBacklink($0, into: &tree) } }
-        case true?: try flushIndexEntries(slot)
-        case false?: break
+        if takesDirectIndexEntry() {
+            try withStoredIndex(slot, root: bl.indexRoot) { tree in try pair.withUnsafeBytes { try insertBacklink($0, into: &tree) } }
+        } else if pendingIndexEntries[slot, default: PendingIndexEntries(indexRoot: bl.indexRoot, backlinks: true)]
+                    .append(entry: pair) {
+            try flushIndexEntries(slot)
         }
     }
 

@@ -19,8 +19,9 @@ public struct DatabaseOptions: Sendable {
     /// `writeCopy` and compaction write without one.
     var usesCommitLog = true
 
-    /// How many entries a write transaction puts into an index at once before it starts keeping them to put
-    /// in sorted (DECISIONS 52); tests set 0 to send every entry through the buffer.
+    /// How many index and backlink entries (all indexes together) a write transaction puts into their trees at
+    /// once before it starts keeping them to put in sorted (DECISIONS 52); tests set 0 to send every entry
+    /// through the buffer.
     var directIndexEntries = PendingIndexEntries.directEntries
 
     /// Bytes of commit log records after which a commit checkpoints (DECISIONS 53; 4 MiB): smaller keeps the

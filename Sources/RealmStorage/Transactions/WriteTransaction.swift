@@ -33,8 +33,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
     /// Entries added to indexes that need no lookup before each insert (not primary keys), not yet in their
     /// trees (DECISIONS 52): put in, sorted, before the index is next read or changed otherwise, and at commit.
     var pendingIndexEntries: [SlotKey: PendingIndexEntries] = [:]
-    /// Entries put straight into their trees before any waited in `pendingIndexEntries` (up to
-    /// `Database.directIndexEntries` in all; each index then takes as many again before its entries wait).
+    /// Index and backlink entries this transaction put straight into their trees (the first
+    /// `Database.directIndexEntries`, all indexes together; later ones wait in `pendingIndexEntries`).
     var directIndexInserts = 0
     var catalogueChanged = false
     /// Insert plans by class ID; dropped whenever the schema changes.
@@ -306,24 +306,28 @@ public final class WriteTransaction: Snapshot, NodeSink {
     }
 
     /// `addToIndex` given the column and its committed root (what an insert plan keeps of the property). A
-    /// primary key's entry goes into the tree at once (the next insert looks it up); any other waits in
-    /// `pendingIndexEntries`.
+    /// primary key's entry goes into the tree at once (the next insert looks it up), and so do a transaction's
+    /// first entries (`takesDirectIndexEntry`); the rest wait in `pendingIndexEntries`.
     func addToIndex(_ classID: UInt32, columnID: UInt32, indexRoot: UInt64, _ value: Value, _ key: UInt64,
                     isPrimaryKey: Bool) throws {
         let slot = SlotKey(classID: classID, key: 0, columnID: columnID)
-        // A small transaction's entries (nothing waiting yet) also go straight into the tree, without an entry
-        // in `pendingIndexEntries` to make, look up and drop again at commit.
-        let direct = !isPrimaryKey && pendingIndexEntries.isEmpty && directIndexInserts < database.directIndexEntries
-        if direct { directIndexInserts += 1 }
-        if isPrimaryKey || direct {
+        if isPrimaryKey || takesDirectIndexEntry() {
             _ = try indexes[slot, default: EntryTree(root: indexRoot)].insert(indexEntry(value, key), sink: self)
             return
         }
-        switch pendingIndexEntries[slot, default: PendingIndexEntries(indexRoot: indexRoot)].add(value, key, direct: database.directIndexEntries) {
-        case nil: _ = try indexes[slot, default: EntryTree(root: indexRoot)].insert(indexEntry(value, key), sink: self)
-        case true?: try flushIndexEntries(slot)
-        case false?: break
+        if pendingIndexEntries[slot, default: PendingIndexEntries(indexRoot: indexRoot)].append(value, key) {
+            try flushIndexEntries(slot)
         }
+    }
+
+    /// Whether the next index or backlink entry goes straight into its tree (counting it): the first
+    /// `Database.directIndexEntries` of a transaction do, since a transaction of a few objects would gain nothing
+    /// from sorting them and pay for the buffers. The count only grows, so once an entry waits, every later one
+    /// of the transaction waits too.
+    func takesDirectIndexEntry() -> Bool {
+        guard directIndexInserts < database.directIndexEntries else { return false }
+        directIndexInserts += 1
+        return true
     }
 
     func removeFromIndex(_ classID: UInt32, _ p: PropertyInfo, _ value: Value, _ key: UInt64) throws {
@@ -349,29 +353,14 @@ struct PendingIndexEntries {
         self.backlinks = backlinks
     }
 
-    /// The first entries of a transaction go into the tree at once: a transaction of a few objects would
-    /// gain nothing from sorting them and pay for the buffers.
+    /// Entries a transaction puts straight into their trees before the rest wait here
+    /// (`WriteTransaction.takesDirectIndexEntry`; the default of `DatabaseOptions.directIndexEntries`).
     static let directEntries = 64
-    private(set) var directCount = 0
 
-    /// Adds the entry of `value` for object `key`: nil when the caller is to insert it into the tree now
-    /// (one of the first `direct`, normally `directEntries`), else whether the entries should now be flushed.
-    mutating func add(_ value: Value, _ key: UInt64, direct: Int) -> Bool? {
-        takesDirect(direct) ? nil : append(value, key)
-    }
-
-    /// `add(_:_:direct:)` for an entry given as its bytes.
-    mutating func add(entry: [UInt8], direct: Int) -> Bool? {
-        if takesDirect(direct) { return nil }
+    /// Adds an entry given as its bytes; true once the entries should be flushed.
+    mutating func append(entry: [UInt8]) -> Bool {
         bytes.append(contentsOf: entry)
         return endEntry()
-    }
-
-    /// Whether the next entry goes into the tree at once (counting it).
-    private mutating func takesDirect(_ direct: Int) -> Bool {
-        if directCount >= direct { return false }
-        directCount += 1
-        return true
     }
 
     /// Adds the entry of `value` for object `key` to the buffer; true once the entries should be flushed.
