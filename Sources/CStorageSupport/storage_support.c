@@ -47,11 +47,6 @@ static void copy_streaming(void *dst, const void *src, size_t n) {
     memcpy(d, s, n);
 }
 
-void storage_copy_nontemporal(void *dst, const void *src, size_t n) {
-    copy_streaming(dst, src, n);
-    _mm_sfence();
-}
-
 void storage_gather_nontemporal(void *dst, const void *const *sources, const size_t *lengths, size_t count) {
     unsigned char *d = dst;
     for (size_t i = 0; i < count; i++) {
@@ -79,8 +74,6 @@ void storage_zero_nontemporal(void *dst, size_t n) {
 }
 
 #else
-
-void storage_copy_nontemporal(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
 
 void storage_gather_nontemporal(void *dst, const void *const *sources, const size_t *lengths, size_t count) {
     unsigned char *d = dst;

@@ -14,7 +14,12 @@ import Testing
             var expected = buffer
             expected.replaceSubrange(offset..<offset + length, with: source[..<length])
             buffer.withUnsafeMutableBytes { b in
-                source.withUnsafeBytes { s in storage_copy_nontemporal(b.baseAddress! + offset, s.baseAddress!, length) }
+                source.withUnsafeBytes { s in
+                    // One piece: the copy on its own.
+                    var from: UnsafeRawPointer? = s.baseAddress
+                    var count = length
+                    storage_gather_nontemporal(b.baseAddress! + offset, &from, &count, 1)
+                }
             }
             #expect(firstDifference(buffer, expected) == nil, "copy of \(length) bytes at \(offset)")
             let zeroAt = Int(rng.next() % 61), zeroLength = Int(rng.next() % 5000)

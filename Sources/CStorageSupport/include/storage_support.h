@@ -4,18 +4,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Copies `n` bytes to `dst` with non-temporal stores where the CPU has them (x86-64), else `memcpy`;
-/// the stores are complete (fenced) when it returns. For buffers the CPU writes once and a device then
-/// reads by DMA (a direct-I/O record): ordinary stores first read each line into the cache, which the
-/// device's last read had left cold.
-void storage_copy_nontemporal(void *dst, const void *src, size_t n);
-
-/// Copies `count` pieces one after another to `dst` (piece `i` is `lengths[i]` bytes at `sources[i]`) as
-/// `storage_copy_nontemporal` does, fencing once at the end: nothing between the pieces waits for the
-/// stores to drain.
+/// Copies `count` pieces one after another to `dst` (piece `i` is `lengths[i]` bytes at `sources[i]`) with
+/// non-temporal stores where the CPU has them (x86-64), else `memcpy`; the stores are complete (fenced once,
+/// at the end) when it returns. For a buffer the CPU writes once and a device then reads by DMA (a direct-I/O
+/// record): ordinary stores would first read each line into the cache, which the device's last read left
+/// cold, and a fence between pieces would make each wait for the stores to drain.
 void storage_gather_nontemporal(void *dst, const void *const *sources, const size_t *lengths, size_t count);
 
-/// Sets `n` bytes at `dst` to zero, as `storage_copy_nontemporal` stores.
+/// Sets `n` bytes at `dst` to zero, with the stores of `storage_gather_nontemporal`.
 void storage_zero_nontemporal(void *dst, size_t n);
 
 /// Waits while the 32-bit word at `word` (in memory shared between processes: a `MAP_SHARED` file mapping)
