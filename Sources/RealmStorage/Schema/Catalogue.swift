@@ -219,3 +219,22 @@ final class CatalogueCache: @unchecked Sendable {
         }
     }
 }
+
+extension PropertyInfo {
+    /// Whether two property lists shape clusters and insert plans the same: equal but for their index roots,
+    /// which change with every commit and do not affect either.
+    static func sameShape(_ a: [PropertyInfo], _ b: [PropertyInfo]) -> Bool {
+        guard a.count == b.count else { return false }
+        // Field by field in place (iterating copies of the values retained and released their names).
+        return a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                for i in 0..<x.count {
+                    guard x[i].columnID == y[i].columnID, x[i].type == y[i].type, x[i].flags == y[i].flags,
+                          x[i].targetClassID == y[i].targetClassID, x[i].originColumnID == y[i].originColumnID,
+                          x[i].name == y[i].name else { return false }
+                }
+                return true
+            }
+        }
+    }
+}

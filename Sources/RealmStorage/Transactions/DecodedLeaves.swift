@@ -20,26 +20,9 @@ struct DecodedLeaves {
     // and commit cost more to make, hash into and free than the searches (DECISIONS 54).
 
     struct Leaf {
-        /// The class's properties when the leaf was written (compared without their index roots, `sameShape`).
+        /// The class's properties when the leaf was written (compared by `PropertyInfo.sameShape`).
         var properties: [PropertyInfo]
         var leaf: DirtyLeaf
-    }
-
-    /// Whether two property lists shape clusters the same: equal but for their index roots, which change with
-    /// every commit and do not affect clusters.
-    static func sameShape(_ a: [PropertyInfo], _ b: [PropertyInfo]) -> Bool {
-        guard a.count == b.count else { return false }
-        // Field by field in place (iterating copies of the values retained and released their names).
-        return a.withUnsafeBufferPointer { x in
-            b.withUnsafeBufferPointer { y in
-                for i in 0..<x.count {
-                    guard x[i].columnID == y[i].columnID, x[i].type == y[i].type, x[i].flags == y[i].flags,
-                          x[i].targetClassID == y[i].targetClassID, x[i].originColumnID == y[i].originColumnID,
-                          x[i].name == y[i].name else { return false }
-                }
-                return true
-            }
-        }
     }
 
     var version: UInt64 = 0
@@ -116,7 +99,7 @@ struct DecodedLeaves {
     mutating func take(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? {
         guard let i = leaves.firstIndex(where: { $0.ref == ref }) else { return nil }
         let kept = leaves.remove(at: i).kept
-        guard DecodedLeaves.sameShape(kept.properties, properties) else { return nil }
+        guard PropertyInfo.sameShape(kept.properties, properties) else { return nil }
         return kept.leaf
     }
 }

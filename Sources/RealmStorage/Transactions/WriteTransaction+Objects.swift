@@ -162,7 +162,7 @@ extension WriteTransaction {
         func matches(_ c: ClassInfo, classIndex: Int) -> Bool {
             guard classIndex == self.classIndex, c.classID == classID, c.primaryKeyColumnID == classInfo.primaryKeyColumnID,
                   c.name == classInfo.name else { return false }
-            return DecodedLeaves.sameShape(c.properties, properties)
+            return PropertyInfo.sameShape(c.properties, properties)
         }
 
         /// Takes the class as a new transaction starts with it (a class the plan `matches`): its index and
