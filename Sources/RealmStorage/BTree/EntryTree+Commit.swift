@@ -26,7 +26,7 @@ extension EntryTree {
     /// hundreds, so only those are visited and settled), then the node itself.
     private func write(_ node: EntryTreeNode, sink: NodeSink) throws -> UInt64 {
         if !node.isLeaf {
-            for (i, dirty) in node.dirtyChildren() { node.settleChild(i, ref: try write(dirty, sink: sink)) }
+            try node.settleDirtyChildren { try write($0, sink: sink) }
         }
         let ref = try sink.write(EntryTree.encode(node))
         sink.wroteIndexNode(node, ref: ref)

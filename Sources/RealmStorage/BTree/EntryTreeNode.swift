@@ -193,15 +193,14 @@ final class EntryTreeNode {
     }
 
     /// The dirty children and their positions.
-    func dirtyChildren() -> [(Int, EntryTreeNode)] {
-        var out: [(Int, EntryTreeNode)] = []
-        for i in children.indices { if case .dirty(let n) = children[i] { out.append((i, n)) } }
-        return out
+    /// Writes each dirty child with `write` (which returns where it went) and makes that committed node the
+    /// child (the node then stands for what it was written as, to be kept for the next transaction). No list
+    /// of the dirty children is made: a small commit has one per node.
+    func settleDirtyChildren(_ write: (EntryTreeNode) throws -> UInt64) rethrows {
+        for i in children.indices {
+            if case .dirty(let n) = children[i] { children[i] = .clean(try write(n)) }
+        }
     }
-
-    /// After child `i` was written at `ref`: the child is that committed node (the node then stands for what
-    /// it was written as, to be kept for the next transaction).
-    func settleChild(_ i: Int, ref: UInt64) { children[i] = .clean(ref) }
 
     /// Makes `child` child `i`, its first entry entry `i`.
     func setChild(_ child: EntryTreeNode, at i: Int) {

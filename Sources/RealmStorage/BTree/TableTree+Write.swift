@@ -198,71 +198,100 @@ struct TreeMutator {
         var count: Int
     }
 
+    /// What writing a dirty node gave: usually one node, several when it split, none when it emptied. A small
+    /// commit writes one node per level, so the common answer is not an array.
+    enum Written {
+        case one(Entry)
+        case many([Entry])
+
+        var entries: [Entry] {
+            switch self {
+            case .one(let e): return [e]
+            case .many(let es): return es
+            }
+        }
+    }
+
     /// Writes every dirty node of the tree and returns the new root ref (0 for an empty tree).
     func write(_ root: TreeChild) throws -> UInt64 {
         if case .clean(let ref) = root { return ref }
         var level = try TreeMutator.level(root)
-        var entries = try write(root, level: level)
-        while entries.count > 1 {
+        var written = try write(root, level: level)
+        while case .many(let entries) = written, entries.count > 1 {
             level += 1
-            entries = try writeInner(entries, level: level)
+            written = .many(try writeInner(entries, level: level))
         }
-        return entries.first?.ref ?? 0
+        switch written {
+        case .one(let e): return e.ref
+        case .many(let entries): return entries.first?.ref ?? 0
+        }
     }
 
-    private func write(_ child: TreeChild, level: Int) throws -> [Entry] {
+    private func write(_ child: TreeChild, level: Int) throws -> Written {
         switch child {
         case .clean:
             preconditionFailure("clean children are kept by their parent")
         case .leaf(let l):
             return try writeLeaf(l, rows: 0..<l.keys.count)
         case .inner(let n):
-            // The dirty children first (a small commit changes one child of up to 256).
-            var written: [(index: Int, entries: [Entry])] = []
+            // The dirty children first (a small commit changes one child of up to 64). A child written as one
+            // node becomes that node here at once (its ref, first key and count); children that split or
+            // emptied are remembered, and only then does this node need a list of entries.
+            var reshaped: [(index: Int, entries: [Entry])] = []
             for i in n.children.indices {
                 if case .clean = n.children[i] { continue }
-                written.append((i, try write(n.children[i], level: n.level - 1)))
-            }
-            if !n.children.isEmpty, n.children.count <= innerCapacity, written.allSatisfy({ $0.entries.count == 1 }) {
-                // Each child stays one node and this one does not split: `n` is made to stand for the node it
-                // is written as (each child by the ref it was written at) and encoded from its own arrays.
-                for (i, e) in written {
-                    n.children[i] = .clean(e[0].ref)
-                    n.firstKeys[i] = e[0].firstKey
-                    n.counts[i] = e[0].count
+                switch try write(n.children[i], level: n.level - 1) {
+                case .one(let e):
+                    settle(n, i, e)
+                case .many(let entries) where entries.count == 1:
+                    settle(n, i, entries[0])
+                case .many(let entries):
+                    reshaped.append((i, entries))
                 }
+            }
+            if !n.children.isEmpty, n.children.count <= innerCapacity, reshaped.isEmpty {
+                // This node does not split: `n` stands for the node it is written as, encoded from its own arrays.
                 let ref = try writeInnerNode(n)
                 sink.wroteInner(n, ref: ref)
-                return [Entry(firstKey: n.firstKeys[0], ref: ref, count: n.counts.reduce(0, +))]
+                return .one(Entry(firstKey: n.firstKeys[0], ref: ref, count: n.counts.reduce(0, +)))
             }
             var entries: [Entry] = []
-            entries.reserveCapacity(n.children.count + written.count)
+            entries.reserveCapacity(n.children.count + reshaped.reduce(0) { $0 + $1.entries.count })
             var next = 0
             for (i, c) in n.children.enumerated() {
-                if next < written.count, written[next].index == i {
-                    entries += written[next].entries
+                if next < reshaped.count, reshaped[next].index == i {
+                    entries += reshaped[next].entries
                     next += 1
                 } else if case .clean(let ref) = c {
                     entries.append(Entry(firstKey: n.firstKeys[i], ref: ref, count: n.counts[i]))
                 }
             }
-            return try writeInner(entries, level: n.level)
+            return .many(try writeInner(entries, level: n.level))
         }
+    }
+
+    /// Makes child `i` of `n` the node it was written as.
+    private func settle(_ n: DirtyInner, _ i: Int, _ e: Entry) {
+        n.children[i] = .clean(e.ref)
+        n.firstKeys[i] = e.firstKey
+        n.counts[i] = e.count
     }
 
     /// Writes an inner node whose children are all clean, as `writeInner` would write its entries.
     private func writeInnerNode(_ n: DirtyInner) throws -> UInt64 {
-        var refs = [Int64](repeating: 0, count: n.children.count)
-        for i in refs.indices {
-            guard case .clean(let ref) = n.children[i] else { preconditionFailure("a dirty child left unwritten") }
-            refs[i] = Int64(bitPattern: ref)
-        }
-        // First keys and counts are stored as their bit patterns, as `writeInner` converts them.
-        let node = n.firstKeys.withUnsafeBufferPointer { keys in
-            keys.withMemoryRebound(to: Int64.self) { k in
-                refs.withUnsafeBufferPointer { r in
+        // The refs gathered on the stack (at most `innerChildLimit` of them).
+        let node = withUnsafeTemporaryAllocation(of: Int64.self, capacity: n.children.count) { refs in
+            for i in refs.indices {
+                guard case .clean(let ref) = n.children[i] else { preconditionFailure("a dirty child left unwritten") }
+                refs[i] = Int64(bitPattern: ref)
+            }
+            // First keys and counts are stored as their bit patterns, as `writeInner` converts them.
+            return n.firstKeys.withUnsafeBufferPointer { keys in
+                keys.withMemoryRebound(to: Int64.self) { k in
                     n.counts.withUnsafeBufferPointer { counts in
-                        counts.withMemoryRebound(to: Int64.self) { c in Self.innerNode(level: n.level, firstKeys: k, refs: r, counts: c) }
+                        counts.withMemoryRebound(to: Int64.self) { c in
+                            Self.innerNode(level: n.level, firstKeys: k, refs: UnsafeBufferPointer(refs), counts: c)
+                        }
                     }
                 }
             }
@@ -283,8 +312,8 @@ struct TreeMutator {
         return b.finish()
     }
 
-    private func writeLeaf(_ l: DirtyLeaf, rows: Range<Int>) throws -> [Entry] {
-        if rows.isEmpty { return [] }
+    private func writeLeaf(_ l: DirtyLeaf, rows: Range<Int>) throws -> Written {
+        if rows.isEmpty { return .many([]) }
         // Encode into a scratch list of blobs first, so a leaf that must be split does not leak its blobs.
         var blobs: [UInt64] = []
         let bytes = try l.encode(rows: rows, properties: properties, storeBlob: { buf in
@@ -297,11 +326,11 @@ struct TreeMutator {
         if bytes.count > clusterSplitBytes && rows.count > 1 {
             for ref in blobs { try sink.discard(ref) }
             let mid = rows.lowerBound + rows.count / 2
-            return try writeLeaf(l, rows: rows.lowerBound..<mid) + writeLeaf(l, rows: mid..<rows.upperBound)
+            return .many(try writeLeaf(l, rows: rows.lowerBound..<mid).entries + writeLeaf(l, rows: mid..<rows.upperBound).entries)
         }
         let ref = try sink.write(bytes)
         if blobs.isEmpty, rows == 0..<l.keys.count, l.isFullyDecoded { sink.wroteLeaf(l, ref: ref, node: bytes, properties: properties) }
-        return [Entry(firstKey: l.keys[rows.lowerBound], ref: ref, count: rows.count)]
+        return .one(Entry(firstKey: l.keys[rows.lowerBound], ref: ref, count: rows.count))
     }
 
     private func writeInner(_ entries: [Entry], level: Int) throws -> [Entry] {
