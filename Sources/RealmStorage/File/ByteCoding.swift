@@ -62,6 +62,7 @@ struct FieldWriter {
     private(set) var written = 0
 
     init(_ base: UnsafeMutablePointer<UInt8>) { self.base = UnsafeMutableRawPointer(base) }
+    init(_ base: UnsafeMutableRawPointer) { self.base = base }
 
     @inline(__always) mutating func u8(_ v: UInt8) {
         base.storeBytes(of: v, toByteOffset: written, as: UInt8.self)

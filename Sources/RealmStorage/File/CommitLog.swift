@@ -278,8 +278,16 @@ final class CommitLog {
         let unpadded = CommitLog.unpaddedRecordSize(entries: entries)
         let total = CommitLog.aligned(unpadded)
         let headSize = CommitLog.recordHeaderSize + entries.count * CommitLog.entrySize + encodedMeta.count
-        let head = [UInt8](unsafeUninitializedCapacity: headSize) { buffer, initialized in
-            var w = FieldWriter(buffer.baseAddress!)
+        if (buffer?.capacity ?? 0) < total { buffer = RecordBuffer(capacity: max(total, 64 << 10)) }
+        let record = buffer!
+        record.count = total
+        var offsets: [UInt64] = []
+        offsets.reserveCapacity(entries.count)
+        var at = headSize
+        // The header and the checksum are made on the stack; the pieces in record order are the header, each
+        // node, the checksum. The nodes' bytes stay where they are while `entries` holds them.
+        withUnsafeTemporaryAllocation(byteCount: headSize, alignment: 8) { head in
+            var w = FieldWriter(head.baseAddress!)
             w.u32(CommitLog.recordMagic)
             w.u32(UInt32(entries.count))
             w.u64(generation)
@@ -291,44 +299,32 @@ final class CommitLog {
             }
             encodedMeta.withUnsafeBytes { w.raw($0) }
             precondition(w.written == headSize, "commit log record header size")
-            initialized = headSize
-        }
-        // Each node's bytes are covered by its own checksum, in its header; the record's checksum covers the
-        // headers.
-        var hash = Hash64Stream(seed: generation)
-        hash.update(head)
-        if (buffer?.capacity ?? 0) < total { buffer = RecordBuffer(capacity: max(total, 64 << 10)) }
-        let record = buffer!
-        record.count = total
-        // The pieces in record order: the header, each node, the checksum (on the stack). The nodes' bytes stay
-        // where they are while `entries` holds them.
-        var offsets: [UInt64] = []
-        offsets.reserveCapacity(entries.count)
-        var at = headSize
-        var tail = ByteWriter(capacity: 8)
-        let pieces = entries.count + 2
-        withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: pieces) { sources in
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: pieces) { lengths in
-                for (i, e) in entries.enumerated() {
-                    assert(Self.isWholeNode(e.bytes), "a commit log entry is one whole, sealed node")
-                    offsets.append(offset + UInt64(at))
-                    let node = e.bytes.withUnsafeBytes { $0 }
-                    hash.update(UnsafeRawBufferPointer(rebasing: node[0..<nodeHeaderSize]))
-                    sources[i + 1] = node.baseAddress
-                    lengths[i + 1] = node.count
-                    at += node.count
-                }
-                tail.u64(hash.finish())
-                at += tail.count
-                // Streaming stores, all pieces in one call: the device read the buffer last, so ordinary stores
-                // would first pull every line of it back into the cache, and any locked instruction between the
-                // pieces (a retain) would wait for the streamed lines to drain (DECISIONS 54).
-                head.withUnsafeBytes { h in
-                    tail.bytes.withUnsafeBytes { t in
-                        sources[0] = h.baseAddress
-                        lengths[0] = h.count
+            // Each node's bytes are covered by its own checksum, in its header; the record's checksum covers
+            // the headers.
+            var hash = Hash64Stream(seed: generation)
+            hash.update(UnsafeRawBufferPointer(head))
+            let pieces = entries.count + 2
+            withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: pieces) { sources in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: pieces) { lengths in
+                    sources[0] = UnsafeRawPointer(head.baseAddress!)
+                    lengths[0] = headSize
+                    for (i, e) in entries.enumerated() {
+                        assert(Self.isWholeNode(e.bytes), "a commit log entry is one whole, sealed node")
+                        offsets.append(offset + UInt64(at))
+                        let node = e.bytes.withUnsafeBytes { $0 }
+                        hash.update(UnsafeRawBufferPointer(rebasing: node[0..<nodeHeaderSize]))
+                        sources[i + 1] = node.baseAddress
+                        lengths[i + 1] = node.count
+                        at += node.count
+                    }
+                    var checksum = hash.finish().littleEndian
+                    at += 8
+                    // Streaming stores, all pieces in one call: the device read the buffer last, so ordinary
+                    // stores would first pull every line of it back into the cache, and any locked instruction
+                    // between the pieces (a retain) would wait for the streamed lines to drain (DECISIONS 54).
+                    withUnsafeBytes(of: &checksum) { t in
                         sources[pieces - 1] = t.baseAddress
-                        lengths[pieces - 1] = t.count
+                        lengths[pieces - 1] = 8
                         storage_gather_nontemporal(record.base, sources.baseAddress!, lengths.baseAddress!, pieces)
                     }
                 }

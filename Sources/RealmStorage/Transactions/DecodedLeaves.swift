@@ -46,6 +46,7 @@ struct DecodedLeaves {
             return
         }
         leaf.keepEncoding(node)
+        if leaves.isEmpty { leaves.reserveCapacity(DecodedLeaves.limit) }
         leaves.append((ref, Leaf(properties: properties, leaf: leaf)))
     }
 
@@ -58,6 +59,7 @@ struct DecodedLeaves {
         if let i = inners.firstIndex(where: { $0.ref == ref }) {
             inners[i].node = inner
         } else if inners.count < DecodedLeaves.limit {
+            if inners.isEmpty { inners.reserveCapacity(DecodedLeaves.limit) }
             inners.append((ref, inner))
         }
     }
@@ -76,6 +78,7 @@ struct DecodedLeaves {
         if let i = indexNodes.firstIndex(where: { $0.ref == ref }) {
             indexNodes[i].node = node
         } else if indexNodes.count < 2 * DecodedLeaves.limit {
+            if indexNodes.isEmpty { indexNodes.reserveCapacity(2 * DecodedLeaves.limit) }
             indexNodes.append((ref, node))
         }
     }

@@ -87,7 +87,11 @@ struct FreeSpace {
 
     /// Every free extent with the version that freed it, adjacent extents merged, for the free-list node.
     func entries(newVersion: UInt64) -> [(Extent, UInt64)] {
-        var all = reusable.map { ($0, UInt64(0)) } + waiting + freedNow.map { ($0, newVersion) }
+        var all: [(Extent, UInt64)] = []
+        all.reserveCapacity(entryBound)
+        for e in reusable { all.append((e, 0)) }
+        all += waiting
+        for e in freedNow { all.append((e, newVersion)) }
         if let a = arena { all.append((a, 0)) }
         all.sort { $0.0.page < $1.0.page }
         var merged: [(Extent, UInt64)] = []
