@@ -73,6 +73,8 @@ public final class Database: @unchecked Sendable {
     /// Insert plans by class ID, carried from one write transaction to the next while the class's schema stays
     /// the same (`WriteTransaction.insertPlan`); only used under the writer lock.
     var insertPlans: [UInt32: WriteTransaction.InsertPlan] = [:]
+    /// The meta slots as the last write transaction decoded them (only write transactions use it, one at a time).
+    let writerSlots = SlotCache()
     /// The catalogue last decoded or committed here (any thread).
     let catalogues = CatalogueCache()
 
@@ -338,12 +340,35 @@ public final class Database: @unchecked Sendable {
                 Meta.decode(UnsafeRawBufferPointer(rebasing: base[pageSize..<2 * pageSize]))]
     }
 
+    /// `readSlots` for the writer: the data file's slots change only at checkpoints and direct commits, so
+    /// while their bytes equal those last decoded (256 bytes compared) the decoded slots are reused instead of
+    /// checking both checksums again. Bytes caught half written differ from a decoded copy and are decoded.
+    static func readSlots(mapping: Mapping, cache: SlotCache) -> [Meta.Decoded] {
+        mapping.materializeMetaSlots()
+        let n = Meta.encodedSize
+        let first = UnsafeRawPointer(mapping.base), second = UnsafeRawPointer(mapping.base + pageSize)
+        let same = cache.bytes.withUnsafeBytes { c in
+            memcmp(c.baseAddress!, first, n) == 0 && memcmp(c.baseAddress! + n, second, n) == 0
+        }
+        if same, !cache.slots.isEmpty { return cache.slots }
+        cache.bytes.withUnsafeMutableBytes { c in
+            c.baseAddress!.copyMemory(from: first, byteCount: n)
+            (c.baseAddress! + n).copyMemory(from: second, byteCount: n)
+        }
+        // Decoded from the copy: what was compared next time is what was decoded now.
+        cache.slots = cache.bytes.withUnsafeBytes { c in
+            [Meta.decode(UnsafeRawBufferPointer(rebasing: c[0..<n])), Meta.decode(UnsafeRawBufferPointer(rebasing: c[n..<2 * n]))]
+        }
+        return cache.slots
+    }
+
     /// The newest of the two meta slots and the meta the last logged commit published (DECISIONS 53); of a
     /// slot and a published meta of one version (a checkpoint wrote the slot again), the slot.
-    static func latestMeta(store: PageStore, mapping: Mapping, coordinator: (any Coordinator)?) throws -> Meta {
+    static func latestMeta(store: PageStore, mapping: Mapping, coordinator: (any Coordinator)?,
+                           slotCache: SlotCache? = nil) throws -> Meta {
         var best: Meta?
         let torn = store.tornMeta
-        for s in readSlots(mapping: mapping) {
+        for s in slotCache.map({ readSlots(mapping: mapping, cache: $0) }) ?? readSlots(mapping: mapping) {
             if case .valid(let m) = s, m.version > (best?.version ?? 0), m != torn { best = m }
             if case .newer(let v) = s { throw StorageError.newerFormat(path: store.path, fileVersion: v, supported: Meta.formatVersion) }
         }
@@ -564,7 +589,7 @@ public final class Database: @unchecked Sendable {
         ownerLock.withLock { writerThread = pthread_self() }
         do {
             let mapping = store.mapping
-            let meta = try Database.latestMeta(store: store, mapping: mapping, coordinator: coordinator)
+            let meta = try Database.latestMeta(store: store, mapping: mapping, coordinator: coordinator, slotCache: writerSlots)
             let oldest = min(coordinator.oldestReaderVersion() ?? meta.version, meta.version)
             return try WriteTransaction(database: self, meta: meta, mapping: mapping, oldestReader: oldest)
         } catch {
@@ -598,6 +623,12 @@ public final class Database: @unchecked Sendable {
         ownerLock.withLock { writerThread = nil }
         coordinator.unlockWriter()
     }
+}
+
+/// The data file's meta slots' bytes and what they decoded to (`Database.readSlots(mapping:cache:)`).
+final class SlotCache: @unchecked Sendable {  // Safe: used only inside write transactions, one at a time.
+    var bytes = [UInt8](repeating: 0, count: 2 * Meta.encodedSize)
+    var slots: [Meta.Decoded] = []
 }
 
 final class WeakDatabase: @unchecked Sendable {
