@@ -1,4 +1,5 @@
 import Atomics
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,11 +40,11 @@ public class Snapshot: NodeSource {
     private(set) var isClosed = false
     /// Every page of this version lies below this limit.
     var pageLimit: UInt64
-    /// Public schemas of classes asked for (read snapshots only; see `classSchema`).
-    private var schemaCache: [String: ClassSchema] = [:]
+    /// Public schemas of classes asked for (read snapshots only; see `classSchema`). The lock is stored in the
+    /// snapshot: a separately allocated pthread mutex was two allocations per transaction.
+    private let schemaCache = Mutex<[String: ClassSchema]>([:])
     /// Leaf walks in progress (`walkLeaves`): only the outermost may give decrypted pages back.
     var walkDepth = 0
-    private let schemaCacheLock = PthreadMutex()
 
     init(database: Database, meta: Meta, mapping: Mapping, readerSlot: Int?) throws {
         self.database = database
@@ -112,9 +113,9 @@ public class Snapshot: NodeSource {
     /// A class's schema. A read snapshot's catalogue never changes, so each class is converted once: the
     /// query binder asks for it several times per query (`perf`: 36 % of 10,000 indexed lookups went here).
     public func classSchema(_ name: String) -> ClassSchema? {
-        if let s = schemaCacheLock.withLock({ schemaCache[name] }) { return s }
+        if let s = schemaCache.withLock({ $0[name] }) { return s }
         guard let s = catalogue.classInfo(named: name).map({ publicSchema($0) }) else { return nil }
-        schemaCacheLock.withLock { schemaCache[name] = s }
+        schemaCache.withLock { $0[name] = s }
         return s
     }
 
