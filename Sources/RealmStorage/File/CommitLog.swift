@@ -265,24 +265,34 @@ final class CommitLog {
     /// Bytes the record of a commit with these page writes takes in the log, up to where the next one starts.
     static func recordSize(entries: [Entry]) -> UInt64 { UInt64(aligned(unpaddedRecordSize(entries: entries))) }
 
-    /// Appends the record of one commit and makes it durable. Returns the record as written (padded to
-    /// `recordAlignment`) and where in the log each entry's node bytes are.
-    @discardableResult
-    func append(generation: UInt64, at offset: UInt64, meta: Meta, entries: [Entry]) throws -> [UInt64] {
+    /// Where in the log each entry's node bytes will be in a record written at `offset`.
+    static func entryOffsets(recordAt offset: UInt64, entries: [Entry]) -> [UInt64] {
+        var offsets: [UInt64] = []
+        offsets.reserveCapacity(entries.count)
+        var at = offset + UInt64(recordHeaderSize + entries.count * entrySize + Meta.encodedSize)
+        for e in entries {
+            offsets.append(at)
+            at += UInt64(e.bytes.count)
+        }
+        return offsets
+    }
+
+    /// Appends the record of one commit and makes it durable (padded to `recordAlignment`); its entries' node
+    /// bytes land at `entryOffsets(recordAt: offset, entries:)`.
+    func append(generation: UInt64, at offset: UInt64, meta: Meta, entries: [Entry]) throws {
         try append(generation: generation, at: offset, version: meta.version, meta: meta.encode(), entries: entries)
     }
 
     /// `append` with the meta slot already encoded.
     func append(generation: UInt64, at offset: UInt64, version: UInt64, meta encodedMeta: [UInt8],
-                entries: [Entry]) throws -> [UInt64] {
+                entries: [Entry]) throws {
+        precondition(encodedMeta.count == Meta.encodedSize, "a record holds one whole meta slot")
         let unpadded = CommitLog.unpaddedRecordSize(entries: entries)
         let total = CommitLog.aligned(unpadded)
         let headSize = CommitLog.recordHeaderSize + entries.count * CommitLog.entrySize + encodedMeta.count
         if (buffer?.capacity ?? 0) < total { buffer = RecordBuffer(capacity: max(total, 64 << 10)) }
         let record = buffer!
         record.count = total
-        var offsets: [UInt64] = []
-        offsets.reserveCapacity(entries.count)
         var at = headSize
         // The header and the checksum are made on the stack; the pieces in record order are the header, each
         // node, the checksum. The nodes' bytes stay where they are while `entries` holds them.
@@ -310,7 +320,6 @@ final class CommitLog {
                     lengths[0] = headSize
                     for (i, e) in entries.enumerated() {
                         assert(Self.isWholeNode(e.bytes), "a commit log entry is one whole, sealed node")
-                        offsets.append(offset + UInt64(at))
                         let node = e.bytes.withUnsafeBytes { $0 }
                         hash.update(UnsafeRawBufferPointer(rebasing: node[0..<nodeHeaderSize]))
                         sources[i + 1] = node.baseAddress
@@ -334,7 +343,6 @@ final class CommitLog {
         storage_zero_nontemporal(record.base + at, total - at)
         try preallocate(Int(offset) + total)
         try write(record, at: Int(offset))
-        return offsets
     }
 
     /// The aligned buffer records are built in, reused (a new one per record cost more in page faults than

@@ -89,9 +89,21 @@ extension WriteTransaction {
             newMeta.logStart = start
             newMeta.logEnd = offset + CommitLog.recordSize(entries: logEntries)
             let encodedMeta = newMeta.encode()
-            let offsets = try log.append(generation: generation, at: offset, version: newVersion, meta: encodedMeta,
-                                         entries: logEntries)
-            database.logPages?.committed(newMeta, recordStart: offset, entries: logEntries, offsets: offsets)
+            // Bookkeeping before the write, while what it touches is still in the cache (after the wait for the
+            // disk it is not, DECISIONS 58): the record's pages go into this process's index of the log (no
+            // snapshot can reach them before the meta is published: they were free in every version a live
+            // reader sees; if the write fails the indexes are dropped and read again from the file), the written
+            // nodes are handed on (the next transaction takes them only if its version is this one), and what
+            // the transaction no longer needs is let go.
+            database.logPages?.committed(newMeta, recordStart: offset, entries: logEntries,
+                                         offsets: CommitLog.entryOffsets(recordAt: offset, entries: logEntries))
+            handOver(version: newVersion)
+            do {
+                try log.append(generation: generation, at: offset, version: newVersion, meta: encodedMeta, entries: logEntries)
+            } catch {
+                database.logPages?.reset()
+                throw error
+            }
             try store.extend(toPages: newMeta.pageCount)
             // Visible to every process: published in the lock file (the data file is not written at all), or
             // where there is none, its meta slot.
@@ -131,11 +143,22 @@ extension WriteTransaction {
         }
         database.store.committed(version: newVersion)
         database.catalogues.remember(section: catalogueBytes, catalogue)
-        writtenLeaves.version = newVersion
-        writtenLeaves.store = ObjectIdentifier(database.store)
-        database.decodedLeaves = writtenLeaves
+        if !handedOver { handOver(version: newVersion) }
         meta = newMeta
         finish()
+    }
+
+    /// Gives the nodes this commit wrote to the next transaction (`DecodedLeaves`; taken only by one that
+    /// starts from `version`) and lets go of the state only a running transaction needs.
+    private func handOver(version: UInt64) {
+        writtenLeaves.version = version
+        writtenLeaves.store = ObjectIdentifier(database.store)
+        database.decodedLeaves = writtenLeaves
+        writtenLeaves = DecodedLeaves()
+        keptLeaves = DecodedLeaves()
+        indexes = [:]
+        plans.removeAll()
+        handedOver = true
     }
 
     /// Writes an out-of-line value as a blob node.

@@ -85,6 +85,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
     var loggedPages: [UInt64: Int] = [:]
     static let loggedPagesScanLimit = 32
     private(set) var isActive = true
+    /// The commit has handed its written nodes on and dropped its working state (`handOver`).
+    var handedOver = false
     let oldestReader: UInt64
 
     init(database: Database, meta: Meta, mapping: Mapping, oldestReader: UInt64) throws {
