@@ -303,4 +303,41 @@ import Glibc
         try memory.write { try $0.createClasses(personDogSchema) }
         #expect(try memory.latestMeta().logID == 0)
     }
+
+    /// A logged commit puts its record's pages into this process's index of the log before writing the record
+    /// (DECISIONS 58). When the write fails, those entries must go: the next commit starts from the same meta,
+    /// takes the same pages and writes its record at the same place, and an index still holding the failed
+    /// record's nodes would hand them out for the new commit's pages.
+    @Test func aFailedRecordWriteLeavesNothingOfItInTheLogIndex() throws {
+        let dir = TempDir()
+        let path = dir.file("failed.realm")
+        var after: [String] = []
+        do {
+            let db = try Database.open(path: path)
+            try db.write { tx in
+                try tx.createClasses(personDogSchema)
+                for i in 0..<50 { try tx.createObject("Person", ["id": .int(Int64(i)), "name": .string("base \(i)"), "age": .int(1)]) }
+            }
+            try db.checkpoint()
+            try db.write { try $0.createObject("Person", ["id": .int(100), "name": .string("kept 東京"), "age": .int(2)]) }
+            let before = try db.read { try Self.dump($0) }
+
+            let log = try #require(db.commitLog)
+            log.failNextWriteForTesting = true
+            #expect(throws: StorageError.self) {
+                try db.write { try $0.createObject("Person", ["id": .int(200), "name": .string("lost"), "age": .int(3)]) }
+            }
+            #expect(try db.read { try Self.dump($0) } == before, "the failed commit is not visible")
+
+            try db.write { try $0.createObject("Person", ["id": .int(201), "name": .string("after 🐶"), "age": .int(4)]) }
+            after = try db.read { try Self.dump($0) }
+            #expect(after.contains { $0.contains("after 🐶") })
+            #expect(!after.contains { $0.contains("lost") })
+            #expect(after.count == before.count + 1)
+            #expect(try db.verify().isOK)
+        }
+        // Opened again, the file and its log read from scratch: the same objects.
+        let again = try Database.open(path: path)
+        #expect(try again.read { try Self.dump($0) } == after)
+    }
 }

@@ -351,7 +351,14 @@ final class CommitLog {
 
     /// Writes a whole record durably: one direct, synchronous write where the file system allows it,
     /// otherwise a write and an `fdatasync`.
+    /// For tests: the next record write fails with `EIO`, as a failing disk would, before writing anything.
+    var failNextWriteForTesting = false
+
     private func write(_ record: RecordBuffer, at offset: Int) throws {
+        if failNextWriteForTesting {
+            failNextWriteForTesting = false
+            throw StorageError.io(path: path, operation: "write the commit log", errno: EIO)
+        }
         if directFD >= 0 {
             var done = 0
             while done < record.count {

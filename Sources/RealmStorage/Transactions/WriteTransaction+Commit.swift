@@ -97,7 +97,7 @@ extension WriteTransaction {
             // the transaction no longer needs is let go.
             database.logPages?.committed(newMeta, recordStart: offset, entries: logEntries,
                                          offsets: CommitLog.entryOffsets(recordAt: offset, entries: logEntries))
-            handOver(version: newVersion)
+            handOver(version: newVersion, catalogueSection: catalogueBytes)
             do {
                 try log.append(generation: generation, at: offset, version: newVersion, meta: encodedMeta, entries: logEntries)
             } catch {
@@ -142,15 +142,17 @@ extension WriteTransaction {
             if database.coordinator.publishesMeta { database.coordinator.publish(meta: newMeta.encode()) }
         }
         database.store.committed(version: newVersion)
-        database.catalogues.remember(section: catalogueBytes, catalogue)
-        if !handedOver { handOver(version: newVersion) }
+        if !handedOver { handOver(version: newVersion, catalogueSection: catalogueBytes) }
         meta = newMeta
         finish()
     }
 
     /// Gives the nodes this commit wrote to the next transaction (`DecodedLeaves`; taken only by one that
-    /// starts from `version`) and lets go of the state only a running transaction needs.
-    private func handOver(version: UInt64) {
+    /// starts from `version`), tells the catalogue cache what the new catalogue section decodes to (it is
+    /// matched by those bytes, so this holds whether or not the commit then succeeds), and lets go of the
+    /// state only a running transaction needs.
+    private func handOver(version: UInt64, catalogueSection: [UInt8]) {
+        database.catalogues.remember(section: catalogueSection, catalogue)
         writtenLeaves.version = version
         writtenLeaves.store = ObjectIdentifier(database.store)
         database.decodedLeaves = writtenLeaves
