@@ -27,7 +27,7 @@ import Darwin
 
             let bytes = try #require(FileManager.default.contents(atPath: path))
             #expect(bytes.count == 384 + 16 * 1024)
-            #expect(Array(bytes[0..<8]) == [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x03])
+            #expect(Array(bytes[0..<8]) == [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x04])
             #expect(Array(bytes[8..<12]) == [0x00, 0x04, 0x00, 0x00])  // 1024, little-endian
             #expect(bytes[12...].allSatisfy { $0 == 0 })
             let attributes = try FileManager.default.attributesOfItem(atPath: path)

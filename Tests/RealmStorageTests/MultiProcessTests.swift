@@ -253,6 +253,38 @@ func reachableNodes(_ s: Snapshot) throws -> [(UInt64, UInt64)] {
         #expect(holder.hasExited() == false)
     }
 
+    /// A writer killed while it waits for the lease leaves the waiting count raised. Lock format 3 then gave
+    /// the lease up after every transaction, in every process, until the next first opener; now the holder asks
+    /// the kernel whether anyone holds the waiter byte, finds nobody, sets the count back and keeps its lease.
+    @Test func aWaiterKilledWhileCountedDoesNotCostTheHolderItsLease() throws {
+        let dir = TempDir()
+        let path = dir.file("killed-waiter.realm")
+        let db = try Database.open(path: path)
+        try SharedCounter.ensureSchema(db)
+        let lock = try #require(db.coordinator as? LockFile)
+        let tx = try db.beginWrite()  // this process writes: its lease cannot be handed over meanwhile
+        let waiter = try WorkerProcess(["write-then-idle", path], stderrPath: dir.file("waiter.stderr"))
+        let deadline = Date().addingTimeInterval(30)
+        while lock.waitingWriterCount == 0 && Date() < deadline { usleep(2_000) }
+        try #require(lock.waitingWriterCount == 1, "the worker never waited for the writer lock")
+        waiter.sendKill(SIGKILL)
+        _ = try? waiter.waitForExit(timeout: 10)
+        #expect(lock.waitingWriterCount == 1, "a killed waiter cannot take itself off the count")
+
+        try SharedCounter.increment(tx, writer: 1, seq: 0)
+        try tx.commit()
+        #expect(lock.waitingWriterCount == 0, "a count no live waiter stands behind is set back")
+        #expect(try otherProcessCanLockWriterByte(path + ".lock") == false, "the lease is kept")
+        try db.write { try SharedCounter.increment($0, writer: 1, seq: 1) }
+        #expect(try otherProcessCanLockWriterByte(path + ".lock") == false, "and kept after the next transaction")
+
+        // A live waiter is still handed the lease by the idle holder's watcher.
+        let next = try WorkerProcess(["write-then-idle", path], stderrPath: dir.file("next.stderr"))
+        defer { next.sendKill(SIGKILL); _ = try? next.waitForExit(timeout: 10) }
+        #expect(next.readLine(timeout: 30) == "idle")
+        #expect(try db.read { try SharedCounter.check($0).get() } == 3)
+    }
+
     @Test func anotherThreadHoldingTheWriterMakesItReturnNil() throws {
         let db = try Database.inMemory(identifier: "try-begin-\(UUID())")
         let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)

@@ -27,6 +27,25 @@ final class WriterState: @unchecked Sendable {
         _ = LockFile.recordLock(fd, type: F_UNLCK, byte: LockFile.writerLockByte, wait: false)
         leaseHeld = false
     }
+
+    /// Whether a writer of another process is waiting for the lease. The waiting count in the header says so
+    /// at no cost when it is zero; otherwise the kernel is asked whether any process holds the waiter byte (every
+    /// waiter holds it shared while it waits, and the kernel drops the locks of a process that dies). A count
+    /// that no live waiter stands behind was left by a waiter killed while counted: it is set back to zero, so
+    /// the lease is not given up after every transaction from then on (lock format 4).
+    func othersWaiting(_ waiting: UnsafeAtomic<UInt32>) -> Bool {
+        let counted = waiting.load(ordering: .sequentiallyConsistent)
+        if counted == 0 { return false }
+        var probe = flock()
+        probe.l_type = Int16(F_WRLCK)
+        probe.l_whence = Int16(SEEK_SET)
+        probe.l_start = LockFile.waiterByte
+        probe.l_len = 1
+        guard fcntl(fd, F_GETLK, &probe) == 0, probe.l_type == Int16(F_UNLCK) else { return true }
+        // A waiter takes the byte before it counts itself, so one counted in `counted` still holds it: nobody
+        // behind the count. If the count moved since, a new waiter may be among it; keep it and hand over.
+        return !waiting.compareExchange(expected: counted, desired: 0, ordering: .sequentiallyConsistent).exchanged
+    }
 }
 
 /// What the watcher thread holds: the shared state and the mapping's words (valid until `close()` joins it).
@@ -56,7 +75,7 @@ final class WatcherContext: @unchecked Sendable {
                 pthread_mutex_unlock(mutex)
                 return
             }
-            if state.leaseHeld && !state.writerHeld && waiting.load(ordering: .sequentiallyConsistent) > 0 {
+            if state.leaseHeld && !state.writerHeld && state.othersWaiting(waiting) {
                 state.releaseLease()
             }
             pthread_mutex_unlock(mutex)

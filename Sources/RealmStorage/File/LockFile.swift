@@ -34,9 +34,10 @@ private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
 /// The one rule callers must keep: do not call `close()` while another thread is inside `lockWriter()` or
 /// `withExclusiveAccess(_:)` (the engine closes when its last handle goes away, so nothing else runs).
 final class LockFile: @unchecked Sendable {
-    /// `RBLK` + lock format 3 (2 released the writer lock after every transaction and had no waiting-writers
-    /// count; 1 had no published meta slots).
-    static let magic: [UInt8] = [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x03]
+    /// `RBLK` + lock format 4 (3 had no waiter byte, so a waiter killed while counted made every holder give
+    /// the lease up after each transaction; 2 released the writer lock after every transaction and had no
+    /// waiting-writers count; 1 had no published meta slots).
+    static let magic: [UInt8] = [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x04]
     static let headerSize = 384
     /// The published meta (DECISIONS 53): which of the two areas holds the newest (8 bytes at 64), then the
     /// two areas of one encoded meta slot each (128 bytes at 128 and 256).
@@ -54,6 +55,10 @@ final class LockFile: @unchecked Sendable {
     static let wakeSequenceOffset = 28
     /// How long `tryLockWriter` gives another process's idle lease to be handed over (polling, in µs).
     static let tryLeaseWait: (polls: Int, interval: UInt32) = (100, 2000)
+    /// Byte 2: held shared (`fcntl`) by every process waiting for byte 0, from before it counts itself among
+    /// the waiting writers until after it takes itself off: the holder asks the kernel whether anyone alive is
+    /// behind the count (`WriterState.othersWaiting`).
+    static let waiterByte: off_t = 2
     /// Byte 1: the open guard (`fcntl`, exclusive, held briefly). Held while deciding who is the first opener
     /// and while trying to upgrade to the exclusive `flock`, so no process can run first-opener initialisation
     /// in the window where an upgrading process has dropped its shared `flock` (see `withExclusiveAccess`).
@@ -196,7 +201,7 @@ final class LockFile: @unchecked Sendable {
             // Another process has it, perhaps only as a lease between its transactions: ask for it, then wait.
             requestLease()
             err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: true)
-            waitingWriters.wrappingDecrement(ordering: .sequentiallyConsistent)
+            leaseRequestEnded()
         }
         if err != 0 {
             pthread_mutex_lock(stateMutex)
@@ -234,7 +239,7 @@ final class LockFile: @unchecked Sendable {
                 err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: false)
                 if err != EAGAIN && err != EACCES { break }
             }
-            waitingWriters.wrappingDecrement(ordering: .sequentiallyConsistent)
+            leaseRequestEnded()
         }
         if err == 0 {
             leaseTaken()
@@ -254,8 +259,7 @@ final class LockFile: @unchecked Sendable {
         pthread_mutex_lock(stateMutex)
         defer { pthread_mutex_unlock(stateMutex) }
         precondition(state.writerHeld, "unlockWriter() without lockWriter()")
-        if state.leaseHeld && !state.closed
-            && (!state.keepsLease || waitingWriters.load(ordering: .sequentiallyConsistent) > 0) {
+        if state.leaseHeld && !state.closed && (!state.keepsLease || state.othersWaiting(waitingWriters)) {
             state.releaseLease()
         }
         state.writerHeld = false
@@ -273,10 +277,23 @@ final class LockFile: @unchecked Sendable {
     /// Counts this process among the waiting writers and wakes every watcher, so whoever holds an idle lease
     /// lets it go. The caller takes itself off the count once it has the lock (or gives up).
     private func requestLease() {
+        // The waiter byte first: a holder that sees this count must find the byte held (`othersWaiting`).
+        _ = Self.recordLock(fd, type: F_RDLCK, byte: Self.waiterByte, wait: false)
         waitingWriters.wrappingIncrement(ordering: .sequentiallyConsistent)
         wakeSequence.wrappingIncrement(ordering: .sequentiallyConsistent)
         storage_wake_all(wakeSequenceWord)
     }
+
+    /// Takes this process off the waiting writers, then lets go of the waiter byte (in that order: a holder
+    /// that still sees our count finds the byte held).
+    private func leaseRequestEnded() {
+        waitingWriters.wrappingDecrement(ordering: .sequentiallyConsistent)
+        _ = Self.recordLock(fd, type: F_UNLCK, byte: Self.waiterByte, wait: false)
+    }
+
+    /// The waiting-writers count in the header (tests: read through the mapping, since opening the lock file
+    /// again in this process and closing it would drop this process's `fcntl` locks on it).
+    var waitingWriterCount: UInt32 { waitingWriters.load(ordering: .sequentiallyConsistent) }
 
     /// Byte 0 is ours (the in-process writer flag already is): note the lease and start the watcher once.
     private func leaseTaken() {
