@@ -6,7 +6,65 @@ import Darwin
 import Atomics
 internal import CStorageSupport
 
-// The writer lease's moving parts (DECISIONS 55); `LockFile` takes, keeps and asks for the lease.
+// The writer lease's moving parts (DECISIONS 55, 59): how `LockFile` asks for the lease and hands it over.
+
+extension LockFile {
+    /// Counts this process among the waiting writers and wakes every watcher, so whoever holds an idle lease
+    /// lets it go. The caller takes itself off the count once it has the lock (or gives up).
+    func requestLease() {
+        // The waiter byte first: a holder that sees this count must find the byte held (`othersWaiting`).
+        _ = Self.recordLock(fd, type: F_RDLCK, byte: Self.waiterByte, wait: false)
+        waitingWriters.wrappingIncrement(ordering: .sequentiallyConsistent)
+        wakeSequence.wrappingIncrement(ordering: .sequentiallyConsistent)
+        storage_wake_all(wakeSequenceWord)
+    }
+
+    /// Takes this process off the waiting writers, then lets go of the waiter byte (in that order: a holder
+    /// that still sees our count finds the byte held).
+    func leaseRequestEnded() {
+        waitingWriters.wrappingDecrement(ordering: .sequentiallyConsistent)
+        _ = Self.recordLock(fd, type: F_UNLCK, byte: Self.waiterByte, wait: false)
+    }
+
+    /// The waiting-writers count in the header (tests: read through the mapping, since opening the lock file
+    /// again in this process and closing it would drop this process's `fcntl` locks on it).
+    var waitingWriterCount: UInt32 { waitingWriters.load(ordering: .sequentiallyConsistent) }
+
+    /// Byte 0 is ours (the in-process writer flag already is): note the lease and start the watcher once.
+    func leaseTaken() {
+        pthread_mutex_lock(stateMutex)
+        defer { pthread_mutex_unlock(stateMutex) }
+        state.leaseHeld = true
+        state.leasePid = getpid()
+        if watcher == nil && !state.closed { watcher = startWatcher() }
+    }
+
+    var wakeSequenceWord: UnsafeMutablePointer<UInt32> {
+        (mapping + Self.wakeSequenceOffset).assumingMemoryBound(to: UInt32.self)
+    }
+
+    /// The thread that hands the lease over while this process is not writing: it sleeps on the wake sequence
+    /// and, each time it changes, releases an idle lease if another process is waiting. It holds only the
+    /// shared `WriterState` and raw pointers into the mapping, which `close()` unmaps after joining it.
+    private func startWatcher() -> pthread_t? {
+        let context = WatcherContext(state: state, mutex: stateMutex,
+                                     waiting: waitingWriters, sequence: wakeSequence, sequenceWord: wakeSequenceWord)
+        let unmanaged = Unmanaged.passRetained(context)
+        var thread = pthread_t()
+        let err = pthread_create(&thread, nil, { raw in
+            let context = Unmanaged<WatcherContext>.fromOpaque(raw!).takeRetainedValue()
+            context.run()
+            return nil
+        }, unmanaged.toOpaque())
+        if err != 0 {
+            // Without a watcher an idle lease could not be handed over: keep releasing after every transaction.
+            unmanaged.release()
+            state.keepsLease = false
+            return nil
+        }
+        return thread
+    }
+}
 
 /// The writer lock's state in one process, shared by `LockFile` and its watcher thread; every field is guarded
 /// by the lock file's `stateMutex`.
