@@ -192,7 +192,6 @@ final class EntryTreeNode {
         }
     }
 
-    /// The dirty children and their positions.
     /// Writes each dirty child with `write` (which returns where it went) and makes that committed node the
     /// child (the node then stands for what it was written as, to be kept for the next transaction). No list
     /// of the dirty children is made: a small commit has one per node.

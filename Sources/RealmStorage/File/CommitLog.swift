@@ -349,11 +349,11 @@ final class CommitLog {
     /// the copy: the writer's index keeps the nodes themselves, not the record).
     private var buffer: RecordBuffer?
 
-    /// Writes a whole record durably: one direct, synchronous write where the file system allows it,
-    /// otherwise a write and an `fdatasync`.
     /// For tests: the next record write fails with `EIO`, as a failing disk would, before writing anything.
     var failNextWriteForTesting = false
 
+    /// Writes a whole record durably: one direct, synchronous write where the file system allows it,
+    /// otherwise a write and an `fdatasync`.
     private func write(_ record: RecordBuffer, at offset: Int) throws {
         if failNextWriteForTesting {
             failNextWriteForTesting = false

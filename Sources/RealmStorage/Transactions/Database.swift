@@ -626,7 +626,8 @@ public final class Database: @unchecked Sendable {
 }
 
 /// The data file's meta slots' bytes and what they decoded to (`Database.readSlots(mapping:cache:)`).
-final class SlotCache: @unchecked Sendable {  // Safe: used only inside write transactions, one at a time.
+final class SlotCache: @unchecked Sendable {
+    // Safe: used only by `startWrite`, under the writer lock, one write transaction at a time.
     var bytes = [UInt8](repeating: 0, count: 2 * Meta.encodedSize)
     var slots: [Meta.Decoded] = []
 }
