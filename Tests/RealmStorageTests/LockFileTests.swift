@@ -152,6 +152,36 @@ import Darwin
         }
     }
 
+    /// A lock file of another lock format held by another process is a process of another version of this
+    /// software, not damage: the error says so (lock format 3's processes would not see this build's waiter
+    /// byte, DECISIONS 59). Alone again, the file is made this format's.
+    @Test func anotherLockFormatInUseIsReportedAsAnotherVersion() throws {
+        try withTempDir { dir in
+            let path = dir + "/db.realm.lock"
+            var old = Data(LockFile.magic)
+            old[7] = 3
+            old.append(contentsOf: [0x00, 0x04, 0x00, 0x00])  // 1024 slots
+            old.append(Data(repeating: 0, count: LockFile.fileSize(slotCount: 1024) - old.count))
+            try old.write(to: URL(fileURLWithPath: path))
+            let child = try Child.shell("exec 9<>'\(path)'; flock -s 9; echo locked; exec sleep 10")
+            defer { child.kill() }
+            try child.waitForLine("locked")
+            do {
+                _ = try LockFile(path: path, firstOpener: {})
+                Issue.record("opening a lock file of another format should fail while another process holds it")
+            } catch let StorageError.inUse(errorPath, operation, reason) {
+                #expect(errorPath == path)
+                #expect(operation == "open the database")
+                #expect(reason.contains("another version") && reason.contains("lock format 3"), "\(reason)")
+            }
+            child.kill()
+            let lock = try LockFile(path: path, firstOpener: {})
+            #expect(lock.wasFirstOpener)
+            lock.close()
+            #expect(try #require(FileManager.default.contents(atPath: path))[7] == LockFile.magic[7])
+        }
+    }
+
     @Test func anExclusiveHolderMakesOpenWait() throws {
         try withTempDir { dir in
             let path = dir + "/db.realm.lock"

@@ -558,6 +558,16 @@ final class LockFile: @unchecked Sendable {
             throw StorageError.corrupt(
                 path: path, location: "lock file header",
                 reason: "\(reason); another process has the database open, so it cannot be reinitialised")
+        case .otherFormat(let format):
+            if try tryFlock(fd, LOCK_EX, path: path) {
+                return try initialise(fd: fd, path: path, firstOpener: firstOpener)
+            }
+            // Not damage: a build of another version has the database open, and the two would not agree on
+            // who holds the writer lock.
+            throw StorageError.inUse(
+                path: path, operation: "open the database",
+                reason: "a process of another version of this software has it open (its lock file is of lock format "
+                    + "\(format), this build uses \(magic[7])); close that process first")
         }
     }
 
@@ -585,6 +595,8 @@ final class LockFile: @unchecked Sendable {
     private enum Header {
         case valid(slotCount: Int)
         case invalid(String)
+        /// `RBLK` with another lock format number.
+        case otherFormat(UInt8)
     }
 
     private static func readHeader(fd: Int32, path: String) throws -> Header {
@@ -599,6 +611,7 @@ final class LockFile: @unchecked Sendable {
         guard n == 12 else {
             throw StorageError.io(path: path, operation: "read lock file header", errno: n < 0 ? errno : EIO)
         }
+        if Array(header[0..<7]) == Array(magic[0..<7]), header[7] != magic[7] { return .otherFormat(header[7]) }
         if Array(header[0..<8]) != magic {
             return .invalid("lock file has wrong magic \(header[0..<8].map { String($0, radix: 16) })")
         }
