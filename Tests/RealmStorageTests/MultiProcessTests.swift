@@ -264,6 +264,7 @@ func reachableNodes(_ s: Snapshot) throws -> [(UInt64, UInt64)] {
         let lock = try #require(db.coordinator as? LockFile)
         let tx = try db.beginWrite()  // this process writes: its lease cannot be handed over meanwhile
         let waiter = try WorkerProcess(["write-then-idle", path], stderrPath: dir.file("waiter.stderr"))
+        defer { waiter.sendKill(SIGKILL) }  // also when a check below stops the test early
         let deadline = Date().addingTimeInterval(30)
         while lock.waitingWriterCount == 0 && Date() < deadline { usleep(2_000) }
         try #require(lock.waitingWriterCount == 1, "the worker never waited for the writer lock")

@@ -545,30 +545,27 @@ final class LockFile: @unchecked Sendable {
         // Someone has it open. Participants only hold it exclusively under the open guard, which we hold, so
         // this waits only for a process outside the protocol holding it exclusively.
         try blockingFlock(fd, LOCK_SH, path: path)
+        let refusal: StorageError
         switch try readHeader(fd: fd, path: path) {
         case .valid(let slotCount):
             return Opened(base: try map(fd: fd, path: path, slotCount: slotCount), slotCount: slotCount,
                           firstOpener: false)
         case .invalid(let reason):
-            // The holder may have gone while we waited (for example it created the file and never initialised
-            // it). If we can now get it exclusively, it is ours to initialise.
-            if try tryFlock(fd, LOCK_EX, path: path) {
-                return try initialise(fd: fd, path: path, firstOpener: firstOpener)
-            }
-            throw StorageError.corrupt(
-                path: path, location: "lock file header",
-                reason: "\(reason); another process has the database open, so it cannot be reinitialised")
+            refusal = .corrupt(path: path, location: "lock file header",
+                               reason: "\(reason); another process has the database open, so it cannot be reinitialised")
         case .otherFormat(let format):
-            if try tryFlock(fd, LOCK_EX, path: path) {
-                return try initialise(fd: fd, path: path, firstOpener: firstOpener)
-            }
             // Not damage: a build of another version has the database open, and the two would not agree on
             // who holds the writer lock.
-            throw StorageError.inUse(
-                path: path, operation: "open the database",
-                reason: "a process of another version of this software has it open (its lock file is of lock format "
-                    + "\(format), this build uses \(magic[7])); close that process first")
+            refusal = .inUse(path: path, operation: "open the database",
+                             reason: "a process of another version of this software has it open (its lock file is of "
+                                 + "lock format \(format), this build uses \(magic[7])); close that process first")
         }
+        // The holder may have gone while we waited (for example it created the file and never initialised it).
+        // If we can now get it exclusively, it is ours to initialise.
+        if try tryFlock(fd, LOCK_EX, path: path) {
+            return try initialise(fd: fd, path: path, firstOpener: firstOpener)
+        }
+        throw refusal
     }
 
     /// First opener: we hold the exclusive flock. Writes a fresh table, runs `firstOpener`, goes shared.
