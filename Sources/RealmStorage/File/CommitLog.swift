@@ -521,8 +521,10 @@ final class RecordBuffer {
 
     init(capacity: Int) {
         var p: UnsafeMutableRawPointer?
-        precondition(posix_memalign(&p, CommitLog.recordAlignment, max(capacity, 1)) == 0 && p != nil, "out of memory")
-        base = p!
+        // The call stays outside the precondition: -Ounchecked builds do not evaluate a precondition's condition.
+        let rc = posix_memalign(&p, CommitLog.recordAlignment, max(capacity, 1))
+        guard rc == 0, let p else { fatalError("out of memory: \(capacity) bytes for a commit log record") }
+        base = p
         self.capacity = capacity
     }
 
