@@ -12,13 +12,16 @@ import Testing
 // with the model and `verify()` must find nothing. `REALM_SOAK=1` runs many more seeds and operations.
 
 private let soak = ProcessInfo.processInfo.environment["REALM_SOAK"] == "1"
-/// `REALM_SEEDS=N` / `REALM_OPS=N` override the number of seeds per test and operations per seed.
+/// `REALM_SEEDS=N` / `REALM_OPS=N` override the number of seeds per test and operations per seed;
+/// `REALM_SEED_BASE=N` moves every test's seeds by N (a soak with seeds no earlier run tried).
 private let seedCount = ProcessInfo.processInfo.environment["REALM_SEEDS"].flatMap { UInt64($0) }
 private let operationCount = ProcessInfo.processInfo.environment["REALM_OPS"].flatMap { Int($0) }
+private let seedBase = ProcessInfo.processInfo.environment["REALM_SEED_BASE"].flatMap { UInt64($0) } ?? 0
 
 private enum Settings {
     static func seeds(_ base: UInt64, _ normal: UInt64, _ soaking: UInt64) -> [UInt64] {
-        Array(base..<base + (seedCount ?? (soak ? soaking : normal)))
+        let first = base + seedBase
+        return Array(first..<first + (seedCount ?? (soak ? soaking : normal)))
     }
     static let fileSeeds = seeds(1, 4, 40)
     static let memorySeeds = seeds(1001, 1, 20)
