@@ -253,6 +253,65 @@ func reachableNodes(_ s: Snapshot) throws -> [(UInt64, UInt64)] {
         #expect(holder.hasExited() == false)
     }
 
+    /// A writer that cannot take the waiter byte (`ENOLCK`: the kernel's lock table is full) must not count
+    /// itself: a holder would find nobody behind the count, set it back and keep its idle lease, and the writer
+    /// would wait for ever. It fails at once with the error instead, waiting or trying, and asks again fine
+    /// once the byte can be taken.
+    @Test(arguments: [false, true]) func aWaiterThatCannotTakeTheWaiterByteFailsInsteadOfWaitingForEver(trying: Bool) throws {
+        let dir = TempDir()
+        let path = dir.file("no-waiter-byte.realm")
+        do {
+            let db = try Database.open(path: path)
+            try SharedCounter.ensureSchema(db)
+        }
+        let holder = try WorkerProcess(["write-then-idle", path], stderrPath: dir.file("holder.stderr"))
+        defer { holder.sendKill(SIGKILL); _ = try? holder.waitForExit(timeout: 10) }
+        #expect(holder.readLine(timeout: 30) == "idle")
+
+        let db = try Database.open(path: path)
+        let lock = try #require(db.coordinator as? LockFile)
+        lock.failWaiterByteForTesting = ENOLCK
+        let done = DispatchSemaphore(value: 0)
+        let outcome = LockedBox<Result<Bool, any Error>?>(nil)
+        Thread.detachNewThread {
+            do {
+                if trying {
+                    outcome.set(.success(try db.tryBeginWrite().map { $0.rollback(); return true } ?? false))
+                } else {
+                    try db.beginWrite().rollback()
+                    outcome.set(.success(true))
+                }
+            } catch {
+                outcome.set(.failure(error))
+            }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + 10) != .success {
+            Issue.record("the writer waited for a lease nobody would hand over")
+            holder.sendKill(SIGKILL)  // its lease goes with it, and the waiting thread gets the lock
+            _ = done.wait(timeout: .now() + 30)
+            return
+        }
+        switch try #require(outcome.get()) {
+        case .failure(StorageError.io(let errorPath, let operation, let errno)):
+            #expect(errorPath == path + ".lock")
+            #expect(operation == LockFile.requestLeaseOperation)
+            #expect(errno == ENOLCK)
+        case let other:
+            Issue.record("expected the waiter byte's error, got \(other)")
+        }
+        #expect(lock.waitingWriterCount == 0, "nothing left counted")
+        #expect(try otherProcessCanLockWriterByte(path + ".lock") == false, "the holder still has its lease")
+
+        // Asked again with the byte, the idle holder hands the lease over (tried, so a count the failed request
+        // had left wrong ends the test instead of hanging it).
+        lock.failWaiterByteForTesting = nil
+        let tx = try #require(try db.tryBeginWrite(), "the idle lease was not handed over")
+        try SharedCounter.increment(tx, writer: 1, seq: 0)
+        try tx.commit()
+        #expect(try db.read { try SharedCounter.check($0).get() } == 2)
+    }
+
     /// A writer killed while it waits for the lease leaves the waiting count raised. Lock format 3 then gave
     /// the lease up after every transaction, in every process, until the next first opener; now the holder asks
     /// the kernel whether anyone holds the waiter byte, finds nobody, sets the count back and keeps its lease.

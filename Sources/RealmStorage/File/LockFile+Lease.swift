@@ -10,14 +10,21 @@ internal import CStorageSupport
 
 extension LockFile {
     /// Counts this process among the waiting writers and wakes every watcher, so whoever holds an idle lease
-    /// lets it go. The caller takes itself off the count once it has the lock (or gives up).
-    func requestLease() {
+    /// lets it go; 0, or the `errno` of failing to take the waiter byte (then nothing is counted: a holder would
+    /// find nobody behind the count, set it back and keep its lease, and the caller would wait for ever). The
+    /// caller takes itself off the count once it has the lock (or gives up).
+    func requestLease() -> Int32 {
         // The waiter byte first: a holder that sees this count must find the byte held (`othersWaiting`).
-        _ = Self.recordLock(fd, type: F_RDLCK, byte: Self.waiterByte, wait: false)
+        let err = failWaiterByteForTesting ?? Self.recordLock(fd, type: F_RDLCK, byte: Self.waiterByte, wait: false)
+        if err != 0 { return err }
         waitingWriters.wrappingIncrement(ordering: .sequentiallyConsistent)
         wakeSequence.wrappingIncrement(ordering: .sequentiallyConsistent)
         storage_wake_all(wakeSequenceWord)
+        return 0
     }
+
+    /// The operation a failed `requestLease` reports.
+    static let requestLeaseOperation = "ask for the writer lock (fcntl F_SETLK on the lock file's waiter byte)"
 
     /// Takes this process off the waiting writers, then lets go of the waiter byte (in that order: a holder
     /// that still sees our count finds the byte held).

@@ -95,6 +95,9 @@ final class LockFile: @unchecked Sendable {
     // Guarded by stateMutex:
     private var ownedSlots: [Bool]
     var watcher: pthread_t?
+    /// For tests: taking the waiter byte fails with this `errno` (as `ENOLCK` would), set before any thread
+    /// asks for the writer lock.
+    var failWaiterByteForTesting: Int32?
 
     /// Opens (creating if needed, mode 0644) `path` and maps the reader table.
     ///
@@ -197,18 +200,23 @@ final class LockFile: @unchecked Sendable {
         pthread_mutex_unlock(stateMutex)
 
         var err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: false)
+        var operation = "lock the writer (fcntl F_SETLKW)"
         if err == EAGAIN || err == EACCES {
             // Another process has it, perhaps only as a lease between its transactions: ask for it, then wait.
-            requestLease()
-            err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: true)
-            leaseRequestEnded()
+            err = requestLease()
+            if err == 0 {
+                err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: true)
+                leaseRequestEnded()
+            } else {
+                operation = Self.requestLeaseOperation
+            }
         }
         if err != 0 {
             pthread_mutex_lock(stateMutex)
             state.writerHeld = false
             pthread_cond_signal(writerReleased)
             pthread_mutex_unlock(stateMutex)
-            throw StorageError.io(path: path, operation: "lock the writer (fcntl F_SETLKW)", errno: err)
+            throw StorageError.io(path: path, operation: operation, errno: err)
         }
         leaseTaken()
     }
@@ -232,14 +240,19 @@ final class LockFile: @unchecked Sendable {
         }
         pthread_mutex_unlock(stateMutex)
         var err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: false)
+        var operation = "lock the writer (fcntl F_SETLK)"
         if err == EAGAIN || err == EACCES {
-            requestLease()
-            for _ in 0..<Self.tryLeaseWait.polls {
-                usleep(Self.tryLeaseWait.interval)
-                err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: false)
-                if err != EAGAIN && err != EACCES { break }
+            err = requestLease()
+            if err == 0 {
+                for _ in 0..<Self.tryLeaseWait.polls {
+                    usleep(Self.tryLeaseWait.interval)
+                    err = Self.recordLock(fd, type: F_WRLCK, byte: Self.writerLockByte, wait: false)
+                    if err != EAGAIN && err != EACCES { break }
+                }
+                leaseRequestEnded()
+            } else {
+                operation = Self.requestLeaseOperation
             }
-            leaseRequestEnded()
         }
         if err == 0 {
             leaseTaken()
@@ -250,7 +263,7 @@ final class LockFile: @unchecked Sendable {
         pthread_cond_signal(writerReleased)
         pthread_mutex_unlock(stateMutex)
         if err == EAGAIN || err == EACCES { return false }
-        throw StorageError.io(path: path, operation: "lock the writer (fcntl F_SETLK)", errno: err)
+        throw StorageError.io(path: path, operation: operation, errno: err)
     }
 
     /// Ends this thread's hold on the writer lock. The lease on byte 0 is kept unless a writer of another
