@@ -1,3 +1,6 @@
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE  // pthread_setname_np
+#endif
 #include "storage_support.h"
 
 #include <stdint.h>
@@ -102,5 +105,20 @@ void storage_wake_all(uint32_t *word) {
     syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 #else
     (void)word;
+#endif
+}
+
+#include <pthread.h>
+
+void storage_name_this_thread(const char *name) {
+#if defined(__linux__)
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+    pthread_setname_np(pthread_self(), shortened);
+#elif defined(__APPLE__)
+    pthread_setname_np(name);
+#else
+    (void)name;
 #endif
 }

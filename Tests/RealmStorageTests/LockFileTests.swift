@@ -400,6 +400,29 @@ import Darwin
         }
     }
 
+    #if os(Linux)
+    /// The thread that hands an idle lease over is named, so `top -H`, `ps -L` and debuggers tell what it is.
+    @Test func theLeaseWatcherThreadIsNamed() throws {
+        try withTempDir { dir in
+            let lock = try LockFile(path: dir + "/db.realm.lock", firstOpener: {})
+            defer { lock.close() }
+            try lock.lockWriter()  // the first lease starts the watcher
+            lock.unlockWriter()
+            func names() -> [String] {
+                let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+                return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+                    .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            }
+            var seen = names()
+            for _ in 0..<400 where !seen.contains("realm-lease") {
+                usleep(5_000)  // it names itself as it starts
+                seen = names()
+            }
+            #expect(seen.contains("realm-lease"), "threads: \(seen)")
+        }
+    }
+    #endif
+
     @Test func writerLockIsAnFcntlLockOnByteZeroAcrossProcesses() throws {
         try withTempDir { dir in
             let path = dir + "/db.realm.lock"

@@ -23,4 +23,8 @@ void storage_wait_on_word(uint32_t *word, uint32_t expected);
 /// Wakes every thread, in any process, waiting in `storage_wait_on_word` on `word`.
 void storage_wake_all(uint32_t *word);
 
+/// Names the calling thread (at most 15 bytes are kept), as `top -H`, `ps -L` and debuggers show it; does
+/// nothing where threads cannot be named.
+void storage_name_this_thread(const char *name);
+
 #endif

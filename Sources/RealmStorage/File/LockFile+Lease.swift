@@ -60,6 +60,7 @@ extension LockFile {
         var thread = pthread_t()
         let err = pthread_create(&thread, nil, { raw in
             let context = Unmanaged<WatcherContext>.fromOpaque(raw!).takeRetainedValue()
+            storage_name_this_thread("realm-lease")
             context.run()
             return nil
         }, unmanaged.toOpaque())
