@@ -3,6 +3,7 @@
 #endif
 #include "storage_support.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #if defined(__linux__)
@@ -107,8 +108,6 @@ void storage_wake_all(uint32_t *word) {
     (void)word;
 #endif
 }
-
-#include <pthread.h>
 
 void storage_name_this_thread(const char *name) {
 #if defined(__linux__)
