@@ -1,72 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A dirty node of an `EntryTree`: decoded entries, and for inner nodes (level > 0) one child per entry,
 /// entry i being the smallest entry below child i.
 ///
-/// **Storage.** The entry bytes live in one heap buffer, in no particular order; a sorted array of slots
-/// (offset and length in the heap) gives the order. Inserting an entry appends its bytes to the heap and shifts
-/// slots only (8 bytes per entry, never entry bytes); removing one leaves its bytes as garbage, reclaimed when the
-/// heap next has to grow (the live entries are then copied, in order, into a fresh heap of twice their size).
-/// Comparisons read the heap directly: no per-entry allocation and no reference counting on the search path.
+/// **Storage.** As the node is stored (docs/FILE_FORMAT.md, "Index nodes"): the entries' bytes one after
+/// another in order in one buffer (`area`), and the m + 1 offsets where they end (`ends`, `ends[0] = 0`) in
+/// another. Decoding a committed node copies its two parts as they are, and encoding copies them back, without
+/// visiting entries one by one (DECISIONS 61). An insert moves the bytes after it (a node holds at most a page
+/// of them) and the offsets after it.
 ///
-/// The buffers are owned by the node and freed by `deinit`. `entry(_:)` returns a pointer into the heap that is
+/// The buffers are owned by the node and freed by `deinit`. `entry(_:)` returns a pointer into the area that is
 /// valid until the node is next mutated.
 final class EntryTreeNode {
-    /// Where entry bytes sit in the heap.
-    struct Slot {
-        var offset: UInt32
-        var length: UInt32
-    }
-
     let level: Int
     private(set) var children: [EntryTree.Child]
     /// Number of entries.
     private(set) var count = 0
     /// Sum of the entries' lengths.
-    private(set) var entryBytes = 0
+    var entryBytes: Int { Int(ends[count]) }
 
-    private var slots: UnsafeMutablePointer<Slot>
-    private var slotCapacity: Int
-    private var heap: UnsafeMutableRawPointer
-    private var heapCapacity: Int
-    /// Bytes of the heap in use (live entries and garbage).
-    private var heapUsed = 0
+    /// `count + 1` end offsets in native byte order, room for `endsCapacity + 1`.
+    private var ends: UnsafeMutablePointer<UInt32>
+    private var endsCapacity: Int
+    private var area: UnsafeMutableRawPointer
+    private var areaCapacity: Int
 
     /// An empty node with room for `capacity` entries totalling `bytes` bytes before it has to grow.
     init(level: Int, capacity: Int = 8, bytes: Int = 256) {
         self.level = level
         children = []
-        slotCapacity = max(capacity, 4)
-        slots = .allocate(capacity: slotCapacity)
-        heapCapacity = max(bytes, 64)
-        heap = .allocate(byteCount: heapCapacity, alignment: 8)
+        endsCapacity = max(capacity, 4)
+        ends = .allocate(capacity: endsCapacity + 1)
+        ends[0] = 0
+        areaCapacity = max(bytes, 64)
+        area = .allocate(byteCount: areaCapacity, alignment: 8)
     }
 
     /// A node whose entries are the committed entry area `area` cut at `ends` (the m + 1 little-endian `UInt32`
-    /// end offsets of an index node: `0, end(0), ..., end(m-1)`), which the caller has checked (non-decreasing,
-    /// within the area). Offsets out of range are clamped, so even unchecked input never reads out of bounds.
-    init(level: Int, area: UnsafeRawBufferPointer, ends: UnsafeRawPointer, count m: Int, children: [EntryTree.Child]) {
+    /// end offsets of an index node: `0, end(0), ..., end(m-1)`), which the caller has checked: non-decreasing,
+    /// the last one `area.count` (`EntryNodeView.materialize`).
+    init(level: Int, area source: UnsafeRawBufferPointer, ends sourceEnds: UnsafeRawPointer, count m: Int,
+         children: [EntryTree.Child]) {
         self.level = level
         self.children = children
-        slotCapacity = max(m + 8, 4)
-        slots = .allocate(capacity: slotCapacity)
-        heapCapacity = max(area.count + 256, 64)
-        precondition(heapCapacity <= Int(UInt32.max), "EntryTree: node too large")
-        heap = .allocate(byteCount: heapCapacity, alignment: 8)
-        if let base = area.baseAddress, area.count > 0 { heap.copyMemory(from: base, byteCount: area.count) }
-        heapUsed = area.count
-        var previous = Int(UInt32(littleEndian: ends.loadUnaligned(as: UInt32.self)))
-        for i in 0..<m {
-            let end = Int(UInt32(littleEndian: ends.loadUnaligned(fromByteOffset: 4 * (i + 1), as: UInt32.self)))
-            let a = min(previous, area.count), z = min(max(end, a), area.count)
-            slots[i] = Slot(offset: UInt32(a), length: UInt32(z - a))
-            entryBytes += z - a
-            previous = end
-        }
+        endsCapacity = max(m + 8, 4)
+        ends = .allocate(capacity: endsCapacity + 1)
+        #if _endian(little)
+        UnsafeMutableRawPointer(ends).copyMemory(from: sourceEnds, byteCount: 4 * (m + 1))
+        #else
+        for i in 0...m { ends[i] = UInt32(littleEndian: sourceEnds.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
+        #endif
+        precondition(Int(ends[0]) == 0 && Int(ends[m]) == source.count, "EntryTreeNode: offsets do not match the area")
+        areaCapacity = max(source.count + 256, 64)
+        precondition(areaCapacity <= Int(UInt32.max), "EntryTree: node too large")
+        area = .allocate(byteCount: areaCapacity, alignment: 8)
+        if let base = source.baseAddress, source.count > 0 { area.copyMemory(from: base, byteCount: source.count) }
         count = m
     }
 
     deinit {
-        slots.deallocate()
-        heap.deallocate()
+        ends.deallocate()
+        area.deallocate()
     }
 
     var isLeaf: Bool { level == 0 }
@@ -76,8 +74,8 @@ final class EntryTreeNode {
     @inline(__always)
     func entry(_ i: Int) -> UnsafeRawBufferPointer {
         assert(i >= 0 && i < count, "EntryTreeNode: entry index out of range")
-        let s = slots[i]
-        return UnsafeRawBufferPointer(start: heap + Int(s.offset), count: Int(s.length))
+        let a = Int(ends[i])
+        return UnsafeRawBufferPointer(start: area + a, count: Int(ends[i &+ 1]) &- a)
     }
 
     /// Entry `i` as a new array.
@@ -100,85 +98,85 @@ final class EntryTreeNode {
 
     // MARK: Changes
 
-    /// Makes room for `length` more heap bytes, compacting into a fresh heap when full.
+    /// Makes room for `length` more entry bytes.
     @inline(__always)
-    private func reserveHeap(_ length: Int) {
-        if heapUsed + length > heapCapacity { regrowHeap(length) }
+    private func reserveArea(_ length: Int) {
+        if entryBytes &+ length > areaCapacity { regrowArea(length) }
     }
 
     @inline(never)
-    private func regrowHeap(_ length: Int) {
-        let newCapacity = max(2 * (entryBytes + length), 256)
+    private func regrowArea(_ length: Int) {
+        let used = entryBytes
+        let newCapacity = max(2 * (used + length), 256)
         precondition(newCapacity <= Int(UInt32.max), "EntryTree: node too large")
         let fresh = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 8)
-        var used = 0
-        for i in 0..<count {
-            let s = slots[i]
-            fresh.advanced(by: used).copyMemory(from: heap + Int(s.offset), byteCount: Int(s.length))
-            slots[i].offset = UInt32(used)
-            used += Int(s.length)
-        }
-        heap.deallocate()
-        heap = fresh
-        heapCapacity = newCapacity
-        heapUsed = used
+        if used > 0 { fresh.copyMemory(from: area, byteCount: used) }
+        area.deallocate()
+        area = fresh
+        areaCapacity = newCapacity
     }
 
+    /// Makes room for `n` more entries' offsets.
     @inline(__always)
-    private func reserveSlots(_ n: Int) {
-        if count + n > slotCapacity { regrowSlots(count + n) }
+    private func reserveEnds(_ n: Int) {
+        if count &+ n > endsCapacity { regrowEnds(count + n) }
     }
 
     @inline(never)
-    private func regrowSlots(_ needed: Int) {
-        let newCapacity = max(2 * slotCapacity, needed)
-        let fresh = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
-        fresh.moveInitialize(from: slots, count: count)
-        slots.deallocate()
-        slots = fresh
-        slotCapacity = newCapacity
+    private func regrowEnds(_ needed: Int) {
+        let newCapacity = max(2 * endsCapacity, needed)
+        let fresh = UnsafeMutablePointer<UInt32>.allocate(capacity: newCapacity + 1)
+        fresh.moveInitialize(from: ends, count: count + 1)
+        ends.deallocate()
+        ends = fresh
+        endsCapacity = newCapacity
     }
 
-    /// Copies `bytes` (which must not point into this node) to the heap; returns its slot.
+    /// Opens a gap of `length` bytes at `offset` of the area (the bytes from there on move up).
     @inline(__always)
-    private func store(_ bytes: UnsafeRawBufferPointer) -> Slot {
-        let n = bytes.count
-        reserveHeap(n)
-        if n > 0 {
-            assert(!(bytes.baseAddress! >= UnsafeRawPointer(heap) && bytes.baseAddress! < UnsafeRawPointer(heap + heapCapacity)),
-                   "EntryTreeNode: entry copied from its own heap")
-            (heap + heapUsed).copyMemory(from: bytes.baseAddress!, byteCount: n)
-        }
-        let slot = Slot(offset: UInt32(heapUsed), length: UInt32(n))
-        heapUsed += n
-        entryBytes += n
-        return slot
+    private func openGap(at offset: Int, _ length: Int) {
+        let used = entryBytes
+        if offset < used { memmove(area + offset + length, area + offset, used - offset) }
     }
 
     /// Appends an entry (no child) after every other.
-    private func append(_ entry: UnsafeRawBufferPointer) {
-        reserveSlots(1)
-        slots[count] = store(entry)
-        count += 1
-    }
+    private func append(_ entry: UnsafeRawBufferPointer) { insert(entry, at: count) }
 
-    /// Inserts a copy of `entry` at `i` (and its child, for an inner node).
+    /// Inserts a copy of `entry` (which must not point into this node) at `i`, and its child, for an inner node.
     func insert(_ entry: UnsafeRawBufferPointer, child: EntryTree.Child? = nil, at i: Int) {
         precondition(i >= 0 && i <= count, "EntryTreeNode: insert index out of range")
-        reserveSlots(1)
-        let slot = store(entry)
-        if i < count { (slots + i + 1).moveInitialize(from: slots + i, count: count - i) }
-        slots[i] = slot
+        let n = entry.count
+        reserveEnds(1)
+        reserveArea(n)
+        let at = Int(ends[i])
+        openGap(at: at, n)
+        if n > 0 {
+            assert(!(entry.baseAddress! >= UnsafeRawPointer(area) && entry.baseAddress! < UnsafeRawPointer(area + areaCapacity)),
+                   "EntryTreeNode: entry copied from its own area")
+            (area + at).copyMemory(from: entry.baseAddress!, byteCount: n)
+        }
+        let step = UInt32(n)
+        var j = count
+        while j > i {
+            ends[j &+ 1] = ends[j] &+ step
+            j &-= 1
+        }
+        ends[i &+ 1] = UInt32(at &+ n)
         count += 1
         if let child { children.insert(child, at: i) }
     }
 
     func remove(at i: Int) {
         precondition(i >= 0 && i < count, "EntryTreeNode: remove index out of range")
-        entryBytes -= Int(slots[i].length)
-        if i + 1 < count { (slots + i).moveInitialize(from: slots + i + 1, count: count - i - 1) }
+        let a = Int(ends[i]), z = Int(ends[i &+ 1]), used = entryBytes
+        if z < used { memmove(area + a, area + z, used - z) }
+        let step = UInt32(z - a)
+        var j = i &+ 1
+        while j < count {
+            ends[j] = ends[j &+ 1] &- step
+            j &+= 1
+        }
         count -= 1
-        if count == 0 { heapUsed = 0 }
         if !isLeaf { children.remove(at: i) }
     }
 
@@ -209,42 +207,47 @@ final class EntryTreeNode {
 
     /// Replaces entry `i` by a copy of `bytes` (not pointing into this node).
     private func replaceEntry(at i: Int, with bytes: UnsafeRawBufferPointer) {
-        let old = slots[i]
-        if Int(old.length) == bytes.count {
+        let a = Int(ends[i]), z = Int(ends[i &+ 1]), n = bytes.count
+        if z - a == n {
             // Usually unchanged (a child's minimum rarely moves); otherwise overwrite in place.
-            let at = heap + Int(old.offset)
-            if compareEntryBytes(at, bytes.count, bytes.baseAddress, bytes.count) != 0, let src = bytes.baseAddress {
-                at.copyMemory(from: src, byteCount: bytes.count)
+            if compareEntryBytes(area + a, n, bytes.baseAddress, n) != 0, let src = bytes.baseAddress {
+                (area + a).copyMemory(from: src, byteCount: n)
             }
             return
         }
-        entryBytes -= Int(old.length)
-        slots[i].length = 0  // garbage now: a regrowing heap must not copy it
-        slots[i] = store(bytes)
+        let delta = n - (z - a), used = entryBytes
+        if delta > 0 { reserveArea(delta) }
+        if z < used { memmove(area + z + delta, area + z, used - z) }
+        if n > 0, let src = bytes.baseAddress { (area + a).copyMemory(from: src, byteCount: n) }
+        for j in (i + 1)...count { ends[j] = UInt32(Int(ends[j]) + delta) }
     }
 
     /// Moves entries (and children) from `i` on into a new node.
     func cut(from i: Int) -> EntryTreeNode {
         precondition(i >= 0 && i <= count, "EntryTreeNode: cut index out of range")
-        var bytes = 0
-        for j in i..<count { bytes += Int(slots[j].length) }
-        let right = EntryTreeNode(level: level, capacity: max(count - i, 8) + 8, bytes: 2 * bytes + 64)
-        for j in i..<count { right.append(entry(j)) }
+        let base = Int(ends[i]), bytes = entryBytes - base, m = count - i
+        let right = EntryTreeNode(level: level, capacity: max(m, 8) + 8, bytes: 2 * bytes + 64)
+        if bytes > 0 { right.area.copyMemory(from: area + base, byteCount: bytes) }
+        let shift = UInt32(base)
+        for k in 0...m { right.ends[k] = ends[i + k] &- shift }
+        right.count = m
         if !isLeaf {
             right.children = Array(children[i...])
             children.removeSubrange(i...)
         }
-        entryBytes -= bytes
         count = i
-        if count == 0 { heapUsed = 0 }
         return right
     }
 
     /// Appends every entry (and child) of `other`, which must follow this node's entries.
     func append(contentsOf other: EntryTreeNode) {
-        reserveSlots(other.count)
-        reserveHeap(other.entryBytes)
-        for j in 0..<other.count { append(other.entry(j)) }
+        reserveEnds(other.count)
+        reserveArea(other.entryBytes)
+        let base = entryBytes
+        if other.entryBytes > 0 { (area + base).copyMemory(from: other.area, byteCount: other.entryBytes) }
+        let shift = UInt32(base)
+        for k in 0..<other.count { ends[count + 1 + k] = other.ends[k + 1] &+ shift }
+        count += other.count
         children.append(contentsOf: other.children)
     }
 
@@ -257,8 +260,8 @@ final class EntryTreeNode {
         var lo = 0, hi = count
         while lo < hi {
             let mid = (lo &+ hi) &>> 1
-            let s = slots[mid]
-            let c = compareEntryBytes(UnsafeRawPointer(heap) + Int(s.offset), Int(s.length), kp, kn)
+            let a = Int(ends[mid])
+            let c = compareEntryBytes(UnsafeRawPointer(area) + a, Int(ends[mid &+ 1]) &- a, kp, kn)
             if c < 0 { lo = mid &+ 1 } else if c > 0 { hi = mid } else { return (mid, true) }
         }
         return (lo, false)
@@ -268,8 +271,8 @@ final class EntryTreeNode {
     @inline(__always)
     func lowerBoundForInsert(_ key: UnsafeRawBufferPointer) -> (index: Int, found: Bool) {
         if count > 1 {
-            let s = slots[count - 1]
-            let c = compareEntryBytes(UnsafeRawPointer(heap) + Int(s.offset), Int(s.length), key.baseAddress, key.count)
+            let a = Int(ends[count &- 1])
+            let c = compareEntryBytes(UnsafeRawPointer(area) + a, Int(ends[count]) &- a, key.baseAddress, key.count)
             if c < 0 { return (count, false) }
             if c == 0 { return (count - 1, true) }
         }
@@ -295,26 +298,13 @@ final class EntryTreeNode {
     /// Writes the m + 1 little-endian end offsets, then the entry bytes, to `out` (which must have room for
     /// `4 * (count + 1) + entryBytes` bytes).
     func writeEntryArea(to out: UnsafeMutableRawPointer) {
-        var end = 0
-        out.storeBytes(of: UInt32(0).littleEndian, as: UInt32.self)
-        var p = out + 4 * (count + 1)
-        var i = 0
-        while i < count {
-            // A run of entries lying one after another in the heap (a node decoded from its committed bytes
-            // keeps them so, apart from what was inserted since) is copied at once.
-            let runStart = Int(slots[i].offset)
-            var runEnd = runStart
-            repeat {
-                let s = slots[i]
-                end += Int(s.length)
-                (out + 4 * (i + 1)).storeBytes(of: UInt32(end).littleEndian, as: UInt32.self)
-                runEnd += Int(s.length)
-                i += 1
-            } while i < count && Int(slots[i].offset) == runEnd
-            let n = runEnd - runStart
-            if n > 0 { p.copyMemory(from: heap + runStart, byteCount: n) }
-            p += n
-        }
+        #if _endian(little)
+        out.copyMemory(from: ends, byteCount: 4 * (count + 1))
+        #else
+        for i in 0...count { out.storeBytes(of: ends[i].littleEndian, toByteOffset: 4 * i, as: UInt32.self) }
+        #endif
+        let n = entryBytes
+        if n > 0 { (out + 4 * (count + 1)).copyMemory(from: area, byteCount: n) }
     }
 }
 
