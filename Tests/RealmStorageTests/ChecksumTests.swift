@@ -13,6 +13,17 @@ import Testing
         #expect(hash64(bytes) == original)
     }
 
+    /// The 8-byte form (a node header's first word) is `hash64` of those 8 bytes.
+    @Test func theEightByteFormEqualsTheGeneralHash() {
+        var rng = SplitMix64(seed: 12)
+        for round in 0..<2_000 {
+            let word = round < 2 ? UInt64(round) * .max : rng.next()
+            let seed = round % 3 == 0 ? 0x5245_414C : rng.next()
+            let bytes = withUnsafeBytes(of: word.littleEndian) { Array($0) }
+            #expect(hash64(word: word, seed: seed) == hash64(bytes, seed: seed), "word \(word)")
+        }
+    }
+
     /// The streaming hash (commit log records are hashed where their pieces lie) equals `hash64` of the
     /// pieces joined, however the bytes are cut: empty pieces, pieces shorter than a 32-byte stripe, pieces
     /// that end inside one, lengths below 32 in all.

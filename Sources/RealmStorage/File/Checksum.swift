@@ -73,6 +73,15 @@ func hash64(_ buffer: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
     return finishTail(h &+ UInt64(n), UnsafeRawBufferPointer(rebasing: buffer[i...]))
 }
 
+/// `hash64` of exactly the 8 bytes of `word` (little-endian, as they lie in memory), without the general
+/// path's loops: each node's checksum starts with the 8 bytes of its header before the checksum field.
+@inline(__always) func hash64(word: UInt64, seed: UInt64) -> UInt64 {
+    var h = seed &+ 0x27D4_EB2F_1656_67C5 &+ 8
+    h ^= round(0, word)
+    h = ((h << 27) | (h >> 37)) &* 0x9E37_79B1_85EB_CA87 &+ 0x85EB_CA77_C2B2_AE63
+    return avalanche(h)
+}
+
 /// `hash64` of bytes given in pieces: the same value as `hash64` of their concatenation, without making it.
 struct Hash64Stream {
     private var v1, v2, v3, v4: UInt64

@@ -47,7 +47,7 @@ func sealNode(_ bytes: inout [UInt8], type: NodeType) {
 
 /// The checksum of a node: `hash64` of its bytes with the checksum field (bytes 8..<16) taken as zero.
 func nodeChecksum(_ node: UnsafeRawBufferPointer) -> UInt64 {
-    let head = hash64(UnsafeRawBufferPointer(rebasing: node[0..<8]), seed: 0x5245_414C)
+    let head = hash64(word: UInt64(littleEndian: node.loadUnaligned(as: UInt64.self)), seed: 0x5245_414C)
     return hash64(UnsafeRawBufferPointer(rebasing: node[nodeHeaderSize...]), seed: head)
 }
 
