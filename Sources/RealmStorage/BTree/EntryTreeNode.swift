@@ -139,6 +139,16 @@ final class EntryTreeNode {
         if offset < used { memmove(area + offset + length, area + offset, used - offset) }
     }
 
+    /// Adds `delta` (modulo 2³², so a negative one subtracts) to `ends[first...last]`.
+    @inline(__always)
+    private func addToEnds(from first: Int, through last: Int, _ delta: UInt32) {
+        guard first <= last else { return }
+        // A local pointer: through the stored property every store could change it, and the loop would
+        // reload it and stay scalar.
+        let run = UnsafeMutableBufferPointer(start: ends + first, count: last &- first &+ 1)
+        for k in run.indices { run[k] &+= delta }
+    }
+
     /// Appends an entry (no child) after every other.
     private func append(_ entry: UnsafeRawBufferPointer) { insert(entry, at: count) }
 
@@ -155,13 +165,11 @@ final class EntryTreeNode {
                    "EntryTreeNode: entry copied from its own area")
             (area + at).copyMemory(from: entry.baseAddress!, byteCount: n)
         }
-        let step = UInt32(n)
-        var j = count
-        while j > i {
-            ends[j &+ 1] = ends[j] &+ step
-            j &-= 1
-        }
+        // The offsets after it move up one place (one `memmove`), then grow by its length (a loop the compiler
+        // vectorises; moving and adding in one loop was a scalar loop, and bulk inserts felt it).
+        if i < count { memmove(ends + i + 2, ends + i + 1, 4 * (count - i)) }
         ends[i &+ 1] = UInt32(at &+ n)
+        addToEnds(from: i &+ 2, through: count &+ 1, UInt32(n))
         count += 1
         if let child { children.insert(child, at: i) }
     }
@@ -170,12 +178,8 @@ final class EntryTreeNode {
         precondition(i >= 0 && i < count, "EntryTreeNode: remove index out of range")
         let a = Int(ends[i]), z = Int(ends[i &+ 1]), used = entryBytes
         if z < used { memmove(area + a, area + z, used - z) }
-        let step = UInt32(z - a)
-        var j = i &+ 1
-        while j < count {
-            ends[j] = ends[j &+ 1] &- step
-            j &+= 1
-        }
+        if i &+ 1 < count { memmove(ends + i + 1, ends + i + 2, 4 * (count - i - 1)) }
+        addToEnds(from: i &+ 1, through: count &- 1, 0 &- UInt32(z - a))
         count -= 1
         if !isLeaf { children.remove(at: i) }
     }
@@ -219,7 +223,7 @@ final class EntryTreeNode {
         if delta > 0 { reserveArea(delta) }
         if z < used { memmove(area + z + delta, area + z, used - z) }
         if n > 0, let src = bytes.baseAddress { (area + a).copyMemory(from: src, byteCount: n) }
-        for j in (i + 1)...count { ends[j] = UInt32(Int(ends[j]) + delta) }
+        addToEnds(from: i &+ 1, through: count, UInt32(truncatingIfNeeded: delta))
     }
 
     /// Moves entries (and children) from `i` on into a new node.
