@@ -214,18 +214,29 @@ func reachableNodes(_ s: Snapshot) throws -> [(UInt64, UInt64)] {
         #expect(try db.read { try $0.count("A") } == 1)
     }
 
-    /// The writer lock is a lease a process keeps between its transactions (DECISIONS 55): another process that
-    /// wants to write must get it from an idle holder, blocking (`beginWrite`) or not (`tryBeginWrite`).
-    @Test(arguments: [false, true]) func anIdleLeaseIsHandedToAnotherProcess(trying: Bool) throws {
-        let dir = TempDir()
-        let path = dir.file("lease.realm")
+    /// A worker that made the shared-counter file at `path`, committed once and now sits idle holding the
+    /// writer lease (the caller kills it).
+    static func idleLeaseHolder(_ path: String, _ dir: TempDir) throws -> WorkerProcess {
         do {
             let db = try Database.open(path: path)
             try SharedCounter.ensureSchema(db)
         }
         let holder = try WorkerProcess(["write-then-idle", path], stderrPath: dir.file("holder.stderr"))
+        if holder.readLine(timeout: 30) != "idle" {
+            holder.sendKill(SIGKILL)
+            _ = try? holder.waitForExit(timeout: 10)
+            try #require(Bool(false), "the worker never took the lease")
+        }
+        return holder
+    }
+
+    /// The writer lock is a lease a process keeps between its transactions (DECISIONS 55): another process that
+    /// wants to write must get it from an idle holder, blocking (`beginWrite`) or not (`tryBeginWrite`).
+    @Test(arguments: [false, true]) func anIdleLeaseIsHandedToAnotherProcess(trying: Bool) throws {
+        let dir = TempDir()
+        let path = dir.file("lease.realm")
+        let holder = try Self.idleLeaseHolder(path, dir)
         defer { holder.sendKill(SIGKILL); _ = try? holder.waitForExit(timeout: 10) }
-        #expect(holder.readLine(timeout: 30) == "idle")
         // The worker's transaction is over, but it still holds byte 0 of the lock file.
         #expect(try otherProcessCanLockWriterByte(path + ".lock") == false)
 
@@ -260,13 +271,8 @@ func reachableNodes(_ s: Snapshot) throws -> [(UInt64, UInt64)] {
     @Test(arguments: [false, true]) func aWaiterThatCannotTakeTheWaiterByteFailsInsteadOfWaitingForEver(trying: Bool) throws {
         let dir = TempDir()
         let path = dir.file("no-waiter-byte.realm")
-        do {
-            let db = try Database.open(path: path)
-            try SharedCounter.ensureSchema(db)
-        }
-        let holder = try WorkerProcess(["write-then-idle", path], stderrPath: dir.file("holder.stderr"))
+        let holder = try Self.idleLeaseHolder(path, dir)
         defer { holder.sendKill(SIGKILL); _ = try? holder.waitForExit(timeout: 10) }
-        #expect(holder.readLine(timeout: 30) == "idle")
 
         let db = try Database.open(path: path)
         let lock = try #require(db.coordinator as? LockFile)
