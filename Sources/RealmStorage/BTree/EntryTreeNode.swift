@@ -149,9 +149,6 @@ final class EntryTreeNode {
         for k in run.indices { run[k] &+= delta }
     }
 
-    /// Appends an entry (no child) after every other.
-    private func append(_ entry: UnsafeRawBufferPointer) { insert(entry, at: count) }
-
     /// Inserts a copy of `entry` (which must not point into this node) at `i`, and its child, for an inner node.
     func insert(_ entry: UnsafeRawBufferPointer, child: EntryTree.Child? = nil, at i: Int) {
         precondition(i >= 0 && i <= count, "EntryTreeNode: insert index out of range")
