@@ -91,6 +91,36 @@ import Glibc
         #expect(try db.verify().isOK)
     }
 
+    /// The writer's index serves the nodes of its own records from the memory they were built in (DECISIONS
+    /// 62). A snapshot keeps that memory while the writer goes on through records filling several blocks and
+    /// through checkpoints, so blocks the pool hands out again are never ones it still reads.
+    @Test func aReaderKeepsTheMemoryTheWriterBuiltItsRecordsIn() throws {
+        let dir = TempDir()
+        let path = dir.file("blocks.realm")
+        var (db, rng, i) = try Self.loggedDatabase(path, seed: 62)
+        let pinned = try db.snapshot()
+        #expect(pinned.logIndex != nil, "the snapshot reads pages from the log")
+        let seen = try CommitLogTests.dump(pinned)
+        var last = try db.latestMeta()
+        let firstGeneration = last.logGeneration
+        var recordBytes: UInt64 = 0
+        while recordBytes < 3 * UInt64(RecordBlock.standardSize) {
+            try db.write { try CommitLogTests.step($0, i, &rng) }
+            let m = try db.latestMeta()
+            if Database.hasLoggedPages(m) {
+                recordBytes += m.logGeneration == last.logGeneration && Database.hasLoggedPages(last)
+                    ? m.logEnd - last.logEnd : m.logEnd - m.logRecordsStart
+            }
+            last = m
+            i += 1
+            try #require(i < 20_000, "records stopped growing after \(i) commits")
+        }
+        #expect(last.logGeneration > firstGeneration + 2, "no checkpoints while the records filled the blocks")
+        #expect(try CommitLogTests.dump(pinned) == seen)
+        pinned.close()
+        #expect(try db.verify().isOK)
+    }
+
     /// A reader in another process holds the records as well; when that process dies, its slot is cleared
     /// and the log moves to the front again.
     @Test func aReaderInAnotherProcessKeepsTheRecordsUntilItDies() throws {

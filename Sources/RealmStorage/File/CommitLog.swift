@@ -2,6 +2,7 @@
 import Glibc
 #endif
 internal import CStorageSupport
+import Synchronization
 
 /// The commit log beside a plain database file (`<path>.log`, DECISIONS 39, FILE_FORMAT "Commit log").
 ///
@@ -265,34 +266,22 @@ final class CommitLog {
     /// Bytes the record of a commit with these page writes takes in the log, up to where the next one starts.
     static func recordSize(entries: [Entry]) -> UInt64 { UInt64(aligned(unpaddedRecordSize(entries: entries))) }
 
-    /// Where in the log each entry's node bytes will be in a record written at `offset`.
-    static func entryOffsets(recordAt offset: UInt64, entries: [Entry]) -> [UInt64] {
-        var offsets: [UInt64] = []
-        offsets.reserveCapacity(entries.count)
-        var at = offset + UInt64(recordHeaderSize + entries.count * entrySize + Meta.encodedSize)
-        for e in entries {
-            offsets.append(at)
-            at += UInt64(e.bytes.count)
-        }
-        return offsets
-    }
-
-    /// Appends the record of one commit and makes it durable (padded to `recordAlignment`); its entries' node
-    /// bytes land at `entryOffsets(recordAt: offset, entries:)`.
+    /// Appends the record of one commit and makes it durable (padded to `recordAlignment`).
     func append(generation: UInt64, at offset: UInt64, meta: Meta, entries: [Entry]) throws {
-        try append(generation: generation, at: offset, version: meta.version, meta: meta.encode(), entries: entries)
+        let record = build(generation: generation, version: meta.version, meta: meta.encode(), entries: entries)
+        try write(record, at: offset)
     }
 
-    /// `append` with the meta slot already encoded.
-    func append(generation: UInt64, at offset: UInt64, version: UInt64, meta encodedMeta: [UInt8],
-                entries: [Entry]) throws {
+    /// The record of one commit, built in memory that stays valid as long as `record.block` is held: the writer's
+    /// index of the log serves the record's nodes from there (DECISIONS 62). Its entries' node bytes follow
+    /// the record header, the entry table and the meta slot, in the entries' order.
+    func build(generation: UInt64, version: UInt64, meta encodedMeta: [UInt8], entries: [Entry]) -> BuiltRecord {
         precondition(encodedMeta.count == Meta.encodedSize, "a record holds one whole meta slot")
         let unpadded = CommitLog.unpaddedRecordSize(entries: entries)
         let total = CommitLog.aligned(unpadded)
         let headSize = CommitLog.recordHeaderSize + entries.count * CommitLog.entrySize + encodedMeta.count
-        if (buffer?.capacity ?? 0) < total { buffer = RecordBuffer(capacity: max(total, 64 << 10)) }
-        let record = buffer!
-        record.count = total
+        if block.map({ $0.room < total }) ?? true { block = RecordBlock.make(atLeast: total) }
+        let record = BuiltRecord(block: block!, base: block!.take(total), count: total)
         var at = headSize
         // The header and the checksum are made on the stack; the pieces in record order are the header, each
         // node, the checksum. The nodes' bytes stay where they are while `entries` holds them.
@@ -328,9 +317,9 @@ final class CommitLog {
                     }
                     var checksum = hash.finish().littleEndian
                     at += 8
-                    // Streaming stores, all pieces in one call: the device read the buffer last, so ordinary
-                    // stores would first pull every line of it back into the cache, and any locked instruction
-                    // between the pieces (a retain) would wait for the streamed lines to drain (DECISIONS 54).
+                    // Streaming stores, all pieces in one call: memory the device has read is slow to write
+                    // with ordinary stores, and any locked instruction between the pieces (a retain) would wait
+                    // for the streamed lines to drain (DECISIONS 54).
                     withUnsafeBytes(of: &checksum) { t in
                         sources[pieces - 1] = t.baseAddress
                         lengths[pieces - 1] = 8
@@ -341,20 +330,24 @@ final class CommitLog {
         }
         precondition(at == unpadded, "commit log record size")
         storage_zero_nontemporal(record.base + at, total - at)
-        try preallocate(Int(offset) + total)
-        try write(record, at: Int(offset))
+        return record
     }
 
-    /// The aligned buffer records are built in, reused (a new one per record cost more in page faults than
-    /// the copy: the writer's index keeps the nodes themselves, not the record).
-    private var buffer: RecordBuffer?
+    /// Writes a record built by `build` at `offset` and makes it durable.
+    func write(_ record: BuiltRecord, at offset: UInt64) throws {
+        try preallocate(Int(offset) + record.count)
+        try write(UnsafeRawBufferPointer(start: record.base, count: record.count), at: Int(offset))
+    }
+
+    /// The block records are built in now (a new one when a record does not fit in what is left).
+    private var block: RecordBlock?
 
     /// For tests: the next record write fails with `EIO`, as a failing disk would, before writing anything.
     var failNextWriteForTesting = false
 
     /// Writes a whole record durably: one direct, synchronous write where the file system allows it,
     /// otherwise a write and an `fdatasync`.
-    private func write(_ record: RecordBuffer, at offset: Int) throws {
+    private func write(_ record: UnsafeRawBufferPointer, at offset: Int) throws {
         if failNextWriteForTesting {
             failNextWriteForTesting = false
             throw StorageError.io(path: path, operation: "write the commit log", errno: EIO)
@@ -362,7 +355,7 @@ final class CommitLog {
         if directFD >= 0 {
             var done = 0
             while done < record.count {
-                let n = pwrite(directFD, record.base + done, record.count - done, off_t(offset + done))
+                let n = pwrite(directFD, record.baseAddress! + done, record.count - done, off_t(offset + done))
                 if n > 0 && (done + n == record.count || (done + n) % CommitLog.recordAlignment == 0) {
                     done += n
                     continue
@@ -372,13 +365,13 @@ final class CommitLog {
                 // Direct I/O refused (or a short write off alignment): the rest goes through the page cache.
                 close(directFD)
                 directFD = -1
-                try writeAll(UnsafeRawBufferPointer(start: record.base + done, count: record.count - done), at: offset + done)
+                try writeAll(UnsafeRawBufferPointer(start: record.baseAddress! + done, count: record.count - done), at: offset + done)
                 try sync()
                 return
             }
             return
         }
-        try writeAll(UnsafeRawBufferPointer(start: record.base, count: record.count), at: offset)
+        try writeAll(record, at: offset)
         try sync()
     }
 
@@ -512,21 +505,66 @@ extension CommitLog {
     }
 }
 
-/// A record being written: memory aligned for direct I/O, reused from one record to the next by the writer.
-final class RecordBuffer {
+/// A record built by `CommitLog.build`: `count` bytes at `base`, inside `block`.
+struct BuiltRecord {
+    let block: RecordBlock
+    let base: UnsafeMutableRawPointer
+    let count: Int
+}
+
+/// Memory aligned for direct I/O that commit log records are built in, one after another (DECISIONS 62). The
+/// writer's index of a log generation serves the nodes of its own records from here, so a block lives as long
+/// as an index holding one of its records; then its memory goes back to a small pool for the records of later
+/// generations (memory already mapped: a new buffer per record cost more in page faults than a copy).
+final class RecordBlock: @unchecked Sendable {
+    // Safe: `used` changes only in `take`, called by the one writer that builds records in the block; the
+    // bytes below `used` are never written again while the block lives.
+    static let standardSize = 1 << 20
+    /// Standard blocks kept for reuse at most: a generation's records (`CommitLog.checkpointBytes`) and one more.
+    static let poolLimit = Int(CommitLog.checkpointBytes) / standardSize + 2
+    private static let pool = Mutex<[UnsafeMutableRawPointer]>([])
+
     let base: UnsafeMutableRawPointer
     let capacity: Int
-    /// Bytes of the record in it.
-    var count = 0
+    private var used = 0
 
-    init(capacity: Int) {
-        var p: UnsafeMutableRawPointer?
-        // The call stays outside the precondition: -Ounchecked builds do not evaluate a precondition's condition.
-        let rc = posix_memalign(&p, CommitLog.recordAlignment, max(capacity, 1))
-        guard rc == 0, let p else { fatalError("out of memory: \(capacity) bytes for a commit log record") }
-        base = p
+    private init(base: UnsafeMutableRawPointer, capacity: Int) {
+        self.base = base
         self.capacity = capacity
     }
 
-    deinit { free(base) }
+    /// A block with room for at least `bytes`: a standard one from the pool when that is enough.
+    static func make(atLeast bytes: Int) -> RecordBlock {
+        if bytes <= standardSize, let reused = pool.withLock({ $0.popLast() }) {
+            return RecordBlock(base: reused, capacity: standardSize)
+        }
+        let capacity = max(standardSize, CommitLog.aligned(bytes))
+        var p: UnsafeMutableRawPointer?
+        // The call stays outside the precondition: -Ounchecked builds do not evaluate a precondition's condition.
+        let rc = posix_memalign(&p, CommitLog.recordAlignment, capacity)
+        guard rc == 0, let p else { fatalError("out of memory: \(capacity) bytes for commit log records") }
+        return RecordBlock(base: p, capacity: capacity)
+    }
+
+    /// Bytes not yet taken.
+    var room: Int { capacity - used }
+
+    /// The next `bytes` (a multiple of the record alignment, at most `room`).
+    func take(_ bytes: Int) -> UnsafeMutableRawPointer {
+        precondition(bytes <= room && bytes % CommitLog.recordAlignment == 0, "record block overrun")
+        defer { used += bytes }
+        return base + used
+    }
+
+    deinit {
+        if capacity == RecordBlock.standardSize {
+            let kept = RecordBlock.pool.withLock { pool -> Bool in
+                guard pool.count < RecordBlock.poolLimit else { return false }
+                pool.append(base)
+                return true
+            }
+            if kept { return }
+        }
+        free(base)
+    }
 }

@@ -81,9 +81,9 @@ final class LogIndex: @unchecked Sendable {
     private let lock = PthreadMutex()
     private let table = PageTable()
     private var _end: UInt64
-    /// The nodes of the records this process wrote, which its entries point into (a direct write leaves
+    /// The blocks holding the records this process wrote, which its entries point into (a direct write leaves
     /// nothing of them in the page cache, so the writer reads its own commits from memory).
-    private var kept: [[UInt8]] = []
+    private var kept: [RecordBlock] = []
 
     typealias Location = PageTable.Location
 
@@ -126,18 +126,18 @@ final class LogIndex: @unchecked Sendable {
         lock.withLock { _end = target }
     }
 
-    /// The writer's own record, which it knows without reading it back: its entries (their nodes, kept here)
-    /// at `offsets`, written at `from`, and the end of the log after it. Only when the index has read
-    /// everything before it. Called under the `LogPages` lock.
-    func add(_ entries: [CommitLog.Entry], offsets: [UInt64], from: UInt64, to: UInt64) -> Bool {
+    /// The writer's own record, which it knows without reading it back: its entries, built in `record` (the
+    /// index serves their nodes from there, and keeps the block), written at `from`, and the end of the log
+    /// after it. Only when the index has read everything before it. Called under the `LogPages` lock.
+    func add(_ entries: [CommitLog.Entry], record: BuiltRecord, from: UInt64, to: UInt64) -> Bool {
         guard end == from else { return false }
-        for (e, offset) in zip(entries, offsets) {
-            // The node's bytes stay where they are: the array is kept, and never changed, while the index lives.
-            let bytes = e.bytes.withUnsafeBytes { $0.baseAddress! }
-            table.set(e.page, Location(bytes: bytes, length: e.bytes.count, offset: Int(offset)))
+        var at = CommitLog.recordHeaderSize + entries.count * CommitLog.entrySize + Meta.encodedSize
+        for e in entries {
+            table.set(e.page, Location(bytes: record.base + at, length: e.bytes.count, offset: Int(from) + at))
+            at += e.bytes.count
         }
         lock.withLock {
-            for e in entries { kept.append(e.bytes) }
+            if kept.last !== record.block { kept.append(record.block) }
             _end = to
         }
         return true
@@ -332,13 +332,14 @@ final class LogPages: @unchecked Sendable {
         }
     }
 
-    /// The record of a commit this process just wrote: its entries go into the index of its generation
-    /// without reading the record back (when that index has read up to it; otherwise the next snapshot reads it).
-    func committed(_ meta: Meta, recordStart: UInt64, entries: [CommitLog.Entry], offsets: [UInt64]) {
+    /// The record of a commit this process just built (`CommitLog.build`), to be written at `recordStart`: its
+    /// entries go into the index of its generation without reading the record back (when that index has read
+    /// up to it; otherwise the next snapshot reads it).
+    func committed(_ meta: Meta, recordStart: UInt64, record: BuiltRecord, entries: [CommitLog.Entry]) {
         let start = meta.logRecordsStart
         lock.withLock {
             if let c = current, c.logID == meta.logID, c.generation == meta.logGeneration, c.start == start,
-               c.add(entries, offsets: offsets, from: recordStart, to: meta.logEnd) {
+               c.add(entries, record: record, from: recordStart, to: meta.logEnd) {
                 return
             }
             guard recordStart == start else { return }
@@ -346,7 +347,7 @@ final class LogPages: @unchecked Sendable {
             guard let f = file else { return }
             // The first record of a generation: a new index from it.
             let index = LogIndex(logID: meta.logID, generation: meta.logGeneration, start: start, file: f)
-            if index.add(entries, offsets: offsets, from: start, to: meta.logEnd) { current = index }
+            if index.add(entries, record: record, from: start, to: meta.logEnd) { current = index }
         }
     }
 

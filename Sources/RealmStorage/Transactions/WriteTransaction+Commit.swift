@@ -95,11 +95,11 @@ extension WriteTransaction {
             // reader sees; if the write fails the indexes are dropped and read again from the file), the written
             // nodes are handed on (the next transaction takes them only if its version is this one), and what
             // the transaction no longer needs is let go.
-            database.logPages?.committed(newMeta, recordStart: offset, entries: logEntries,
-                                         offsets: CommitLog.entryOffsets(recordAt: offset, entries: logEntries))
+            let record = log.build(generation: generation, version: newVersion, meta: encodedMeta, entries: logEntries)
+            database.logPages?.committed(newMeta, recordStart: offset, record: record, entries: logEntries)
             handOver(version: newVersion, catalogueSection: catalogueBytes)
             do {
-                try log.append(generation: generation, at: offset, version: newVersion, meta: encodedMeta, entries: logEntries)
+                try log.write(record, at: offset)
             } catch {
                 database.logPages?.reset()
                 throw error
