@@ -121,6 +121,26 @@ import Glibc
         #expect(try db.verify().isOK)
     }
 
+    /// With no reader holding an old generation, the memory of its records is let go once the next generation
+    /// starts: the writer keeps the block it builds in and the blocks of the generation it is in, no more.
+    @Test func theMemoryOfOldRecordsIsLetGo() throws {
+        struct Seen { weak var block: RecordBlock? }
+        let dir = TempDir()
+        var (db, rng, i) = try Self.loggedDatabase(dir.file("let-go.realm"), seed: 63)
+        let log = try #require(db.commitLog)
+        var seen: [Seen] = []
+        let firstGeneration = try db.latestMeta().logGeneration
+        while seen.count < 6 {
+            try db.write { try CommitLogTests.step($0, i, &rng) }
+            if let b = log.currentBlockForTesting, !seen.contains(where: { $0.block === b }) { seen.append(Seen(block: b)) }
+            i += 1
+            try #require(i < 20_000, "the writer stopped making blocks after \(i) commits")
+        }
+        #expect(try db.latestMeta().logGeneration > firstGeneration + 10, "no checkpoints while the blocks filled")
+        #expect(seen.filter { $0.block != nil }.count <= 2, "blocks of earlier generations are still held")
+        #expect(try db.verify().isOK)
+    }
+
     /// A reader in another process holds the records as well; when that process dies, its slot is cleared
     /// and the log moves to the front again.
     @Test func aReaderInAnotherProcessKeepsTheRecordsUntilItDies() throws {

@@ -342,6 +342,9 @@ final class CommitLog {
     /// The block records are built in now (a new one when a record does not fit in what is left).
     private var block: RecordBlock?
 
+    /// For tests: the block the next record is built in, if one has been made.
+    var currentBlockForTesting: RecordBlock? { block }
+
     /// For tests: the next record write fails with `EIO`, as a failing disk would, before writing anything.
     var failNextWriteForTesting = false
 
@@ -520,7 +523,8 @@ final class RecordBlock: @unchecked Sendable {
     // Safe: `used` changes only in `take`, called by the one writer that builds records in the block; the
     // bytes below `used` are never written again while the block lives.
     static let standardSize = 1 << 20
-    /// Standard blocks kept for reuse at most: a generation's records (`CommitLog.checkpointBytes`) and one more.
+    /// Standard blocks kept for reuse at most: enough for a generation's records (`CommitLog.checkpointBytes`),
+    /// with the block a generation starts in and the one it ends in.
     static let poolLimit = Int(CommitLog.checkpointBytes) / standardSize + 2
     private static let pool = Mutex<[UnsafeMutableRawPointer]>([])
 
