@@ -90,8 +90,19 @@ extension WriteTransaction {
     // MARK: Backlinks
 
     func backlinkColumn(target: UInt32, via p: PropertyInfo, from origin: UInt32) throws -> PropertyInfo {
-        guard let t = catalogue.classInfo(id: target),
-              let bl = t.properties.first(where: { $0.type == .backlink && $0.targetClassID == origin && $0.originColumnID == p.columnID }) else {
+        // Through buffer pointers, reading single fields in place: `first(where:)` over the catalogue copied the
+        // class and each property it looked at (a thousand instructions for every link a bulk insert makes).
+        let column = p.columnID
+        let found = catalogue.classes.withUnsafeBufferPointer { classes -> PropertyInfo? in
+            guard let c = classes.indices.first(where: { classes[$0].classID == target }) else { return nil }
+            return classes[c].properties.withUnsafeBufferPointer { ps in
+                guard let i = ps.indices.first(where: {
+                    ps[$0].type == .backlink && ps[$0].targetClassID == origin && ps[$0].originColumnID == column
+                }) else { return nil }
+                return ps[i]
+            }
+        }
+        guard let bl = found else {
             throw StorageError.corrupt(path: database.path, location: "schema", reason: "missing backlink column for link \(p.name)")
         }
         return bl
