@@ -78,6 +78,35 @@ struct InnerView {
     @inline(__always) func childCount(_ i: Int) -> Int { Int(counts[i]) }
 }
 
+/// What a lookup by key reads of a committed table inner node — its children's first keys and refs — decoded
+/// once for a snapshot (DECISIONS 63): a lookup through a clean tree parsed every inner node on its path again.
+/// The decoded inner children hang from their parent, so a lookup from a decoded root reaches the leaf's ref
+/// without a hash table or a node read.
+final class InnerLookup {
+    let firstKeys: [UInt64]
+    let refs: [UInt64]
+    /// The decoded children, once looked up through (nodes of level 1 have leaves for children: none).
+    var children: [InnerLookup?]
+
+    init(_ v: InnerView) {
+        firstKeys = (0..<v.count).map { v.firstKey($0) }
+        refs = (0..<v.count).map { v.ref($0) }
+        children = v.level > 1 ? Array(repeating: nil, count: v.count) : []
+    }
+
+    /// The child whose subtree holds `key` (as `InnerView.childIndex`).
+    func childIndex(for key: UInt64) -> Int {
+        firstKeys.withUnsafeBufferPointer { keys in
+            var lo = 0, hi = keys.count
+            while lo < hi {
+                let mid = (lo + hi) >> 1
+                if keys[mid] <= key { lo = mid + 1 } else { hi = mid }
+            }
+            return max(lo - 1, 0)
+        }
+    }
+}
+
 /// Where an object's row lives.
 enum RowLocation {
     case clean(ClusterView, Int)
@@ -172,16 +201,42 @@ enum TableTree {
                 if n.children.isEmpty { return nil }
                 current = n.children[n.childIndex(for: key)]
             case .clean(let ref):
-                if ref == 0 { return nil }
-                let node = try source.node(ref, expected: nil)
-                if isLeafNode(node) {
-                    let v = try ClusterView(node: node, ref: ref, source: source)
-                    return v.row(of: key).map { .clean(v, $0) }
-                }
-                guard node[0] == NodeType.tableInner.rawValue else { throw source.corrupt(ref, "expected a table node, found type \(node[0])") }
-                let v = try InnerView(node: node, ref: ref, source: source)
-                current = .clean(v.ref(v.childIndex(for: key)))
+                return try locateCommitted(ref, key: key, source: source)
             }
+        }
+    }
+
+    /// `locate` below a committed node: inner nodes through the source's decoded lookups where it keeps them.
+    private static func locateCommitted(_ ref: UInt64, key: UInt64, source: NodeSource) throws -> RowLocation? {
+        if ref == 0 { return nil }
+        var ref = ref
+        var lookup = source.innerLookup(ref)
+        var parent: (InnerLookup, Int)?
+        while true {
+            if let inner = lookup {
+                let i = inner.childIndex(for: key)
+                ref = inner.refs[i]
+                lookup = inner.children.isEmpty ? nil : inner.children[i]
+                parent = inner.children.isEmpty ? nil : (inner, i)
+                continue
+            }
+            let node = try source.node(ref, expected: nil)
+            if isLeafNode(node) {
+                let v = try ClusterView(node: node, ref: ref, source: source)
+                return v.row(of: key).map { .clean(v, $0) }
+            }
+            guard node[0] == NodeType.tableInner.rawValue else { throw source.corrupt(ref, "expected a table node, found type \(node[0])") }
+            let v = try InnerView(node: node, ref: ref, source: source)
+            if let (p, i) = parent {
+                let decoded = InnerLookup(v)
+                p.children[i] = decoded
+                lookup = decoded
+            } else if let decoded = source.keepInnerLookup(ref, v) {
+                lookup = decoded
+            } else {
+                ref = v.ref(v.childIndex(for: key))
+            }
+            parent = nil
         }
     }
 

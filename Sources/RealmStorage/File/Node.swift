@@ -63,6 +63,17 @@ protocol NodeSource: AnyObject {
     func node(_ ref: UInt64, expected: NodeType?) throws -> UnsafeRawBufferPointer
     /// The path of the database, for error messages.
     var displayPath: String { get }
+    /// What lookups read of the committed table root node at `ref`, if this source has kept it
+    /// (`keepInnerLookup`; DECISIONS 63).
+    func innerLookup(_ ref: UInt64) -> InnerLookup?
+    /// Offers the root inner node of a committed table tree as a lookup decoded it; the decoded form when the
+    /// source keeps it (its decoded descendants then hang from it).
+    func keepInnerLookup(_ ref: UInt64, _ view: InnerView) -> InnerLookup?
+}
+
+extension NodeSource {
+    func innerLookup(_ ref: UInt64) -> InnerLookup? { nil }
+    func keepInnerLookup(_ ref: UInt64, _ view: InnerView) -> InnerLookup? { nil }
 }
 
 /// Allocation within one write transaction. Written nodes become visible to this transaction at once and to

@@ -45,6 +45,11 @@ public class Snapshot: NodeSource {
     private let schemaCache = Mutex<[String: ClassSchema]>([:])
     /// Leaf walks in progress (`walkLeaves`): only the outermost may give decrypted pages back.
     var walkDepth = 0
+    /// The root inner nodes of committed table trees as lookups by key read them, decoded once with the inner
+    /// nodes below them that lookups passed (DECISIONS 63): a committed node never changes while a snapshot can
+    /// read it. A few tables' at most; looked through in order (cheaper than hashing for so few).
+    var innerLookups: [(ref: UInt64, lookup: InnerLookup)] = []
+    static let innerLookupLimit = 8
 
     init(database: Database, meta: Meta, mapping: Mapping, readerSlot: Int?) throws {
         self.database = database
@@ -170,6 +175,18 @@ public class Snapshot: NodeSource {
 
     func locate(_ classID: UInt32, _ key: UInt64) throws -> RowLocation? {
         try TableTree.locate(root(of: classID), key: key, source: self)
+    }
+
+    func innerLookup(_ ref: UInt64) -> InnerLookup? {
+        for e in innerLookups where e.ref == ref { return e.lookup }
+        return nil
+    }
+
+    func keepInnerLookup(_ ref: UInt64, _ view: InnerView) -> InnerLookup? {
+        guard innerLookups.count < Snapshot.innerLookupLimit else { return nil }
+        let lookup = InnerLookup(view)
+        innerLookups.append((ref, lookup))
+        return lookup
     }
 
     /// The raw stored value of a column (list refs and backlink tags as `.int`).

@@ -243,6 +243,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     func discard(_ ref: UInt64) throws {
         guard let i = written.lastIndex(where: { $0.page == ref }) else { return }
+        // A page this transaction wrote can be written again with another node: lookups must not keep the old one.
+        innerLookups.removeAll()
         freeSpace.giveBack(written.remove(at: i))
         writtenLeaves.forget(ref)
     }
