@@ -27,6 +27,16 @@ import Glibc
         return (db, rng, i)
     }
 
+    /// `loggedDatabase` with a snapshot of its newest version taken, which reads pages from the log, and
+    /// what that snapshot holds.
+    static func pinnedLoggedDatabase(_ path: String, seed: UInt64) throws
+        -> (Database, SplitMix64, Int, Snapshot, [String]) {
+        let (db, rng, i) = try loggedDatabase(path, seed: seed)
+        let pinned = try db.snapshot()
+        #expect(pinned.logIndex != nil, "the snapshot reads pages from the log")
+        return (db, rng, i, pinned, try CommitLogTests.dump(pinned))
+    }
+
     @Test func aLoggedCommitWritesNothingToTheDataFile() throws {
         let dir = TempDir()
         let path = dir.file("quiet.realm")
@@ -59,10 +69,7 @@ import Glibc
     @Test func aReaderKeepsTheRecordsItReadsUntilItCloses() throws {
         let dir = TempDir()
         let path = dir.file("pinned.realm")
-        var (db, rng, i) = try Self.loggedDatabase(path, seed: 54)
-        let pinned = try db.snapshot()
-        #expect(pinned.logIndex != nil, "the snapshot reads pages from the log")
-        let seen = try CommitLogTests.dump(pinned)
+        var (db, rng, i, pinned, seen) = try Self.pinnedLoggedDatabase(path, seed: 54)
         let firstGeneration = try db.latestMeta().logGeneration
         var sawFrontWhilePinned = false
         while try db.latestMeta().logGeneration < firstGeneration + 4 {
@@ -96,11 +103,7 @@ import Glibc
     /// through checkpoints, so blocks the pool hands out again are never ones it still reads.
     @Test func aReaderKeepsTheMemoryTheWriterBuiltItsRecordsIn() throws {
         let dir = TempDir()
-        let path = dir.file("blocks.realm")
-        var (db, rng, i) = try Self.loggedDatabase(path, seed: 62)
-        let pinned = try db.snapshot()
-        #expect(pinned.logIndex != nil, "the snapshot reads pages from the log")
-        let seen = try CommitLogTests.dump(pinned)
+        var (db, rng, i, pinned, seen) = try Self.pinnedLoggedDatabase(dir.file("blocks.realm"), seed: 62)
         var last = try db.latestMeta()
         let firstGeneration = last.logGeneration
         var recordBytes: UInt64 = 0
