@@ -63,11 +63,12 @@ protocol NodeSource: AnyObject {
     func node(_ ref: UInt64, expected: NodeType?) throws -> UnsafeRawBufferPointer
     /// The path of the database, for error messages.
     var displayPath: String { get }
-    /// What lookups read of the committed table root node at `ref`, if this source has kept it
+    /// What lookups read of the committed table inner node at `ref` where they enter committed nodes (a
+    /// tree's root, or a committed subtree under a node a transaction changed), if this source has kept it
     /// (`keepInnerLookup`; DECISIONS 63).
     func innerLookup(_ ref: UInt64) -> InnerLookup?
-    /// Offers the root inner node of a committed table tree as a lookup decoded it; the decoded form when the
-    /// source keeps it (its decoded descendants then hang from it).
+    /// Offers such a node as a lookup decoded it; the decoded form when the source keeps it (the decoded
+    /// nodes below it then hang from it).
     func keepInnerLookup(_ ref: UInt64, _ view: InnerView) -> InnerLookup?
 }
 

@@ -45,9 +45,10 @@ public class Snapshot: NodeSource {
     private let schemaCache = Mutex<[String: ClassSchema]>([:])
     /// Leaf walks in progress (`walkLeaves`): only the outermost may give decrypted pages back.
     var walkDepth = 0
-    /// The root inner nodes of committed table trees as lookups by key read them, decoded once with the inner
-    /// nodes below them that lookups passed (DECISIONS 63): a committed node never changes while a snapshot can
-    /// read it. A few tables' at most; looked through in order (cheaper than hashing for so few).
+    /// The committed table inner nodes where lookups by key enter committed nodes (trees' roots, or committed
+    /// subtrees under nodes this transaction changed), decoded once with the inner nodes below them that lookups
+    /// passed (DECISIONS 63): a committed node never changes while a snapshot can read it. Eight at most, looked
+    /// through in order (cheaper than hashing for so few).
     var innerLookups: [(ref: UInt64, lookup: InnerLookup)] = []
     static let innerLookupLimit = 8
 
