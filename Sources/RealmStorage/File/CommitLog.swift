@@ -266,12 +266,6 @@ final class CommitLog {
     /// Bytes the record of a commit with these page writes takes in the log, up to where the next one starts.
     static func recordSize(entries: [Entry]) -> UInt64 { UInt64(aligned(unpaddedRecordSize(entries: entries))) }
 
-    /// Appends the record of one commit and makes it durable (padded to `recordAlignment`).
-    func append(generation: UInt64, at offset: UInt64, meta: Meta, entries: [Entry]) throws {
-        let record = build(generation: generation, version: meta.version, meta: meta.encode(), entries: entries)
-        try write(record, at: offset)
-    }
-
     /// The record of one commit, built in memory that stays valid as long as `record.block` is held: the writer's
     /// index of the log serves the record's nodes from there (DECISIONS 62). Its entries' node bytes follow
     /// the record header, the entry table and the meta slot, in the entries' order.
