@@ -79,7 +79,15 @@ struct Catalogue: Equatable {
 
     func classInfo(named name: String) -> ClassInfo? { classes.first { $0.name == name } }
     func classIndex(named name: String) -> Int? { classes.firstIndex { $0.name == name } }
-    func classIndex(id: UInt32) -> Int? { classes.firstIndex { $0.classID == id } }
+    /// Through a buffer pointer, reading each class's ID in place (a search over the array copied classes).
+    func classIndex(id: UInt32) -> Int? {
+        classes.withUnsafeBufferPointer { cs in cs.indices.first { cs[$0].classID == id } }
+    }
+
+    /// The root of class `id`'s object tree (0: none, or no such class), read in place.
+    func tableRoot(id: UInt32) -> UInt64 {
+        classes.withUnsafeBufferPointer { cs in cs.indices.first { cs[$0].classID == id }.map { cs[$0].tableRoot } ?? 0 }
+    }
     func classInfo(id: UInt32) -> ClassInfo? { classes.first { $0.classID == id } }
 
     /// The catalogue section of the commit root (see `CommitRoot`). Every commit writes it: sized first, then

@@ -100,11 +100,11 @@ extension WriteTransaction {
     func addBacklink(target: UInt64, via p: PropertyInfo, from originClass: UInt32, origin: UInt64) throws {
         let bl = try backlinkColumn(target: p.targetClassID, via: p, from: originClass)
         let slot = SlotKey(classID: p.targetClassID, key: 0, columnID: bl.columnID)
-        let pair = BacklinkEntry.pair(target, origin)
         if takesDirectIndexEntry() {
+            let pair = BacklinkEntry.pair(target, origin)
             try withStoredIndex(slot, root: bl.indexRoot) { tree in try pair.withUnsafeBytes { try insertBacklink($0, into: &tree) } }
         } else if pendingIndexEntries[slot, default: PendingIndexEntries(indexRoot: bl.indexRoot, backlinks: true)]
-                    .append(entry: pair) {
+                    .appendPair(target, origin) {
             try flushIndexEntries(slot)
         }
     }

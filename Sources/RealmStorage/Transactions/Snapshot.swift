@@ -165,7 +165,7 @@ public class Snapshot: NodeSource {
     // MARK: Trees (overridden by write transactions, which hold dirty nodes)
 
     func root(of classID: UInt32) -> TreeChild {
-        .clean(catalogue.classInfo(id: classID)?.tableRoot ?? 0)
+        .clean(catalogue.tableRoot(id: classID))
     }
 
     func indexTree(_ classID: UInt32, _ p: PropertyInfo) throws -> EntryTree { storedIndexTree(classID, p) }

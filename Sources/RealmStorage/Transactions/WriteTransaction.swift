@@ -390,9 +390,10 @@ struct PendingIndexEntries {
     /// (`WriteTransaction.takesDirectIndexEntry`; the default of `DatabaseOptions.directIndexEntries`).
     static let directEntries = 64
 
-    /// Adds an entry given as its bytes; true once the entries should be flushed.
-    mutating func append(entry: [UInt8]) -> Bool {
-        bytes.append(contentsOf: entry)
+    /// Adds a backlink tree's pair entry (`BacklinkEntry.pair`) in place; true once the entries should be flushed.
+    mutating func appendPair(_ target: UInt64, _ origin: UInt64) -> Bool {
+        IndexKey.appendObjectKey(target, to: &bytes)
+        IndexKey.appendObjectKey(origin, to: &bytes)
         return endEntry()
     }
 
