@@ -46,6 +46,20 @@ import Testing
         }
     }
 
+    /// A lookup that is alone in its snapshot (a single-object commit's check of its new key) decodes nothing;
+    /// the second one entering the same tree decodes what it passes.
+    @Test func aTreeIsDecodedWhenASecondLookupEntersIt() throws {
+        let dir = TempDir()
+        let db = try Self.itemDatabase(dir.file("second.realm"))
+        try db.read { s in
+            let t = try s.table("Item")
+            #expect(try s.object(t, primaryKey: .int(2)) != nil)
+            #expect(s.innerLookups.isEmpty, "one lookup decoded nodes")
+            #expect(try s.object(t, primaryKey: .int(40_002)) != nil)
+            #expect(s.innerLookups.count == 1, "the second lookup kept nothing")
+        }
+    }
+
     @Test func lookupsThroughAThreeLevelTreeFindEveryObject() throws {
         let dir = TempDir()
         let db = try Self.itemDatabase(dir.file("lookups.realm"))

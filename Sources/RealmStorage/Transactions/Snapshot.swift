@@ -51,6 +51,11 @@ public class Snapshot: NodeSource {
     /// through in order (cheaper than hashing for so few).
     var innerLookups: [(ref: UInt64, lookup: InnerLookup)] = []
     static let innerLookupLimit = 8
+    /// Such nodes offered once and not decoded: a node is decoded when a second lookup enters there (a
+    /// transaction that looks up one object, as a single-object commit does, would only pay for decoding).
+    /// The first in a field of its own, so that such a transaction allocates nothing for it.
+    private var offeredInnerLookup: UInt64 = 0
+    private var moreOfferedInnerLookups: [UInt64] = []
 
     init(database: Database, meta: Meta, mapping: Mapping, readerSlot: Int?) throws {
         self.database = database
@@ -185,6 +190,14 @@ public class Snapshot: NodeSource {
 
     func keepInnerLookup(_ ref: UInt64, _ view: InnerView) -> InnerLookup? {
         guard innerLookups.count < Snapshot.innerLookupLimit else { return nil }
+        guard ref == offeredInnerLookup || moreOfferedInnerLookups.contains(ref) else {
+            if offeredInnerLookup == 0 {
+                offeredInnerLookup = ref
+            } else if moreOfferedInnerLookups.count < Snapshot.innerLookupLimit {
+                moreOfferedInnerLookups.append(ref)
+            }
+            return nil
+        }
         let lookup = InnerLookup(view)
         innerLookups.append((ref, lookup))
         return lookup
