@@ -86,7 +86,8 @@ struct Catalogue: Equatable {
 
     /// The root of class `id`'s object tree (0: none, or no such class), read in place.
     func tableRoot(id: UInt32) -> UInt64 {
-        classes.withUnsafeBufferPointer { cs in cs.indices.first { cs[$0].classID == id }.map { cs[$0].tableRoot } ?? 0 }
+        guard let i = classIndex(id: id) else { return 0 }
+        return classes.withUnsafeBufferPointer { $0[i].tableRoot }
     }
     func classInfo(id: UInt32) -> ClassInfo? { classes.first { $0.classID == id } }
 

@@ -22,9 +22,14 @@ enum BacklinkEntry {
     static func pair(_ target: UInt64, _ origin: UInt64) -> [UInt8] {
         var b: [UInt8] = []
         b.reserveCapacity(countedBytes)
-        IndexKey.appendObjectKey(target, to: &b)
-        IndexKey.appendObjectKey(origin, to: &b)
+        appendPair(target, origin, to: &b)
         return b
+    }
+
+    /// The pair entry appended to `bytes` (entries waiting for a backlink tree).
+    static func appendPair(_ target: UInt64, _ origin: UInt64, to bytes: inout [UInt8]) {
+        IndexKey.appendObjectKey(target, to: &bytes)
+        IndexKey.appendObjectKey(origin, to: &bytes)
     }
 
     static func counted(_ target: UInt64, _ origin: UInt64, _ count: UInt32) -> [UInt8] {

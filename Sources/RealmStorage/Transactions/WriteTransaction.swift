@@ -392,8 +392,7 @@ struct PendingIndexEntries {
 
     /// Adds a backlink tree's pair entry (`BacklinkEntry.pair`) in place; true once the entries should be flushed.
     mutating func appendPair(_ target: UInt64, _ origin: UInt64) -> Bool {
-        IndexKey.appendObjectKey(target, to: &bytes)
-        IndexKey.appendObjectKey(origin, to: &bytes)
+        BacklinkEntry.appendPair(target, origin, to: &bytes)
         return endEntry()
     }
 
