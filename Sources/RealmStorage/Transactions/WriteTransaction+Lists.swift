@@ -90,16 +90,13 @@ extension WriteTransaction {
     // MARK: Backlinks
 
     func backlinkColumn(target: UInt32, via p: PropertyInfo, from origin: UInt32) throws -> PropertyInfo {
-        // Through buffer pointers, reading single fields in place: `first(where:)` over the catalogue copied the
-        // class and each property it looked at (a thousand instructions for every link a bulk insert makes).
+        // Through a buffer pointer, reading single fields in place: `first(where:)` over the class's properties
+        // copied each one it looked at (a thousand instructions for every link a bulk insert makes).
         let column = p.columnID
-        let found = catalogue.classes.withUnsafeBufferPointer { classes -> PropertyInfo? in
-            guard let c = classes.indices.first(where: { classes[$0].classID == target }) else { return nil }
-            return classes[c].properties.withUnsafeBufferPointer { ps in
-                guard let i = ps.indices.first(where: {
-                    ps[$0].type == .backlink && ps[$0].targetClassID == origin && ps[$0].originColumnID == column
-                }) else { return nil }
-                return ps[i]
+        let found = catalogue.classIndex(id: target).flatMap { c in
+            catalogue.classes[c].properties.withUnsafeBufferPointer { ps -> PropertyInfo? in
+                ps.indices.first { ps[$0].type == .backlink && ps[$0].targetClassID == origin && ps[$0].originColumnID == column }
+                    .map { ps[$0] }
             }
         }
         guard let bl = found else {
