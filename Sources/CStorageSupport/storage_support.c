@@ -121,3 +121,18 @@ void storage_name_this_thread(const char *name) {
     (void)name;
 #endif
 }
+
+static volatile int cached_process_id = 0;
+static pthread_once_t process_id_once = PTHREAD_ONCE_INIT;
+
+static void renew_process_id(void) { cached_process_id = (int)getpid(); }
+
+static void watch_forks(void) {
+    renew_process_id();
+    pthread_atfork(NULL, NULL, renew_process_id);
+}
+
+int storage_process_id(void) {
+    pthread_once(&process_id_once, watch_forks);
+    return cached_process_id;
+}

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import RealmStorage
+import CStorageSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -13,6 +14,22 @@ import Darwin
 /// util-linux `flock` command, and `python3` for `fcntl` record locks). Serialized so the timing checks
 /// ("still waiting after 300 ms") are not disturbed by the other tests of this suite.
 @Suite(.serialized) struct LockFileTests {
+
+    // MARK: - Process identity
+
+    /// The lease belongs to the process that took it, known by a process id kept without a system call: a
+    /// forked child must see its own id there, not its parent's (else it would think it held the parent's
+    /// `fcntl` lock, which a child does not inherit).
+    @Test func aForkedChildSeesItsOwnProcessId() {
+        #expect(storage_process_id() == getpid())
+        let child = fork()
+        if child == 0 { _exit(storage_process_id() == getpid() && storage_process_id() != getppid() ? 0 : 1) }
+        #expect(child > 0)
+        var status: Int32 = 0
+        #expect(waitpid(child, &status, 0) == child)
+        #expect(status == 0, "the child saw its parent's id")
+        #expect(storage_process_id() == getpid())
+    }
 
     // MARK: - Opening
 

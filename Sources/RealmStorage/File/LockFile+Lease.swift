@@ -42,7 +42,7 @@ extension LockFile {
         pthread_mutex_lock(stateMutex)
         defer { pthread_mutex_unlock(stateMutex) }
         state.leaseHeld = true
-        state.leasePid = getpid()
+        state.leasePid = storage_process_id()
         if watcher == nil && !state.closed { watcher = startWatcher() }
     }
 

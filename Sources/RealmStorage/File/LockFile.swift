@@ -282,7 +282,7 @@ final class LockFile: @unchecked Sendable {
     /// Whether this process holds the lease (under stateMutex). A forked child inherits the flag but not the
     /// lock, so the flag counts only in the process that took it.
     private func holdsLease() -> Bool {
-        if state.leaseHeld && state.leasePid == getpid() { return true }
+        if state.leaseHeld && state.leasePid == storage_process_id() { return true }
         state.leaseHeld = false
         return false
     }
