@@ -6,8 +6,19 @@ extension PropertyInfo {
     /// The type the column codec stores for this property in a cluster: a list (or a backlink set, in
     /// files of format 1 and 2) is one serialized byte string (`ListCoding`), inline when short and a blob
     /// when long.
-    var clusterColumnType: PropertyType { isList || type == .backlink ? .data : type }
-    var clusterColumnNullable: Bool { isList || type == .backlink ? false : (isOptional || type == .link || type == .mixed) }
+    var clusterColumnType: PropertyType { Self.clusterColumnType(type, flags) }
+    var clusterColumnNullable: Bool { Self.clusterColumnNullable(type, flags) }
+
+    // The same from the two stored fields, for loops over a class's properties: calling a getter on an array
+    // element copies the whole description (its name retained and released) first, reading a stored field
+    // does not (`callgrind`: four copies per property of every cluster a commit writes).
+    static func hasColumn(_ type: PropertyType) -> Bool { type != .linkingObjects && type != .backlink }
+    static func clusterColumnType(_ type: PropertyType, _ flags: Flags) -> PropertyType {
+        flags.contains(.list) || type == .backlink ? .data : type
+    }
+    static func clusterColumnNullable(_ type: PropertyType, _ flags: Flags) -> Bool {
+        flags.contains(.list) || type == .backlink ? false : (flags.contains(.optional) || type == .link || type == .mixed)
+    }
 }
 
 /// A committed cluster read in place from the map.
@@ -243,9 +254,10 @@ final class DirtyLeaf {
         if !append { appendBase = nil }
         if append { keys.append(key) } else { keys.insert(key, at: pos) }
         var touched = 0
-        // By index, reading single fields: binding each `PropertyInfo` copied it (its strings retained and
-        // released) for every column of every inserted row.
-        for pi in properties.indices where properties[pi].hasColumn {
+        // By index, reading stored fields: binding each `PropertyInfo`, or calling one of its computed
+        // properties on an array element, copied it (its name retained and released) for every column of
+        // every inserted row.
+        for pi in properties.indices where PropertyInfo.hasColumn(properties[pi].type) {
             let id = properties[pi].columnID
             if let c = columnIndex(id, hint: pi) {
                 // Array.insert goes through a generic replaceSubrange; appending is the common case.
@@ -353,7 +365,8 @@ final class DirtyLeaf {
     /// encoding).
     private func encodeBody(_ range: Range<Int>, _ properties: [PropertyInfo], old: ClusterView?, into w: inout ByteWriter,
                             storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) throws {
-        let columnCount = properties.reduce(0) { $0 + ($1.hasColumn ? 1 : 0) }
+        var columnCount = 0
+        for pi in properties.indices where PropertyInfo.hasColumn(properties[pi].type) { columnCount += 1 }
         let whole = range == 0..<keys.count
         w.u32(UInt32(range.count))
         w.u32(UInt32(columnCount))
@@ -375,30 +388,36 @@ final class DirtyLeaf {
             }
         }
         var i = -1
-        for p in properties where p.hasColumn {
+        // By index, reading stored fields (as `insert` does): binding each `PropertyInfo` copied it, its name
+        // retained and released, for every column of every leaf a commit writes.
+        for pi in properties.indices where PropertyInfo.hasColumn(properties[pi].type) {
             i += 1
             w.align(8)
             let start = w.count
-            let c = columnIndex(p.columnID, hint: i)
-            let encoding = ColumnEncoding.encoding(for: p.clusterColumnType)
-            if let c, lazy[c] != nil, whole, let base, let e = base.columnEntry(p.columnID) {
+            let columnID = properties[pi].columnID
+            let type = PropertyInfo.clusterColumnType(properties[pi].type, properties[pi].flags)
+            let nullable = PropertyInfo.clusterColumnNullable(properties[pi].type, properties[pi].flags)
+            let c = columnIndex(columnID, hint: i)
+            let encoding = ColumnEncoding.encoding(for: type)
+            if let c, lazy[c] != nil, whole, let base, let e = base.columnEntry(columnID) {
                 // Unchanged since the last commit: copy the encoded block as it is.
                 w.raw(UnsafeRawBufferPointer(rebasing: base.node[e.offset..<e.offset + e.length]))
-            } else if let c, lazy[c] == nil, let old, let e = old.columnEntry(p.columnID), e.encoding == encoding.rawValue,
+            } else if let c, lazy[c] == nil, let old, let e = old.columnEntry(columnID), e.encoding == encoding.rawValue,
                       ColumnCodec.appendColumn(UnsafeRawBufferPointer(rebasing: old.node[e.offset..<e.offset + e.length]),
-                                               oldCount: old.count, columns[c][old.count...], type: p.clusterColumnType,
-                                               nullable: p.clusterColumnNullable, into: &w) {
+                                               oldCount: old.count, columns[c][old.count...], type: type,
+                                               nullable: nullable, into: &w) {
                 // Extended: the old rows' bytes as they were, the appended rows after them.
-                assert(Array(w.bytes[start...]) == Self.fullBlock(columns[c][range], p), "extended block of \(p.name) differs")
+                assert(Array(w.bytes[start...]) == Self.fullBlock(columns[c][range], properties[pi]),
+                       "extended block of \(properties[pi].name) differs")
             } else {
                 if let c { try materialize(c) }
                 let values: ArraySlice<Value> = c.map { columns[$0][range] }
-                    ?? ArraySlice(repeating: p.defaultValue, count: range.count)
-                try ColumnCodec.encodeColumn(values, type: p.clusterColumnType, nullable: p.clusterColumnNullable,
+                    ?? ArraySlice(repeating: properties[pi].defaultValue, count: range.count)
+                try ColumnCodec.encodeColumn(values, type: type, nullable: nullable,
                                              linkStorage: .plusOne, into: &w, storeBlob: storeBlob)
             }
             let e = directory + 16 * i
-            w.patchU32(p.columnID, at: e)
+            w.patchU32(columnID, at: e)
             w.patchU32(UInt32(start), at: e + 4)
             w.patchU32(UInt32(w.count - start), at: e + 8)
             w.bytes[e + 12] = encoding.rawValue

@@ -28,20 +28,24 @@ extension EntryTree {
         if !node.isLeaf {
             try node.settleDirtyChildren { try write($0, sink: sink) }
         }
-        let ref = try sink.write(EntryTree.encode(node))
+        let ref = try sink.write(EntryTree.encode(node, reusing: sink.nodeBuffer()))
         sink.wroteIndexNode(node, ref: ref)
         return ref
     }
 
+    /// The storage a new index node's array is given: a node of the standard limits fits, so a recycled array
+    /// fits any later one (DECISIONS 64).
+    static let nodeBufferCapacity = Limits.standard.maxNodeBytes
+
     /// The finished bytes of a node whose children are all committed (see docs/FILE_FORMAT.md, "Index nodes"):
-    /// its exact size is known, so the bytes are stored straight into a new array.
-    static func encode(_ node: EntryTreeNode) -> [UInt8] {
+    /// its exact size is known, so the bytes are stored straight into a new array, or into `buffer`'s storage
+    /// when it has room (a recycled node buffer, `NodeSink.nodeBuffer`).
+    static func encode(_ node: EntryTreeNode, reusing buffer: consuming [UInt8] = []) -> [UInt8] {
         let size = node.encodedSize
         let areaStart = nodeHeaderSize + 8
         let areaEnd = areaStart + 4 * (node.count + 1) + node.entryBytes
         precondition(size == (node.isLeaf ? areaEnd : (areaEnd + 7) / 8 * 8 + 8 * node.count), "index node size")
-        var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            let raw = UnsafeMutableRawPointer(buffer.baseAddress!)
+        func fill(_ raw: UnsafeMutableRawPointer) {
             raw.initializeMemory(as: UInt8.self, repeating: 0, count: nodeHeaderSize)
             raw.storeBytes(of: UInt32(node.count).littleEndian, toByteOffset: nodeHeaderSize, as: UInt32.self)
             raw.storeBytes(of: UInt32(node.level).littleEndian, toByteOffset: nodeHeaderSize + 4, as: UInt32.self)
@@ -51,7 +55,21 @@ extension EntryTree {
                 (raw + areaEnd).initializeMemory(as: UInt8.self, repeating: 0, count: refsStart - areaEnd)
                 node.writeChildRefs(to: raw + refsStart)
             }
-            initialized = size
+        }
+        var bytes: [UInt8]
+        if buffer.capacity >= size {
+            // Given its length with zeros (one copy from a block of zeros); every byte is then written by `fill`.
+            var w = ByteWriter(reusing: buffer, capacity: size)
+            w.zeros(size)
+            bytes = w.bytes
+            w.bytes = []  // the only reference left is `bytes`: filled in place
+            bytes.withUnsafeMutableBytes { fill($0.baseAddress!) }
+        } else {
+            // Room for the largest index node, so that the array, recycled, fits whichever node comes next.
+            bytes = [UInt8](unsafeUninitializedCapacity: max(size, EntryTree.nodeBufferCapacity)) { buffer, initialized in
+                fill(UnsafeMutableRawPointer(buffer.baseAddress!))
+                initialized = size
+            }
         }
         sealNode(&bytes, type: node.isLeaf ? .indexLeaf : .indexInner)
         return bytes

@@ -4,6 +4,15 @@ struct ByteWriter {
 
     init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
+    /// Writes into `buffer`'s storage (emptied first), grown to `capacity` if it has less: a recycled node
+    /// buffer saves an allocation and its release (`NodeSink.nodeBuffer`). If another array still shares the
+    /// storage, emptying it makes a new one and the other keeps its bytes.
+    init(reusing buffer: consuming [UInt8], capacity: Int) {
+        bytes = consume buffer  // moved, not copied: emptying a shared array would allocate anew
+        bytes.removeAll(keepingCapacity: true)
+        bytes.reserveCapacity(capacity)
+    }
+
     var count: Int { bytes.count }
 
     mutating func u8(_ v: UInt8) { bytes.append(v) }

@@ -99,6 +99,9 @@ protocol NodeSink: NodeSource {
     func decodedIndexNode(_ ref: UInt64) -> EntryTreeNode?
     /// Tells the sink that `node`, whose children are all committed, was written at `ref`.
     func wroteIndexNode(_ node: EntryTreeNode, ref: UInt64)
+    /// An empty array with storage for an index node about to be built, from the byte arrays of index nodes
+    /// an earlier commit built (DECISIONS 64); one without storage when the sink keeps none.
+    func nodeBuffer() -> [UInt8]
 }
 
 extension NodeSink {
@@ -108,6 +111,7 @@ extension NodeSink {
     func wroteInner(_ inner: DirtyInner, ref: UInt64) {}
     func decodedIndexNode(_ ref: UInt64) -> EntryTreeNode? { nil }
     func wroteIndexNode(_ node: EntryTreeNode, ref: UInt64) {}
+    func nodeBuffer() -> [UInt8] { [] }
 }
 
 extension NodeSource {

@@ -37,7 +37,7 @@ struct PropertyInfo: Equatable {
     var isHidden: Bool { flags.contains(.hidden) }
     /// Whether objects store a column for this property (linkingObjects are computed; backlinks live in
     /// their own trees, `Backlinks.swift`).
-    var hasColumn: Bool { type != .linkingObjects && type != .backlink }
+    var hasColumn: Bool { Self.hasColumn(type) }
 
     /// The value an object has for this property when nothing was stored.
     var defaultValue: Value {

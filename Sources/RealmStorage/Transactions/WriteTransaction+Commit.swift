@@ -143,6 +143,7 @@ extension WriteTransaction {
         }
         database.store.committed(version: newVersion)
         if !handedOver { handOver(version: newVersion, catalogueSection: catalogueBytes) }
+        recycleNodeBuffers()
         meta = newMeta
         finish()
     }

@@ -77,6 +77,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
     /// Every node write issued so far, for the commit log record; dropped (and `logOverflow` set) once they
     /// pass `CommitLog.recordLimit`, which makes the commit go straight to the data file.
     var logEntries: [CommitLog.Entry] = []
+    /// Node buffers of the process's last commit, for this transaction's index nodes (`nodeBuffer()`).
+    var spareBuffers: [[UInt8]] = []
     var logBytes = 0
     var logOverflow = false
     /// Nodes of a logged commit are written only to the commit log (DECISIONS 53): until the commit, reads
@@ -103,6 +105,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
             keptLeaves = database.decodedLeaves
         }
         database.decodedLeaves = DecodedLeaves()
+        spareBuffers = database.nodeBuffers
+        database.nodeBuffers = []
     }
 
     deinit { if isActive { rollback() } }
@@ -166,6 +170,33 @@ public final class WriteTransaction: Snapshot, NodeSink {
     func decodedIndexNode(_ ref: UInt64) -> EntryTreeNode? { keptLeaves.takeIndexNode(ref) }
 
     func wroteIndexNode(_ node: EntryTreeNode, ref: UInt64) { writtenLeaves.addIndexNode(node, ref: ref) }
+
+    /// A recycled index node buffer, taken out of the list (so the caller's is the only reference and it is
+    /// written in place); empty when none is left. They are handed on in reverse order of writing, so a commit
+    /// that changes the same path gets the leaf's buffer first.
+    func nodeBuffer() -> [UInt8] { spareBuffers.popLast() ?? [] }
+
+    /// Most node buffers carried to the next transaction, and the largest kept: a small commit builds a few
+    /// index nodes of 1–4 KiB; a large one's would only hold memory.
+    static let keptNodeBuffers = 16
+    static let largestKeptNodeBuffer = 64 << 10
+
+    /// Hands the byte arrays of the index nodes this commit built (and the recycled ones it did not use) to the
+    /// next write transaction (DECISIONS 64). Only index nodes': each is built with room for the largest index
+    /// node (`EntryTree.encode`), so any of them fits the next; a cluster's array stays with its decoded leaf
+    /// (`DecodedLeaves`) for the next commit to extend, and smaller nodes come from `malloc`'s per-thread cache
+    /// at little cost. The entries keep their bytes: an array still shared when a later transaction empties it
+    /// gets new storage, and the entries' copy stays as it was.
+    func recycleNodeBuffers() {
+        var spare = spareBuffers
+        spareBuffers = []
+        for e in logEntries.reversed() where spare.count < Self.keptNodeBuffers {
+            guard let type = e.bytes.first, type == NodeType.indexLeaf.rawValue || type == NodeType.indexInner.rawValue,
+                  e.bytes.capacity <= Self.largestKeptNodeBuffer else { continue }
+            spare.append(e.bytes)
+        }
+        database.nodeBuffers = spare
+    }
 
     /// Takes a node for page `page`: a logged commit's go straight into its record (`logEntries`); otherwise
     /// they are queued, and runs of adjacent pages are issued together by `flushWrites` (one `pwritev` each).

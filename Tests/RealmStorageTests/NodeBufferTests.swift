@@ -1,0 +1,73 @@
+import Testing
+@testable import RealmStorage
+
+/// A commit builds its index nodes in the byte arrays of the index nodes the process's previous commit built
+/// (DECISIONS 64), and never in an array someone still holds.
+@Suite struct NodeBufferTests {
+    /// A database whose name index has more than one level (3,000 names in shuffled order).
+    static func indexedPeople(_ dir: TempDir) throws -> Database {
+        let db = try Database.open(path: dir.file("buffers.realm"))
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "Person", properties: [
+                PropertySchema(name: "id", type: .int, isPrimaryKey: true),
+                PropertySchema(name: "name", type: .string, isIndexed: true),
+            ]))
+            for i in 0..<3_000 {
+                try tx.createObject("Person", ["id": .int(Int64(i)), "name": .string("名前 \(i * 7_919 % 3_000) 🐕")])
+            }
+        }
+        return db
+    }
+
+    static func add(_ db: Database, id: Int64, name: String) throws -> WriteTransaction {
+        let tx = try db.beginWrite()
+        try tx.createObject("Person", ["id": .int(id), "name": .string(name)])
+        try tx.commit()
+        return tx
+    }
+
+    static func address(_ bytes: [UInt8]) -> UInt { bytes.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) } }
+
+    static func indexNodes(_ tx: WriteTransaction) -> [[UInt8]] {
+        tx.logEntries.map(\.bytes).filter {
+            $0.first == NodeType.indexLeaf.rawValue || $0.first == NodeType.indexInner.rawValue
+        }
+    }
+
+    @Test func aSmallCommitBuildsItsIndexNodesInThePreviousCommitsArrays() throws {
+        let dir = TempDir()
+        let db = try Self.indexedPeople(dir)
+        do { _ = try Self.add(db, id: 10_000, name: "名前 1500 🐕 b") }
+        let recycled = Set(db.nodeBuffers.map(Self.address))
+        #expect(recycled.count >= 2, "the leaf's and its parent's arrays are handed on")
+        #expect(db.nodeBuffers.allSatisfy { $0.capacity >= EntryTree.nodeBufferCapacity })
+
+        // Near the same name: the same path of the index changes.
+        let tx = try Self.add(db, id: 10_001, name: "名前 1500 🐕 c")
+        let built = Self.indexNodes(tx)
+        #expect(built.count >= 2)
+        #expect(Set(built.map(Self.address)).isSubset(of: recycled), "index nodes built in new arrays")
+
+        let s = try db.snapshot()
+        let name = try s.property(s.table("Person"), "name")
+        #expect(try s.find(name, equalTo: .string("名前 1500 🐕 b")).count == 1)
+        #expect(try s.find(name, equalTo: .string("名前 1500 🐕 c")).count == 1)
+        #expect(try s.find(name, equalTo: .string("名前 1500 🐕")).count == 1)
+        #expect(try db.verify().problems.isEmpty)
+    }
+
+    @Test func anArrayAFinishedTransactionStillHoldsIsNotWrittenOver() throws {
+        let dir = TempDir()
+        let db = try Self.indexedPeople(dir)
+        let kept = try Self.add(db, id: 10_000, name: "名前 700 🐕 b")
+        let before = Self.indexNodes(kept).map { Array($0) }
+        #expect(!before.isEmpty)
+        for i in 1...3 { _ = try Self.add(db, id: 10_000 + Int64(i), name: "名前 700 🐕 \(i)") }
+        let after = Self.indexNodes(kept)
+        let changed = zip(after, before).filter { $0 != $1 }.count
+        #expect(after.count == before.count && changed == 0,
+                "a later commit built its nodes in arrays the first transaction still holds (\(changed) changed)")
+        #expect(after.allSatisfy { CommitLog.isWholeNode($0) })
+        #expect(try db.verify().problems.isEmpty)
+    }
+}
