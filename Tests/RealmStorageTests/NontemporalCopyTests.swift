@@ -54,6 +54,32 @@ import Testing
         }
     }
 
+    /// Pieces shorter than a streaming store, many of which meet inside one 16 bytes of the destination: the
+    /// gather assembles those bytes before storing them (DECISIONS 64).
+    @Test func gathersSmallPiecesThatMeetInsideOneStore() {
+        var rng = SplitMix64(seed: 640)
+        for _ in 0..<300 {
+            let pieces = (0..<(1 + Int(rng.next() % 40))).map { _ in
+                (0..<Int(rng.next() % 40)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            }
+            let offset = Int(rng.next() % 33)
+            var buffer = [UInt8](repeating: 0x5A, count: 2_000)
+            var expected = buffer
+            expected.replaceSubrange(offset..<offset + pieces.reduce(0) { $0 + $1.count }, with: pieces.joined())
+            let lengths = pieces.map(\.count)
+            let sources: [UnsafeRawPointer?] = pieces.map { p in p.withUnsafeBytes { $0.baseAddress } }
+            buffer.withUnsafeMutableBytes { b in
+                sources.withUnsafeBufferPointer { s in
+                    lengths.withUnsafeBufferPointer { l in
+                        storage_gather_nontemporal(b.baseAddress! + offset, s.baseAddress!, l.baseAddress!, s.count)
+                    }
+                }
+            }
+            #expect(firstDifference(buffer, expected) == nil, "\(lengths) at \(offset)")
+            withExtendedLifetime(pieces) {}
+        }
+    }
+
     /// Where two buffers first differ (nil when equal): a failure names one byte, not 8 KB.
     private func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> Int? {
         a.count != b.count ? min(a.count, b.count) : a.indices.first { a[$0] != b[$0] }

@@ -42,7 +42,7 @@ public class Snapshot: NodeSource {
     var pageLimit: UInt64
     /// Public schemas of classes asked for (read snapshots only; see `classSchema`). The lock is stored in the
     /// snapshot: a separately allocated pthread mutex was two allocations per transaction.
-    private let schemaCache = Mutex<[String: ClassSchema]>([:])
+    private let schemaCache = Mutex([String: ClassSchema]())
     /// Leaf walks in progress (`walkLeaves`): only the outermost may give decrypted pages back.
     var walkDepth = 0
     /// The committed table inner nodes where lookups by key enter committed nodes (trees' roots, or committed

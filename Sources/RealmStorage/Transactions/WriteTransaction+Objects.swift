@@ -96,7 +96,7 @@ extension WriteTransaction {
                 row[at] = try validated(values[i], for: plan.classInfo.properties[at], in: plan.classInfo)
             }
         }
-        return try createObject(plan, row: row, lists: [:])
+        return try createObject(plan, row: row, lists: [String: [Value]]())
     }
 
     /// What inserting into a class needs, worked out once per schema state: nothing on the per-object

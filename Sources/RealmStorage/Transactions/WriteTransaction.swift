@@ -16,7 +16,7 @@ struct SlotKey: Hashable {
 /// dictionary. A class's plan is in one place or the other, never both.
 struct PlanTable {
     private var first: WriteTransaction.InsertPlan?
-    private var others: [UInt32: WriteTransaction.InsertPlan] = [:]
+    private var others = [UInt32: WriteTransaction.InsertPlan]()
 
     subscript(classID: UInt32) -> WriteTransaction.InsertPlan? {
         get {
@@ -50,16 +50,19 @@ struct PendingRun {
 ///
 /// Not thread-safe: use it on the thread that began it, and end it with `commit()` or `rollback()`.
 public final class WriteTransaction: Snapshot, NodeSink {
+    // Empty dictionaries are made with `init()`, not the literal `[:]`: the literal is a call into the
+    // standard library's `init(dictionaryLiteral:)` per dictionary and transaction, cheap in instructions but,
+    // on a CPU whose caches went cold during the last disk wait, ~1 % of a small commit's time (`perf`).
     var freeSpace: FreeSpace
     /// Object trees changed in this transaction, by class ID.
-    var roots: [UInt32: TreeChild] = [:]
+    var roots = [UInt32: TreeChild]()
     /// Lists changed in this transaction (their committed nodes are already freed).
-    var dirtyLists: [SlotKey: [Value]] = [:]
+    var dirtyLists = [SlotKey: [Value]]()
     /// Indexes and backlink trees loaded in this transaction, by (class ID, column ID).
-    var indexes: [SlotKey: EntryTree] = [:]
+    var indexes = [SlotKey: EntryTree]()
     /// Entries added to indexes that need no lookup before each insert (not primary keys), not yet in their
     /// trees (DECISIONS 52): put in, sorted, before the index is next read or changed otherwise, and at commit.
-    var pendingIndexEntries: [SlotKey: PendingIndexEntries] = [:]
+    var pendingIndexEntries = [SlotKey: PendingIndexEntries]()
     /// Index and backlink entries this transaction put straight into their trees (the first
     /// `Database.directIndexEntries`, all indexes together; later ones wait in `pendingIndexEntries`).
     var directIndexInserts = 0
@@ -84,7 +87,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
     /// Nodes of a logged commit are written only to the commit log (DECISIONS 53): until the commit, reads
     /// find them in `logEntries` — by a scan while there are few (a small commit writes about seven; hashing
     /// each page cost more), then through this table of the index of each page's last node.
-    var loggedPages: [UInt64: Int] = [:]
+    var loggedPages = [UInt64: Int]()
     static let loggedPagesScanLimit = 32
     private(set) var isActive = true
     /// The commit has handed its written nodes on and dropped its working state (`handOver`).
