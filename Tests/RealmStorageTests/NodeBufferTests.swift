@@ -1,8 +1,8 @@
 import Testing
 @testable import RealmStorage
 
-/// A commit builds its index nodes in the byte arrays of the index nodes the process's previous commit built
-/// (DECISIONS 64), and never in an array someone still holds.
+/// A commit builds its index nodes and its cluster in the byte arrays of nodes the process's earlier commits
+/// built (DECISIONS 64), and never in an array someone still holds.
 @Suite struct NodeBufferTests {
     /// A database whose name index has more than one level (3,000 names in shuffled order).
     static func indexedPeople(_ dir: TempDir) throws -> Database {
@@ -56,14 +56,32 @@ import Testing
         #expect(try db.verify().problems.isEmpty)
     }
 
+    @Test func aSmallCommitBuildsItsClusterInTheArrayOfTheClusterBeforeIt() throws {
+        let dir = TempDir()
+        let db = try Self.indexedPeople(dir)
+        // Two commits appending to the last cluster: the second extends the first's node and lets go of it.
+        for id in Int64(10_000)...10_001 { _ = try Self.add(db, id: id, name: "名前 \(id)") }
+        let recycled = Self.address(db.clusterBuffer)
+        #expect(db.clusterBuffer.capacity >= 4_096, "the cluster's array is kept")
+        let tx = try Self.add(db, id: 10_002, name: "名前 10002")
+        let clusters = tx.logEntries.map(\.bytes).filter { $0.first == NodeType.cluster.rawValue }
+        #expect(clusters.count == 1)
+        #expect(clusters.map(Self.address) == [recycled], "the cluster was built in a new array")
+        let s = try db.snapshot()
+        let people = try s.table("Person")
+        #expect(try s.keys(people).count == 3_003)
+        #expect(try db.verify().problems.isEmpty)
+    }
+
     @Test func anArrayAFinishedTransactionStillHoldsIsNotWrittenOver() throws {
         let dir = TempDir()
         let db = try Self.indexedPeople(dir)
         let kept = try Self.add(db, id: 10_000, name: "名前 700 🐕 b")
-        let before = Self.indexNodes(kept).map { Array($0) }
-        #expect(!before.isEmpty)
+        let before = kept.logEntries.map { Array($0.bytes) }
+        #expect(before.contains { $0.first == NodeType.cluster.rawValue })
+        #expect(before.contains { $0.first == NodeType.indexLeaf.rawValue })
         for i in 1...3 { _ = try Self.add(db, id: 10_000 + Int64(i), name: "名前 700 🐕 \(i)") }
-        let after = Self.indexNodes(kept)
+        let after = kept.logEntries.map(\.bytes)
         let changed = zip(after, before).filter { $0 != $1 }.count
         #expect(after.count == before.count && changed == 0,
                 "a later commit built its nodes in arrays the first transaction still holds (\(changed) changed)")

@@ -327,7 +327,11 @@ final class DirtyLeaf {
     func encode(rows range: Range<Int>, properties: [PropertyInfo],
                 storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) throws -> [UInt8] {
         let whole = range == 0..<keys.count
-        var b = NodeBuilder(.cluster, capacity: 64 + range.count * (8 + 8 * properties.count))
+        // In the array of the cluster an earlier commit built (DECISIONS 64): a cluster is the largest node a
+        // small commit builds, past `malloc`'s per-thread cache. Room in whole pages, so that the array, passed
+        // on, also fits the next commit's cluster, a row longer.
+        let capacity = (64 + range.count * (8 + 8 * properties.count) + pageSize - 1) / pageSize * pageSize
+        var b = NodeBuilder(.cluster, capacity: capacity, reusing: sink?.clusterBuffer() ?? [])
         // Rows only appended since the last whole encode: that node's blocks are extended (DECISIONS 46).
         if whole, let previous = appendBase, previous.rows > 0, previous.rows <= keys.count, let sink {
             try previous.node.withUnsafeBytes { raw in
@@ -338,7 +342,12 @@ final class DirtyLeaf {
             try encodeBody(range, properties, old: nil, into: &b.w, storeBlob: storeBlob)
         }
         let node = b.finish()
-        appendBase = nil  // kept again (`keepEncoding`) only when the leaf is handed to the next transaction
+        // Kept again (`keepEncoding`) only when the leaf is handed to the next transaction; the old node's array
+        // serves the next cluster built.
+        if let previous = appendBase {
+            appendBase = nil
+            sink?.recycleClusterBuffer(previous.node)
+        }
         return node
     }
 

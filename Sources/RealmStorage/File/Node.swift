@@ -23,6 +23,13 @@ struct NodeBuilder {
         w.zeros(nodeHeaderSize)
     }
 
+    /// A builder writing into `buffer`'s storage (see `ByteWriter.init(reusing:capacity:)`).
+    init(_ type: NodeType, capacity: Int, reusing buffer: consuming [UInt8]) {
+        self.type = type
+        w = ByteWriter(reusing: buffer, capacity: capacity)
+        w.zeros(nodeHeaderSize)
+    }
+
     /// The finished node bytes, header filled in. Not padded to a page; the store pads.
     mutating func finish() -> [UInt8] {
         var bytes = w.bytes
@@ -102,6 +109,11 @@ protocol NodeSink: NodeSource {
     /// An empty array with storage for an index node about to be built, from the byte arrays of index nodes
     /// an earlier commit built (DECISIONS 64); one without storage when the sink keeps none.
     func nodeBuffer() -> [UInt8]
+    /// The array of a cluster an earlier commit built and no longer needs, for the next cluster to be built
+    /// in; one without storage when there is none.
+    func clusterBuffer() -> [UInt8]
+    /// Keeps `bytes`, a cluster's array nothing reads any more, for `clusterBuffer()`.
+    func recycleClusterBuffer(_ bytes: consuming [UInt8])
 }
 
 extension NodeSink {
@@ -112,6 +124,8 @@ extension NodeSink {
     func decodedIndexNode(_ ref: UInt64) -> EntryTreeNode? { nil }
     func wroteIndexNode(_ node: EntryTreeNode, ref: UInt64) {}
     func nodeBuffer() -> [UInt8] { [] }
+    func clusterBuffer() -> [UInt8] { [] }
+    func recycleClusterBuffer(_ bytes: consuming [UInt8]) {}
 }
 
 extension NodeSource {

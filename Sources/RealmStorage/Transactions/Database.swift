@@ -73,6 +73,9 @@ public final class Database: @unchecked Sendable {
     /// The byte arrays the last commit of this process built its nodes in, for the next write transaction to
     /// build its nodes in (DECISIONS 64); only used under the writer lock.
     var nodeBuffers: [[UInt8]] = []
+    /// The array of a cluster this process's last commit no longer needed, for the next cluster to be built in
+    /// (DECISIONS 64); only used under the writer lock.
+    var clusterBuffer: [UInt8] = []
     /// Insert plans by class ID, carried from one write transaction to the next while the class's schema stays
     /// the same (`WriteTransaction.insertPlan`); only used under the writer lock.
     var insertPlans: [UInt32: WriteTransaction.InsertPlan] = [:]

@@ -179,6 +179,17 @@ public final class WriteTransaction: Snapshot, NodeSink {
     /// that changes the same path gets the leaf's buffer first.
     func nodeBuffer() -> [UInt8] { spareBuffers.popLast() ?? [] }
 
+    /// The cluster array the process's last cluster encoding let go of (`recycleClusterBuffer`), taken.
+    func clusterBuffer() -> [UInt8] {
+        var bytes: [UInt8] = []
+        swap(&bytes, &database.clusterBuffer)
+        return bytes
+    }
+
+    func recycleClusterBuffer(_ bytes: consuming [UInt8]) {
+        if bytes.capacity <= Self.largestKeptNodeBuffer { database.clusterBuffer = bytes }
+    }
+
     /// Most node buffers carried to the next transaction, and the largest kept: a small commit builds a few
     /// index nodes of 1–4 KiB; a large one's would only hold memory.
     static let keptNodeBuffers = 16
