@@ -73,6 +73,24 @@ import Testing
         #expect(try db.verify().problems.isEmpty)
     }
 
+    @Test func theCatalogueSectionIsBuiltInTheArrayItIsGiven() throws {
+        let dir = TempDir()
+        let db = try Self.indexedPeople(dir)
+        for id in Int64(10_000)...10_002 { _ = try Self.add(db, id: id, name: "名前 \(id)") }
+        // The cache gave back an earlier commit's section for the next commit to build its own in.
+        #expect(db.sectionBuffer.count > 16)
+        let catalogue = try db.snapshot().catalogue
+        let fresh = catalogue.encodeSection()
+        var buffer = [UInt8](repeating: 0xEE, count: 7)
+        buffer.reserveCapacity(fresh.count + 100)
+        let address = Self.address(buffer)
+        let built = catalogue.encodeSection(reusing: consume buffer)
+        #expect(built == fresh)
+        #expect(Self.address(built) == address, "the section was built in a new array")
+        let tooSmall = catalogue.encodeSection(reusing: [1, 2, 3])
+        #expect(tooSmall == fresh)
+    }
+
     @Test func anArrayAFinishedTransactionStillHoldsIsNotWrittenOver() throws {
         let dir = TempDir()
         let db = try Self.indexedPeople(dir)

@@ -58,7 +58,9 @@ extension WriteTransaction {
         // 4. The commit root: catalogue, free list and commit log in one node, sized before the free list is
         //    computed (allocating changes it), from the same arena as the rest of the commit.
         if meta.catalogueRef != 0 { try free(meta.catalogueRef) }
-        let catalogueBytes = catalogue.encodeSection()
+        var sectionBuffer: [UInt8] = []
+        swap(&sectionBuffer, &database.sectionBuffer)
+        let catalogueBytes = catalogue.encodeSection(reusing: sectionBuffer)
         let log = written
         // A bound without merging while the lists are short (building the merged list twice was a fiftieth of a
         // small commit); the merged count when many extents were freed, which a bound could overstate by pages
@@ -153,7 +155,7 @@ extension WriteTransaction {
     /// matched by those bytes, so this holds whether or not the commit then succeeds), and lets go of the
     /// state only a running transaction needs.
     private func handOver(version: UInt64, catalogueSection: [UInt8]) {
-        database.catalogues.remember(section: catalogueSection, catalogue)
+        database.sectionBuffer = database.catalogues.remember(section: catalogueSection, catalogue)
         writtenLeaves.version = version
         writtenLeaves.store = ObjectIdentifier(database.store)
         database.decodedLeaves = writtenLeaves
