@@ -58,11 +58,9 @@ extension EntryTree {
         }
         var bytes: [UInt8]
         if buffer.capacity >= size {
-            // Given its length with zeros (one copy from a block of zeros); every byte is then written by `fill`.
-            var w = ByteWriter(reusing: buffer, capacity: size)
-            w.zeros(size)
-            bytes = w.bytes
-            w.bytes = []  // the only reference left is `bytes`: filled in place
+            // Every byte is written by `fill`: the old node's bytes need not be cleared first.
+            bytes = consume buffer
+            bytes.resizeForOverwrite(to: size)
             bytes.withUnsafeMutableBytes { fill($0.baseAddress!) }
         } else {
             // Room for the largest index node, so that the array, recycled, fits whichever node comes next.

@@ -1,4 +1,21 @@
 /// Appends little-endian fields to a growing byte buffer.
+extension Array where Element == UInt8 {
+    /// Makes the array `count` bytes long for a caller that then stores every one of them at its offset: a
+    /// recycled node buffer keeps its old bytes up to the new length (shortening is free) and gets zeros past
+    /// its old length. Emptying it and writing `count` zeros first cost a copy from a block of zeros that a
+    /// small commit's cold cache had to fetch (`perf`: ~2 % of its time).
+    mutating func resizeForOverwrite(to count: Int) {
+        if self.count > count {
+            removeLast(self.count - count)
+        } else if self.count < count {
+            var w = ByteWriter(reusing: [], capacity: 0)
+            swap(&w.bytes, &self)
+            w.zeros(count - w.bytes.count)
+            swap(&w.bytes, &self)
+        }
+    }
+}
+
 struct ByteWriter {
     var bytes: [UInt8] = []
 
@@ -8,6 +25,7 @@ struct ByteWriter {
     /// buffer saves an allocation and its release (`NodeSink.nodeBuffer`). If another array still shares the
     /// storage, emptying it makes a new one and the other keeps its bytes.
     init(reusing buffer: consuming [UInt8], capacity: Int) {
+        // (See also `Array.resizeForOverwrite`, for callers that store every byte at known offsets.)
         bytes = consume buffer  // moved, not copied: emptying a shared array would allocate anew
         bytes.removeAll(keepingCapacity: true)
         bytes.reserveCapacity(capacity)

@@ -134,10 +134,8 @@ struct Catalogue: Equatable {
             precondition(w.written == size, "catalogue section size")
         }
         if buffer.capacity >= size {
-            var w = ByteWriter(reusing: buffer, capacity: size)
-            w.zeros(size)
-            var bytes = w.bytes
-            w.bytes = []  // `bytes` is the only reference: filled in place
+            var bytes = consume buffer
+            bytes.resizeForOverwrite(to: size)  // every byte is then stored by `fill`
             bytes.withUnsafeMutableBytes { fill($0.baseAddress!) }
             return bytes
         }
