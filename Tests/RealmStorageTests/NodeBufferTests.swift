@@ -73,6 +73,25 @@ import Testing
         #expect(try db.verify().problems.isEmpty)
     }
 
+    @Test func aSmallCommitBuildsItsCommitRootAndTableInnerNodesInThePreviousCommitsArrays() throws {
+        let dir = TempDir()
+        let db = try Self.indexedPeople(dir)
+        do { _ = try Self.add(db, id: 10_000, name: "名前 a") }
+        let recycled = Set(db.smallNodeBuffers.map(Self.address))
+        #expect(db.smallNodeBuffers.allSatisfy { $0.capacity >= smallNodeCapacity })
+        let tx = try Self.add(db, id: 10_001, name: "名前 b")
+        let small = tx.logEntries.map(\.bytes).filter {
+            $0.first == NodeType.catalogue.rawValue || $0.first == NodeType.tableInner.rawValue
+        }
+        #expect(small.contains { $0.first == NodeType.catalogue.rawValue })
+        #expect(small.contains { $0.first == NodeType.tableInner.rawValue }, "3,000 objects: a two-level table")
+        #expect(Set(small.map(Self.address)).isSubset(of: recycled), "built in new arrays")
+        #expect(small.allSatisfy { CommitLog.isWholeNode($0) })
+        let s = try db.snapshot()
+        #expect(try s.object(s.table("Person"), primaryKey: .int(10_001)) != nil)
+        #expect(try db.verify().problems.isEmpty)
+    }
+
     @Test func theCatalogueSectionIsBuiltInTheArrayItIsGiven() throws {
         let dir = TempDir()
         let db = try Self.indexedPeople(dir)

@@ -290,7 +290,8 @@ struct TreeMutator {
                 keys.withMemoryRebound(to: Int64.self) { k in
                     n.counts.withUnsafeBufferPointer { counts in
                         counts.withMemoryRebound(to: Int64.self) { c in
-                            Self.innerNode(level: n.level, firstKeys: k, refs: UnsafeBufferPointer(refs), counts: c)
+                            Self.innerNode(level: n.level, firstKeys: k, refs: UnsafeBufferPointer(refs), counts: c,
+                                           reusing: sink.smallNodeBuffer())
                         }
                     }
                 }
@@ -301,9 +302,11 @@ struct TreeMutator {
 
     /// A table inner node: its entry count and level, then the first keys, refs and counts of its children as
     /// packed arrays (FILE_FORMAT.md, "Table inner node").
+    /// Built in `buffer`'s storage (a recycled node array, DECISIONS 64), or a new array with room for any
+    /// small node, so that it can be recycled in turn.
     private static func innerNode(level: Int, firstKeys: UnsafeBufferPointer<Int64>, refs: UnsafeBufferPointer<Int64>,
-                                  counts: UnsafeBufferPointer<Int64>) -> [UInt8] {
-        var b = NodeBuilder(.tableInner, capacity: 64 + refs.count * 24)
+                                  counts: UnsafeBufferPointer<Int64>, reusing buffer: consuming [UInt8]) -> [UInt8] {
+        var b = NodeBuilder(.tableInner, capacity: max(64 + refs.count * 24, smallNodeCapacity), reusing: buffer)
         b.w.u32(UInt32(refs.count))
         b.w.u32(UInt32(level))
         PackedInts.encode(firstKeys, into: &b.w)
@@ -344,7 +347,9 @@ struct TreeMutator {
             let counts = part.map { Int64($0.count) }
             let ref = try firstKeys.withUnsafeBufferPointer { k in
                 try refs.withUnsafeBufferPointer { r in
-                    try counts.withUnsafeBufferPointer { c in try sink.write(Self.innerNode(level: level, firstKeys: k, refs: r, counts: c)) }
+                    try counts.withUnsafeBufferPointer { c in
+                        try sink.write(Self.innerNode(level: level, firstKeys: k, refs: r, counts: c, reusing: sink.smallNodeBuffer()))
+                    }
                 }
             }
             out.append(Entry(firstKey: part.first!.firstKey, ref: ref, count: part.reduce(0) { $0 + $1.count }))

@@ -286,9 +286,11 @@ final class CommitLog {
             w.u64(generation)
             w.u64(version)
             w.u64(UInt64(unpadded))
-            for e in entries {
-                w.u64(e.page)
-                w.u64(UInt64(e.bytes.count))
+            // By index: binding each entry retained and released its bytes (`perf`: reference counting in this
+            // function was ~1.5 % of a small commit's time).
+            for i in entries.indices {
+                w.u64(entries[i].page)
+                w.u64(UInt64(entries[i].bytes.count))
             }
             encodedMeta.withUnsafeBytes { w.raw($0) }
             precondition(w.written == headSize, "commit log record header size")
@@ -301,9 +303,9 @@ final class CommitLog {
                 withUnsafeTemporaryAllocation(of: Int.self, capacity: pieces) { lengths in
                     sources[0] = UnsafeRawPointer(head.baseAddress!)
                     lengths[0] = headSize
-                    for (i, e) in entries.enumerated() {
-                        assert(Self.isWholeNode(e.bytes), "a commit log entry is one whole, sealed node")
-                        let node = e.bytes.withUnsafeBytes { $0 }
+                    for i in entries.indices {
+                        assert(Self.isWholeNode(entries[i].bytes), "a commit log entry is one whole, sealed node")
+                        let node = entries[i].bytes.withUnsafeBytes { $0 }
                         hash.update(UnsafeRawBufferPointer(rebasing: node[0..<nodeHeaderSize]))
                         sources[i + 1] = node.baseAddress
                         lengths[i + 1] = node.count

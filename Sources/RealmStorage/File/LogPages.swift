@@ -132,9 +132,10 @@ final class LogIndex: @unchecked Sendable {
     func add(_ entries: [CommitLog.Entry], record: BuiltRecord, from: UInt64, to: UInt64) -> Bool {
         guard end == from else { return false }
         var at = CommitLog.recordHeaderSize + entries.count * CommitLog.entrySize + Meta.encodedSize
-        for e in entries {
-            table.set(e.page, Location(bytes: record.base + at, length: e.bytes.count, offset: Int(from) + at))
-            at += e.bytes.count
+        for i in entries.indices {  // by index: binding each entry retained and released its bytes
+            let length = entries[i].bytes.count
+            table.set(entries[i].page, Location(bytes: record.base + at, length: length, offset: Int(from) + at))
+            at += length
         }
         lock.withLock {
             if kept.last !== record.block { kept.append(record.block) }

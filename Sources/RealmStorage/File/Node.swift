@@ -11,6 +11,9 @@ enum NodeType: UInt8 {
 
 let pageSize = 4096
 let nodeHeaderSize = 16
+/// Storage a new table inner node or commit root array is given, so that recycled it fits another such node
+/// (`NodeSink.smallNodeBuffer`, DECISIONS 64): a table inner node takes at most ~1.6 KiB.
+let smallNodeCapacity = 4096
 
 /// Builds a node: reserves the 16-byte header, lets the caller append the body, then seals length and checksum.
 struct NodeBuilder {
@@ -112,6 +115,9 @@ protocol NodeSink: NodeSource {
     /// The array of a cluster an earlier commit built and no longer needs, for the next cluster to be built
     /// in; one without storage when there is none.
     func clusterBuffer() -> [UInt8]
+    /// The array of a table inner node or commit root an earlier commit built, for another such node; one
+    /// without storage when there is none.
+    func smallNodeBuffer() -> [UInt8]
     /// Keeps `bytes`, a cluster's array nothing reads any more, for `clusterBuffer()`.
     func recycleClusterBuffer(_ bytes: consuming [UInt8])
 }
@@ -125,6 +131,7 @@ extension NodeSink {
     func wroteIndexNode(_ node: EntryTreeNode, ref: UInt64) {}
     func nodeBuffer() -> [UInt8] { [] }
     func clusterBuffer() -> [UInt8] { [] }
+    func smallNodeBuffer() -> [UInt8] { [] }
     func recycleClusterBuffer(_ bytes: consuming [UInt8]) {}
 }
 

@@ -15,14 +15,27 @@ enum CommitRoot {
         return (head + 7) / 8 * 8 + 8 + 24 * freeEntries + 8 + 16 * logEntries
     }
 
-    static func encode(catalogue: [UInt8], free: [(Extent, UInt64)], log: [Extent], pages: Int) -> [UInt8] {
+    /// Built in `buffer`'s storage when it has room (a recycled node array, DECISIONS 64): a new array per
+    /// commit cost an allocation and the runtime's lookup of the array type's metadata, ~2.5 % of a small
+    /// commit's time on a CPU whose caches the disk wait left cold.
+    static func encode(catalogue: [UInt8], free: [(Extent, UInt64)], log: [Extent], pages: Int,
+                       reusing buffer: consuming [UInt8] = []) -> [UInt8] {
         let contents = size(catalogueBytes: catalogue.count, freeEntries: free.count, logEntries: log.count)
         precondition(contents <= pages * pageSize, "commit root larger than its pages")
         // Hashing, logging and writing zeros cost as much as the contents did: the node is padded only as far
         // as it must be to span all its pages (it frees as many as it took).
         let length = max(contents, pages * pageSize - pageSize + 1)
-        var node = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
-            buffer.initialize(repeating: 0)
+        var node: [UInt8]
+        if buffer.capacity >= length {
+            node = consume buffer
+            node.resizeForOverwrite(to: length)
+        } else {
+            // Room for any small node, so that the array can be recycled in turn.
+            node = [UInt8](unsafeUninitializedCapacity: max(length, smallNodeCapacity)) { _, initialized in initialized = 0 }
+            node.resizeForOverwrite(to: length)
+        }
+        node.withUnsafeMutableBufferPointer { buffer in
+            buffer.update(repeating: 0)
             var w = FieldWriter(buffer.baseAddress! + nodeHeaderSize)
             w.u32(format)
             w.u32(UInt32(catalogue.count))
@@ -42,7 +55,6 @@ enum CommitRoot {
                 w.u64(e.count)
             }
             precondition(nodeHeaderSize + w.written == contents, "commit root size")
-            initialized = length
         }
         sealNode(&node, type: .catalogue)
         return node

@@ -79,6 +79,9 @@ public final class Database: @unchecked Sendable {
     /// The catalogue section of an earlier commit, given back by the catalogue cache, for the next commit's
     /// section to be built in (DECISIONS 64); only used under the writer lock.
     var sectionBuffer: [UInt8] = []
+    /// The table inner node and commit root arrays of this process's last commit (DECISIONS 64); only used
+    /// under the writer lock.
+    var smallNodeBuffers: [[UInt8]] = []
     /// Insert plans by class ID, carried from one write transaction to the next while the class's schema stays
     /// the same (`WriteTransaction.insertPlan`); only used under the writer lock.
     var insertPlans: [UInt32: WriteTransaction.InsertPlan] = [:]

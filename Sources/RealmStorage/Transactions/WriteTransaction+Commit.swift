@@ -73,7 +73,8 @@ extension WriteTransaction {
         freeSpace.closeArena()
         let entries = freeSpace.entries(newVersion: newVersion)
         precondition(entries.count <= estimate, "free list grew past its estimate")
-        try stage(CommitRoot.encode(catalogue: catalogueBytes, free: entries, log: log, pages: rootPages),
+        try stage(CommitRoot.encode(catalogue: catalogueBytes, free: entries, log: log, pages: rootPages,
+                                    reusing: smallNodeBuffer()),
                   at: rootRef, pages: rootPages)
         try flushWrites()
 
