@@ -92,6 +92,18 @@ import Testing
         #expect(try db.verify().problems.isEmpty)
     }
 
+    @Test func aLoggedCommitEncodesItsMetaInTheArrayOfTheCommitBefore() throws {
+        let dir = TempDir()
+        let db = try Self.indexedPeople(dir)
+        for id in Int64(10_000)...10_001 { _ = try Self.add(db, id: id, name: "名前 \(id)") }
+        let address = Self.address(db.metaBuffer)
+        _ = try Self.add(db, id: 10_002, name: "名前 10002")
+        #expect(Self.address(db.metaBuffer) == address, "the meta was encoded in a new array")
+        let decoded = db.metaBuffer.withUnsafeBytes { Meta.decode($0) }
+        guard case .valid(let meta) = decoded else { Issue.record("the kept meta does not decode"); return }
+        #expect(meta.version == (try db.snapshot().version))
+    }
+
     @Test func theCatalogueSectionIsBuiltInTheArrayItIsGiven() throws {
         let dir = TempDir()
         let db = try Self.indexedPeople(dir)

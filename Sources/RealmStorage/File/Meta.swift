@@ -43,10 +43,11 @@ struct Meta: Equatable {
     }
 
     /// The slot's `encodedSize` bytes; the rest of its page stays zero (a commit writes only these, DECISIONS 47).
-    func encode() -> [UInt8] {
+    /// In `buffer`'s storage when it has room: a commit passes its writer's last encoded meta, whose new array
+    /// each commit had cost an allocation and the runtime's lookup of the array type's metadata (DECISIONS 64).
+    func encode(reusing buffer: consuming [UInt8] = []) -> [UInt8] {
         // Stored field by field into an array of the exact size (a growing writer cost a third of this).
-        [UInt8](unsafeUninitializedCapacity: Meta.encodedSize) { buffer, initialized in
-            let raw = UnsafeMutableRawBufferPointer(buffer)
+        func fill(_ raw: UnsafeMutableRawBufferPointer) {
             raw.initializeMemory(as: UInt8.self, repeating: 0)
             var w = FieldWriter(raw.baseAddress!)
             for b in Meta.magic { w.u8(b) }
@@ -64,6 +65,15 @@ struct Meta: Equatable {
             w.u64(logStart)
             let sum = hash64(UnsafeRawBufferPointer(rebasing: raw[0..<120]))
             raw.storeBytes(of: sum.littleEndian, toByteOffset: 120, as: UInt64.self)
+        }
+        if buffer.capacity >= Meta.encodedSize {
+            var bytes = consume buffer
+            bytes.resizeForOverwrite(to: Meta.encodedSize)
+            bytes.withUnsafeMutableBytes { fill($0) }
+            return bytes
+        }
+        return [UInt8](unsafeUninitializedCapacity: Meta.encodedSize) { buffer, initialized in
+            fill(UnsafeMutableRawBufferPointer(buffer))
             initialized = Meta.encodedSize
         }
     }

@@ -82,6 +82,9 @@ public final class Database: @unchecked Sendable {
     /// The table inner node and commit root arrays of this process's last commit (DECISIONS 64); only used
     /// under the writer lock.
     var smallNodeBuffers: [[UInt8]] = []
+    /// The meta slot bytes this process's last logged commit encoded, for the next one's; only used under the
+    /// writer lock.
+    var metaBuffer: [UInt8] = []
     /// Insert plans by class ID, carried from one write transaction to the next while the class's schema stays
     /// the same (`WriteTransaction.insertPlan`); only used under the writer lock.
     var insertPlans: [UInt32: WriteTransaction.InsertPlan] = [:]

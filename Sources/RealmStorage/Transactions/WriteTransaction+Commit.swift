@@ -60,7 +60,7 @@ extension WriteTransaction {
         if meta.catalogueRef != 0 { try free(meta.catalogueRef) }
         var sectionBuffer: [UInt8] = []
         swap(&sectionBuffer, &database.sectionBuffer)
-        let catalogueBytes = catalogue.encodeSection(reusing: sectionBuffer)
+        let catalogueBytes = catalogue.encodeSection(reusing: consume sectionBuffer)
         let log = written
         // A bound without merging while the lists are short (building the merged list twice was a fiftieth of a
         // small commit); the merged count when many extents were freed, which a bound could overstate by pages
@@ -91,7 +91,9 @@ extension WriteTransaction {
             newMeta.logGeneration = generation
             newMeta.logStart = start
             newMeta.logEnd = offset + CommitLog.recordSize(entries: logEntries)
-            let encodedMeta = newMeta.encode()
+            var metaBuffer: [UInt8] = []
+            swap(&metaBuffer, &database.metaBuffer)
+            let encodedMeta = newMeta.encode(reusing: consume metaBuffer)
             // Bookkeeping before the write, while what it touches is still in the cache (after the wait for the
             // disk it is not, DECISIONS 58): the record's pages go into this process's index of the log (no
             // snapshot can reach them before the meta is published: they were free in every version a live
@@ -116,6 +118,7 @@ extension WriteTransaction {
             } else {
                 try encodedMeta.withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
             }
+            database.metaBuffer = encodedMeta  // for the next commit's meta (DECISIONS 64)
             if newMeta.logEnd - start > database.checkpointBytes {
                 newMeta = try database.checkpointLog(after: newMeta, previous: meta)
             }
