@@ -60,6 +60,27 @@ import Testing
         }
     }
 
+    /// Every place where lookups enter committed nodes is decoded the second time a lookup enters it, whichever
+    /// place it was offered as (the first two are kept in fields of their own, later ones in a list: a
+    /// single-object commit offers two, and allocates nothing for them).
+    @Test func eachPlaceIsDecodedTheSecondTimeItIsOffered() throws {
+        let dir = TempDir()
+        let db = try Self.itemDatabase(dir.file("places.realm"))
+        try db.read { s in
+            let root = try #require(s.catalogue.classes.first { $0.name == "Item" }).tableRoot
+            let rootView = try InnerView(node: s.node(root, expected: .tableInner), ref: root, source: s)
+            #expect(rootView.count >= 3)
+            let places = [root] + (0..<3).map { UInt64(rootView.refs[$0]) }
+            let views = try places.map { try InnerView(node: s.node($0, expected: .tableInner), ref: $0, source: s) }
+            for (ref, view) in zip(places, views) { #expect(s.keepInnerLookup(ref, view) == nil, "decoded when first offered") }
+            #expect(s.innerLookups.isEmpty)
+            for (i, (ref, view)) in zip(places, views).enumerated() {
+                #expect(s.keepInnerLookup(ref, view) != nil, "place \(i) not decoded when offered again")
+            }
+            #expect(s.innerLookups.map(\.ref) == places)
+        }
+    }
+
     @Test func lookupsThroughAThreeLevelTreeFindEveryObject() throws {
         let dir = TempDir()
         let db = try Self.itemDatabase(dir.file("lookups.realm"))
