@@ -304,6 +304,57 @@ import Glibc
         #expect(try memory.latestMeta().logID == 0)
     }
 
+    /// A commit hands the next write transaction of its process the catalogue and free list it wrote into its
+    /// commit root (DECISIONS 64): exactly what reading the root back gives.
+    @Test func aCommitHandsItsCatalogueAndFreeListToTheNextTransaction() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("handover.realm"))
+        try db.write { tx in
+            try tx.createClasses(personDogSchema)
+            for i in 0..<300 { try tx.createObject("Person", ["id": .int(Int64(i)), "name": .string("p \(i)"), "age": .int(1)]) }
+        }
+        for i in 300..<310 {
+            try db.write { tx in
+                try tx.createObject("Person", ["id": .int(Int64(i)), "name": .string("東京 \(i)"), "age": .int(2)])
+                if i % 3 == 0 { try tx.delete(tx.table("Person"), try #require(try tx.object(tx.table("Person"), primaryKey: .int(Int64(i - 290))))) }
+            }
+        }
+        let handed = try #require(db.writerHandover)
+        let s = try db.snapshot()
+        let root = s.meta.catalogueRef
+        #expect(handed.version == s.version && handed.root == root)
+        let node = try s.node(root, expected: .catalogue)
+        #expect(handed.catalogue == (try Catalogue.decode(node, ref: root, path: "")))
+        let stored = try CommitRoot.freeList(node, ref: root, source: s, pageCount: s.meta.pageCount)
+        #expect(handed.freeList.map(\.0) == stored.map(\.0) && handed.freeList.map(\.1) == stored.map(\.1))
+        #expect(!stored.isEmpty, "deletes and rewrites freed pages")
+        let tx = try db.beginWrite()
+        #expect(db.writerHandover == nil, "taken by the transaction")
+        #expect(tx.catalogue == handed.catalogue)
+        tx.rollback()
+        #expect(try db.verify().isOK)
+    }
+
+    /// A commit whose record cannot be written hands nothing on: a transaction starting from the version it
+    /// would have made (another process may commit that version) must not take its leaves or catalogue.
+    @Test func aFailedRecordWriteHandsNothingOn() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("nothing.realm"))
+        try db.write { tx in
+            try tx.createClasses(personDogSchema)
+            for i in 0..<50 { try tx.createObject("Person", ["id": .int(Int64(i)), "name": .string("p \(i)"), "age": .int(1)]) }
+        }
+        try db.write { try $0.createObject("Person", ["id": .int(100), "name": .string("kept"), "age": .int(2)]) }
+        #expect(db.writerHandover != nil)
+        let log = try #require(db.commitLog)
+        log.failNextWriteForTesting = true
+        #expect(throws: StorageError.self) {
+            try db.write { try $0.createObject("Person", ["id": .int(200), "name": .string("lost"), "age": .int(3)]) }
+        }
+        #expect(db.writerHandover == nil)
+        #expect(db.decodedLeaves.leaves.isEmpty && db.decodedLeaves.version == 0)
+    }
+
     /// A logged commit puts its record's pages into this process's index of the log before writing the record
     /// (DECISIONS 58). When the write fails, those entries must go: the next commit starts from the same meta,
     /// takes the same pages and writes its record at the same place, and an index still holding the failed

@@ -85,6 +85,8 @@ public final class Database: @unchecked Sendable {
     /// The meta slot bytes this process's last logged commit encoded, for the next one's; only used under the
     /// writer lock.
     var metaBuffer: [UInt8] = []
+    /// The catalogue and free list of this process's last commit (DECISIONS 64); only used under the writer lock.
+    var writerHandover: WriterHandover?
     /// Insert plans by class ID, carried from one write transaction to the next while the class's schema stays
     /// the same (`WriteTransaction.insertPlan`); only used under the writer lock.
     var insertPlans: [UInt32: WriteTransaction.InsertPlan] = [:]
@@ -638,6 +640,18 @@ public final class Database: @unchecked Sendable {
         ownerLock.withLock { writerThread = nil }
         coordinator.unlockWriter()
     }
+}
+
+/// What a commit leaves the next write transaction of its process, if that one starts from the commit root it
+/// wrote (`root` of `version`, in the same page store: no other process, compaction or failed commit came in
+/// between): the catalogue and free list exactly as they went into that root, so the transaction need not
+/// read the root back, decode the free list and compare the catalogue section (DECISIONS 64).
+struct WriterHandover {
+    let version: UInt64
+    let root: UInt64
+    let store: ObjectIdentifier
+    let catalogue: Catalogue
+    let freeList: [(Extent, UInt64)]
 }
 
 /// The data file's meta slots' bytes and what they decoded to (`Database.readSlots(mapping:cache:)`).

@@ -60,7 +60,9 @@ public class Snapshot: NodeSource {
     private var secondOfferedInnerLookup: UInt64 = 0
     private var moreOfferedInnerLookups: [UInt64] = []
 
-    init(database: Database, meta: Meta, mapping: Mapping, readerSlot: Int?) throws {
+    /// `catalogue`: the catalogue of `meta`'s commit root when the caller has it (a write transaction that
+    /// starts where this process's last commit ended, `WriterHandover`); otherwise it is read from the root.
+    init(database: Database, meta: Meta, mapping: Mapping, readerSlot: Int?, catalogue handed: Catalogue? = nil) throws {
         self.database = database
         self.meta = meta
         self.mapping = mapping
@@ -68,7 +70,9 @@ public class Snapshot: NodeSource {
         self.pageLimit = meta.pageCount
         self.catalogue = Catalogue()
         self.logIndex = try database.logPages?.index(for: meta)
-        if meta.catalogueRef != 0 {
+        if let handed {
+            catalogue = handed
+        } else if meta.catalogueRef != 0 {
             let node = try self.node(meta.catalogueRef, expected: .catalogue)
             catalogue = try database.catalogues.catalogue(node: node, ref: meta.catalogueRef, path: database.path)
         }

@@ -80,7 +80,16 @@ extension WriteTransaction {
             // the transaction no longer needs is let go.
             let record = log.build(generation: generation, version: newVersion, meta: encodedMeta, entries: logEntries)
             database.logPages?.committed(newMeta, recordStart: offset, record: record, entries: logEntries)
-            handOver(version: newVersion, catalogueSection: catalogueBytes)
+            handOver(version: newVersion, catalogueSection: catalogueBytes, root: rootRef, freeList: entries)
+            // What was handed on is for a transaction starting from this commit's version; if the commit fails
+            // it must not be taken by one that starts from the same version another process then commits.
+            var published = false
+            defer {
+                if !published {
+                    database.decodedLeaves = DecodedLeaves()
+                    database.writerHandover = nil
+                }
+            }
             do {
                 try log.write(record, at: offset)
             } catch {
@@ -96,6 +105,7 @@ extension WriteTransaction {
             } else {
                 try encodedMeta.withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
             }
+            published = true
             database.metaBuffer = encodedMeta  // for the next commit's meta (DECISIONS 64)
             if newMeta.logEnd - start > database.checkpointBytes {
                 newMeta = try database.checkpointLog(after: newMeta, previous: meta)
@@ -126,7 +136,7 @@ extension WriteTransaction {
             if database.coordinator.publishesMeta { database.coordinator.publish(meta: newMeta.encode()) }
         }
         database.store.committed(version: newVersion)
-        if !handedOver { handOver(version: newVersion, catalogueSection: catalogueBytes) }
+        if !handedOver { handOver(version: newVersion, catalogueSection: catalogueBytes, root: rootRef, freeList: entries) }
         recycleNodeBuffers()
         meta = newMeta
         finish()
@@ -162,10 +172,13 @@ extension WriteTransaction {
     }
 
     /// Gives the nodes this commit wrote to the next transaction (`DecodedLeaves`; taken only by one that
-    /// starts from `version`), tells the catalogue cache what the new catalogue section decodes to (it is
+    /// starts from `version`), and its catalogue and free list (`WriterHandover`, taken only by one that starts
+    /// from this commit root), tells the catalogue cache what the new catalogue section decodes to (it is
     /// matched by those bytes, so this holds whether or not the commit then succeeds), and lets go of the
     /// state only a running transaction needs.
-    private func handOver(version: UInt64, catalogueSection: [UInt8]) {
+    private func handOver(version: UInt64, catalogueSection: [UInt8], root: UInt64, freeList: [(Extent, UInt64)]) {
+        database.writerHandover = WriterHandover(version: version, root: root, store: ObjectIdentifier(database.store),
+                                                 catalogue: catalogue, freeList: freeList)
         database.sectionBuffer = database.catalogues.remember(section: catalogueSection, catalogue)
         writtenLeaves.version = version
         writtenLeaves.store = ObjectIdentifier(database.store)

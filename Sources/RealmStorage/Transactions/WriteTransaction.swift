@@ -99,8 +99,17 @@ public final class WriteTransaction: Snapshot, NodeSink {
     init(database: Database, meta: Meta, mapping: Mapping, oldestReader: UInt64) throws {
         self.oldestReader = oldestReader
         self.freeSpace = FreeSpace(entries: [], endPage: meta.pageCount, oldestReader: oldestReader)
-        try super.init(database: database, meta: meta, mapping: mapping, readerSlot: nil)
-        if meta.catalogueRef != 0 {
+        // What this process's last commit left, if this transaction starts from the root it wrote: its catalogue
+        // and free list as they went into that root, instead of reading them back (DECISIONS 64). Taken whatever
+        // happens, like the decoded leaves, so that a failed commit's is never used later.
+        let handed = database.writerHandover.flatMap {
+            $0.version == meta.version && $0.root == meta.catalogueRef && $0.store == ObjectIdentifier(database.store) ? $0 : nil
+        }
+        database.writerHandover = nil
+        try super.init(database: database, meta: meta, mapping: mapping, readerSlot: nil, catalogue: handed?.catalogue)
+        if let handed {
+            freeSpace = FreeSpace(entries: handed.freeList, endPage: meta.pageCount, oldestReader: oldestReader)
+        } else if meta.catalogueRef != 0 {
             let entries = try CommitRoot.freeList(node(meta.catalogueRef, expected: .catalogue), ref: meta.catalogueRef,
                                                   source: self, pageCount: meta.pageCount)
             freeSpace = FreeSpace(entries: entries, endPage: meta.pageCount, oldestReader: oldestReader)
