@@ -114,6 +114,27 @@ import Darwin
         }
     }
 
+    /// The writer's next transaction takes the meta it published without decoding it again (DECISIONS 64) —
+    /// only while the table holds exactly those bytes: a meta another process published in its place is read.
+    @Test func aMetaPublishedByAnotherProcessIsReadNotTheOneThisProcessPublished() throws {
+        try withTempDir { dir in
+            let path = dir + "/q.realm.lock"
+            let lock = try LockFile(path: path, firstOpener: {})
+            defer { lock.close() }
+            let mine = Meta(version: 7, catalogueRef: 3, freeListRef: 0, commitLogRef: 0, pageCount: 9, logID: 5)
+            lock.publish(meta: mine.encode(), decoded: mine)
+            #expect(lock.publishedMeta(current: true) == mine)
+            // Another process's commit, written where the table's current meta is.
+            let theirs = Meta(version: 8, catalogueRef: 4, freeListRef: 0, commitLogRef: 0, pageCount: 9, logID: 5)
+            let fd = open(path, O_RDWR)
+            defer { close(fd) }
+            let inUse = try #require(FileManager.default.contents(atPath: path))[64]
+            let bytes = theirs.encode()
+            #expect(bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, 128, off_t(128 + 128 * Int(inUse))) } == 128)
+            #expect(lock.publishedMeta(current: true) == theirs)
+        }
+    }
+
     /// The published meta (DECISIONS 53) is read whole or not at all: the writer fills the area not in use and
     /// then switches to it, so a writer that died half way (garbage in the other area) changes nothing.
     @Test func aPublishedMetaIsReadWholeOrNotAtAll() throws {
@@ -123,8 +144,9 @@ import Darwin
             defer { lock.close() }
             let accept: (UnsafeRawBufferPointer) -> [UInt8]? = { b in if case .valid = Meta.decode(b) { Array(b) } else { nil } }
             #expect(lock.publishedMeta(decode: accept) == nil)
-            let m1 = Meta(version: 7, catalogueRef: 0, freeListRef: 0, commitLogRef: 0, pageCount: 2, logID: 9).encode()
-            lock.publish(meta: m1)
+            let meta1 = Meta(version: 7, catalogueRef: 0, freeListRef: 0, commitLogRef: 0, pageCount: 2, logID: 9)
+            let m1 = meta1.encode()
+            lock.publish(meta: m1, decoded: meta1)
             #expect(lock.publishedMeta(decode: accept) == m1)
             // Garbage in both areas' places but the one in use (what a writer killed while filling one leaves).
             let fd = open(path, O_RDWR)
@@ -134,8 +156,9 @@ import Darwin
             let other = 128 + 128 * (1 - Int(inUse))
             #expect(garbage.withUnsafeBytes { pwrite(fd, $0.baseAddress, 128, off_t(other)) } == 128)
             #expect(lock.publishedMeta(decode: accept) == m1)
-            let m2 = Meta(version: 8, catalogueRef: 0, freeListRef: 0, commitLogRef: 0, pageCount: 3, logID: 9).encode()
-            lock.publish(meta: m2)
+            let meta2 = Meta(version: 8, catalogueRef: 0, freeListRef: 0, commitLogRef: 0, pageCount: 3, logID: 9)
+            let m2 = meta2.encode()
+            lock.publish(meta: m2, decoded: meta2)
             #expect(lock.publishedMeta(decode: accept) == m2)
             #expect(lock.publishedMeta(current: false, decode: accept) == m1)
             // Another opener of the table (as another process) reads the same.

@@ -19,7 +19,8 @@ protocol Coordinator: AnyObject, Sendable {
     func withExclusiveAccess(_ body: () throws -> Void) throws -> Bool
     /// Whether commits can be made visible by `publish` instead of a meta slot in the data file.
     var publishesMeta: Bool { get }
-    func publish(meta bytes: [UInt8])
+    /// Publishes `bytes`, the encoding of `meta`.
+    func publish(meta bytes: [UInt8], decoded meta: Meta)
     /// The newest published meta (or, `current` false, the one before it) if whole.
     func publishedMeta(current: Bool) -> Meta?
 }
@@ -55,7 +56,7 @@ final class LocalCoordinator: Coordinator, @unchecked Sendable {
     }
 
     var publishesMeta: Bool { false }
-    func publish(meta bytes: [UInt8]) {}
+    func publish(meta bytes: [UInt8], decoded meta: Meta) {}
     func publishedMeta(current: Bool) -> Meta? { nil }
 }
 
@@ -64,6 +65,8 @@ extension LockFile: Coordinator {
 
     func publishedMeta(current: Bool) -> Meta? {
         publishedMeta(current: current) { b -> Meta? in
+            // Runs under the state mutex: what this process published last, unchanged, is not decoded again.
+            if let last = lastPublishedMeta, memcmp(b.baseAddress!, lastPublishedBytes, 128) == 0 { return last }
             if case .valid(let m) = Meta.decode(b) { return m }
             return nil
         }

@@ -35,7 +35,7 @@ extension Database {
         try encoded.withUnsafeBytes { try store.write($0, atPage: meta.version % 2) }
         try store.sync()
         try log.retire(logID: meta.logID, to: next, pin: meta.version)
-        if coordinator.publishesMeta { coordinator.publish(meta: encoded) }
+        if coordinator.publishesMeta { coordinator.publish(meta: encoded, decoded: moved) }
         return moved
     }
 

@@ -119,12 +119,13 @@ public final class Database: @unchecked Sendable {
         let fresh = try PageStore(path: path, fd: fd, readOnly: isReadOnly, cipher: cipher)
         ownerLock.withLock { _store = fresh }
         decodedLeaves = DecodedLeaves()
+        writerHandover = nil  // (a new store may be allocated where the old one was: its identity is no proof)
         logPages?.reset()
         // What was published names the file compaction replaced: the new file's newest slot instead.
         if coordinator.publishesMeta {
             var newest: Meta?
             for case .valid(let m) in Database.readSlots(mapping: fresh.mapping) where m.version > (newest?.version ?? 0) { newest = m }
-            if let newest { coordinator.publish(meta: newest.encode()) }
+            if let newest { coordinator.publish(meta: newest.encode(), decoded: newest) }
         }
     }
 

@@ -101,7 +101,7 @@ extension WriteTransaction {
             // where there is none, its meta slot.
             let coordinator = database.coordinator
             if coordinator.publishesMeta {
-                coordinator.publish(meta: encodedMeta)
+                coordinator.publish(meta: encodedMeta, decoded: newMeta)
             } else {
                 try encodedMeta.withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
             }
@@ -133,7 +133,7 @@ extension WriteTransaction {
             }
             try newMeta.encode().withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
             try store.sync()
-            if database.coordinator.publishesMeta { database.coordinator.publish(meta: newMeta.encode()) }
+            if database.coordinator.publishesMeta { database.coordinator.publish(meta: newMeta.encode(), decoded: newMeta) }
         }
         database.store.committed(version: newVersion)
         if !handedOver { handOver(version: newVersion, catalogueSection: catalogueBytes, root: rootRef, freeList: entries) }
