@@ -38,9 +38,9 @@ import Testing
         let dir = TempDir()
         let db = try Self.indexedPeople(dir)
         do { _ = try Self.add(db, id: 10_000, name: "名前 1500 🐕 b") }
-        let recycled = Set(db.nodeBuffers.map(Self.address))
+        let recycled = Set(db.recycled.indexNodes.map(Self.address))
         #expect(recycled.count >= 2, "the leaf's and its parent's arrays are handed on")
-        #expect(db.nodeBuffers.allSatisfy { $0.capacity >= EntryTree.nodeBufferCapacity })
+        #expect(db.recycled.indexNodes.allSatisfy { $0.capacity >= EntryTree.nodeBufferCapacity })
 
         // Near the same name: the same path of the index changes.
         let tx = try Self.add(db, id: 10_001, name: "名前 1500 🐕 c")
@@ -61,8 +61,8 @@ import Testing
         let db = try Self.indexedPeople(dir)
         // Two commits appending to the last cluster: the second extends the first's node and lets go of it.
         for id in Int64(10_000)...10_001 { _ = try Self.add(db, id: id, name: "名前 \(id)") }
-        let recycled = Self.address(db.clusterBuffer)
-        #expect(db.clusterBuffer.capacity >= 4_096, "the cluster's array is kept")
+        let recycled = Self.address(db.recycled.cluster)
+        #expect(db.recycled.cluster.capacity >= 4_096, "the cluster's array is kept")
         let tx = try Self.add(db, id: 10_002, name: "名前 10002")
         let clusters = tx.logEntries.map(\.bytes).filter { $0.first == NodeType.cluster.rawValue }
         #expect(clusters.count == 1)
@@ -77,8 +77,8 @@ import Testing
         let dir = TempDir()
         let db = try Self.indexedPeople(dir)
         do { _ = try Self.add(db, id: 10_000, name: "名前 a") }
-        let recycled = Set(db.smallNodeBuffers.map(Self.address))
-        #expect(db.smallNodeBuffers.allSatisfy { $0.capacity >= smallNodeCapacity })
+        let recycled = Set(db.recycled.smallNodes.map(Self.address))
+        #expect(db.recycled.smallNodes.allSatisfy { $0.capacity >= smallNodeCapacity })
         let tx = try Self.add(db, id: 10_001, name: "名前 b")
         let small = tx.logEntries.map(\.bytes).filter {
             $0.first == NodeType.catalogue.rawValue || $0.first == NodeType.tableInner.rawValue
@@ -96,10 +96,10 @@ import Testing
         let dir = TempDir()
         let db = try Self.indexedPeople(dir)
         for id in Int64(10_000)...10_001 { _ = try Self.add(db, id: id, name: "名前 \(id)") }
-        let address = Self.address(db.metaBuffer)
+        let address = Self.address(db.recycled.meta)
         _ = try Self.add(db, id: 10_002, name: "名前 10002")
-        #expect(Self.address(db.metaBuffer) == address, "the meta was encoded in a new array")
-        let decoded = db.metaBuffer.withUnsafeBytes { Meta.decode($0) }
+        #expect(Self.address(db.recycled.meta) == address, "the meta was encoded in a new array")
+        let decoded = db.recycled.meta.withUnsafeBytes { Meta.decode($0) }
         guard case .valid(let meta) = decoded else { Issue.record("the kept meta does not decode"); return }
         #expect(meta.version == (try db.snapshot().version))
     }
@@ -109,7 +109,7 @@ import Testing
         let db = try Self.indexedPeople(dir)
         for id in Int64(10_000)...10_002 { _ = try Self.add(db, id: id, name: "名前 \(id)") }
         // The cache gave back an earlier commit's section for the next commit to build its own in.
-        #expect(db.sectionBuffer.count > 16)
+        #expect(db.recycled.section.count > 16)
         let catalogue = try db.snapshot().catalogue
         let fresh = catalogue.encodeSection()
         var buffer = [UInt8](repeating: 0xEE, count: 7)

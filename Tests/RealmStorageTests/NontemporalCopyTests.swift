@@ -32,25 +32,7 @@ import Testing
     @Test func gathersPiecesOneAfterAnother() {
         var rng = SplitMix64(seed: 540)
         for _ in 0..<100 {
-            let pieces = (0..<(1 + Int(rng.next() % 9))).map { _ in
-                (0..<Int(rng.next() % 3000)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
-            }
-            let offset = Int(rng.next() % 33)
-            var buffer = [UInt8](repeating: 0x5A, count: 30_000)
-            var expected = buffer
-            expected.replaceSubrange(offset..<offset + pieces.reduce(0) { $0 + $1.count }, with: pieces.joined())
-            let lengths = pieces.map(\.count)
-            // Each piece's bytes stay where they are while `pieces` holds them.
-            let sources: [UnsafeRawPointer?] = pieces.map { p in p.withUnsafeBytes { $0.baseAddress } }
-            buffer.withUnsafeMutableBytes { b in
-                sources.withUnsafeBufferPointer { s in
-                    lengths.withUnsafeBufferPointer { l in
-                        storage_gather_nontemporal(b.baseAddress! + offset, s.baseAddress!, l.baseAddress!, s.count)
-                    }
-                }
-            }
-            #expect(firstDifference(buffer, expected) == nil, "\(pieces.count) pieces at \(offset)")
-            withExtendedLifetime(pieces) {}
+            expectGather(pieces: 1 + Int(rng.next() % 9), longest: 3000, &rng)
         }
     }
 
@@ -59,25 +41,33 @@ import Testing
     @Test func gathersSmallPiecesThatMeetInsideOneStore() {
         var rng = SplitMix64(seed: 640)
         for _ in 0..<300 {
-            let pieces = (0..<(1 + Int(rng.next() % 40))).map { _ in
-                (0..<Int(rng.next() % 40)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
-            }
-            let offset = Int(rng.next() % 33)
-            var buffer = [UInt8](repeating: 0x5A, count: 2_000)
-            var expected = buffer
-            expected.replaceSubrange(offset..<offset + pieces.reduce(0) { $0 + $1.count }, with: pieces.joined())
-            let lengths = pieces.map(\.count)
-            let sources: [UnsafeRawPointer?] = pieces.map { p in p.withUnsafeBytes { $0.baseAddress } }
-            buffer.withUnsafeMutableBytes { b in
-                sources.withUnsafeBufferPointer { s in
-                    lengths.withUnsafeBufferPointer { l in
-                        storage_gather_nontemporal(b.baseAddress! + offset, s.baseAddress!, l.baseAddress!, s.count)
-                    }
+            expectGather(pieces: 1 + Int(rng.next() % 40), longest: 40, &rng)
+        }
+    }
+
+    /// Gathers `pieces` random pieces of up to `longest - 1` bytes at a random offset of a buffer and expects
+    /// exactly their bytes there, one after another, and the buffer unchanged around them.
+    private func expectGather(pieces count: Int, longest: UInt64, _ rng: inout SplitMix64) {
+        let pieces = (0..<count).map { _ in
+            (0..<Int(rng.next() % longest)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        }
+        let offset = Int(rng.next() % 33)
+        let total = pieces.reduce(0) { $0 + $1.count }
+        var buffer = [UInt8](repeating: 0x5A, count: total + 100)
+        var expected = buffer
+        expected.replaceSubrange(offset..<offset + total, with: pieces.joined())
+        let lengths = pieces.map(\.count)
+        // Each piece's bytes stay where they are while `pieces` holds them.
+        let sources: [UnsafeRawPointer?] = pieces.map { p in p.withUnsafeBytes { $0.baseAddress } }
+        buffer.withUnsafeMutableBytes { b in
+            sources.withUnsafeBufferPointer { s in
+                lengths.withUnsafeBufferPointer { l in
+                    storage_gather_nontemporal(b.baseAddress! + offset, s.baseAddress!, l.baseAddress!, s.count)
                 }
             }
-            #expect(firstDifference(buffer, expected) == nil, "\(lengths) at \(offset)")
-            withExtendedLifetime(pieces) {}
         }
+        #expect(firstDifference(buffer, expected) == nil, "\(lengths) at \(offset)")
+        withExtendedLifetime(pieces) {}
     }
 
     /// Where two buffers first differ (nil when equal): a failure names one byte, not 8 KB.

@@ -8,10 +8,7 @@ extension Array where Element == UInt8 {
         if self.count > count {
             removeLast(self.count - count)
         } else if self.count < count {
-            var w = ByteWriter(reusing: [], capacity: 0)
-            swap(&w.bytes, &self)
-            w.zeros(count - w.bytes.count)
-            swap(&w.bytes, &self)
+            ByteWriter.appendZeros(count - self.count, to: &self)
         }
     }
 }
@@ -53,12 +50,14 @@ struct ByteWriter {
         bytes.append(contentsOf: utf8)
     }
     mutating func raw<S: Sequence>(_ s: S) where S.Element == UInt8 { bytes.append(contentsOf: s) }
-    mutating func zeros(_ n: Int) {
+    mutating func zeros(_ n: Int) { ByteWriter.appendZeros(n, to: &bytes) }
+
+    /// Appends `n` zero bytes: one copy from a block of zeros (`repeatElement` is appended byte by byte,
+    /// `perf`: the padding of index nodes and commit roots cost more than their contents).
+    static func appendZeros(_ n: Int, to bytes: inout [UInt8]) {
         guard n > 0 else { return }
-        // One copy from a block of zeros: `repeatElement` is appended byte by byte (`perf`: the padding of
-        // index nodes and commit roots cost more than their contents).
         var left = n
-        ByteWriter.zeroBlock.withUnsafeBufferPointer { z in
+        zeroBlock.withUnsafeBufferPointer { z in
             while left > 0 {
                 let k = min(left, z.count)
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: z[..<k]))

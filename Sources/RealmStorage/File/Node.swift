@@ -109,8 +109,8 @@ protocol NodeSink: NodeSource {
     func decodedIndexNode(_ ref: UInt64) -> EntryTreeNode?
     /// Tells the sink that `node`, whose children are all committed, was written at `ref`.
     func wroteIndexNode(_ node: EntryTreeNode, ref: UInt64)
-    /// An empty array with storage for an index node about to be built, from the byte arrays of index nodes
-    /// an earlier commit built (DECISIONS 64); one without storage when the sink keeps none.
+    /// An array with storage for an index node about to be built (its old bytes are overwritten), from the
+    /// arrays of index nodes an earlier commit built (DECISIONS 64); one without storage when the sink keeps none.
     func nodeBuffer() -> [UInt8]
     /// The array of a cluster an earlier commit built and no longer needs, for the next cluster to be built
     /// in; one without storage when there is none.

@@ -70,21 +70,9 @@ public final class Database: @unchecked Sendable {
     let decryptedBudget = ManagedAtomic<Int>(256 << 20)
     /// Clusters the last commit of this process wrote, decoded; only used under the writer lock.
     var decodedLeaves = DecodedLeaves()
-    /// The byte arrays the last commit of this process built its nodes in, for the next write transaction to
-    /// build its nodes in (DECISIONS 64); only used under the writer lock.
-    var nodeBuffers: [[UInt8]] = []
-    /// The array of a cluster this process's last commit no longer needed, for the next cluster to be built in
-    /// (DECISIONS 64); only used under the writer lock.
-    var clusterBuffer: [UInt8] = []
-    /// The catalogue section of an earlier commit, given back by the catalogue cache, for the next commit's
-    /// section to be built in (DECISIONS 64); only used under the writer lock.
-    var sectionBuffer: [UInt8] = []
-    /// The table inner node and commit root arrays of this process's last commit (DECISIONS 64); only used
-    /// under the writer lock.
-    var smallNodeBuffers: [[UInt8]] = []
-    /// The meta slot bytes this process's last logged commit encoded, for the next one's; only used under the
-    /// writer lock.
-    var metaBuffer: [UInt8] = []
+    /// Arrays this process's last commits built and no longer need, for the next commit to build in
+    /// (`RecycledArrays`, DECISIONS 64); only used under the writer lock.
+    var recycled = RecycledArrays()
     /// The catalogue and free list of this process's last commit (DECISIONS 64); only used under the writer lock.
     var writerHandover: WriterHandover?
     /// Insert plans by class ID, carried from one write transaction to the next while the class's schema stays
@@ -641,6 +629,24 @@ public final class Database: @unchecked Sendable {
         ownerLock.withLock { writerThread = nil }
         coordinator.unlockWriter()
     }
+}
+
+/// Arrays a commit built and no longer needs, kept for the next commit of the process to build the same kinds
+/// of things in (DECISIONS 64): on a CPU whose caches the last disk wait left cold, a new array per node cost an
+/// allocation, its release and the runtime's lookup of the array type's metadata. An array someone still shares
+/// gets new storage when emptied, so the sharer's bytes never change.
+struct RecycledArrays {
+    /// Index nodes' arrays (4 KiB each), in reverse order of writing: a commit that changes the same path of
+    /// an index gets the leaf's first.
+    var indexNodes: [[UInt8]] = []
+    /// Table inner nodes' and commit roots' arrays (4 KiB each).
+    var smallNodes: [[UInt8]] = []
+    /// The array of the cluster the last commit extended (the node it replaced).
+    var cluster: [UInt8] = []
+    /// A catalogue section of an earlier commit, given back by the catalogue cache.
+    var section: [UInt8] = []
+    /// The meta slot bytes of the last logged commit.
+    var meta: [UInt8] = []
 }
 
 /// What a commit leaves the next write transaction of its process, if that one starts from the commit root it

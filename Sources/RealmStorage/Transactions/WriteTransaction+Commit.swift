@@ -37,7 +37,7 @@ extension WriteTransaction {
         //    computed (allocating changes it), from the same arena as the rest of the commit.
         if meta.catalogueRef != 0 { try free(meta.catalogueRef) }
         var sectionBuffer: [UInt8] = []
-        swap(&sectionBuffer, &database.sectionBuffer)
+        swap(&sectionBuffer, &database.recycled.section)
         let catalogueBytes = catalogue.encodeSection(reusing: consume sectionBuffer)
         let log = written
         // A bound without merging while the lists are short (building the merged list twice was a fiftieth of a
@@ -70,7 +70,7 @@ extension WriteTransaction {
             newMeta.logStart = start
             newMeta.logEnd = offset + CommitLog.recordSize(entries: logEntries)
             var metaBuffer: [UInt8] = []
-            swap(&metaBuffer, &database.metaBuffer)
+            swap(&metaBuffer, &database.recycled.meta)
             let encodedMeta = newMeta.encode(reusing: consume metaBuffer)
             // Bookkeeping before the write, while what it touches is still in the cache (after the wait for the
             // disk it is not, DECISIONS 58): the record's pages go into this process's index of the log (no
@@ -106,7 +106,7 @@ extension WriteTransaction {
                 try encodedMeta.withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
             }
             published = true
-            database.metaBuffer = encodedMeta  // for the next commit's meta (DECISIONS 64)
+            database.recycled.meta = encodedMeta  // for the next commit's meta (DECISIONS 64)
             if newMeta.logEnd - start > database.checkpointBytes {
                 newMeta = try database.checkpointLog(after: newMeta, previous: meta)
             }
@@ -179,7 +179,7 @@ extension WriteTransaction {
     private func handOver(version: UInt64, catalogueSection: [UInt8], root: UInt64, freeList: [(Extent, UInt64)]) {
         database.writerHandover = WriterHandover(version: version, root: root, store: ObjectIdentifier(database.store),
                                                  catalogue: catalogue, freeList: freeList)
-        database.sectionBuffer = database.catalogues.remember(section: catalogueSection, catalogue)
+        database.recycled.section = database.catalogues.remember(section: catalogueSection, catalogue)
         writtenLeaves.version = version
         writtenLeaves.store = ObjectIdentifier(database.store)
         database.decodedLeaves = writtenLeaves

@@ -119,10 +119,10 @@ public final class WriteTransaction: Snapshot, NodeSink {
             keptLeaves = database.decodedLeaves
         }
         database.decodedLeaves = DecodedLeaves()
-        spareBuffers = database.nodeBuffers
-        database.nodeBuffers = []
-        smallBuffers = database.smallNodeBuffers
-        database.smallNodeBuffers = []
+        spareBuffers = database.recycled.indexNodes
+        database.recycled.indexNodes = []
+        smallBuffers = database.recycled.smallNodes
+        database.recycled.smallNodes = []
     }
 
     deinit { if isActive { rollback() } }
@@ -197,12 +197,12 @@ public final class WriteTransaction: Snapshot, NodeSink {
     /// The cluster array the process's last cluster encoding let go of (`recycleClusterBuffer`), taken.
     func clusterBuffer() -> [UInt8] {
         var bytes: [UInt8] = []
-        swap(&bytes, &database.clusterBuffer)
+        swap(&bytes, &database.recycled.cluster)
         return bytes
     }
 
     func recycleClusterBuffer(_ bytes: consuming [UInt8]) {
-        if bytes.capacity <= Self.largestKeptNodeBuffer { database.clusterBuffer = bytes }
+        if bytes.capacity <= Self.largestKeptNodeBuffer { database.recycled.cluster = bytes }
     }
 
     /// Most node buffers carried to the next transaction, and the largest kept: a small commit builds a few
@@ -232,8 +232,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
                 if small.count < Self.keptNodeBuffers && bytes.capacity >= smallNodeCapacity { small.append(bytes) }
             }
         }
-        database.nodeBuffers = spare
-        database.smallNodeBuffers = small
+        database.recycled.indexNodes = spare
+        database.recycled.smallNodes = small
     }
 
     /// Takes a node for page `page`: a logged commit's go straight into its record (`logEntries`); otherwise
