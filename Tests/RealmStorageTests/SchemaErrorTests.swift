@@ -294,6 +294,38 @@ import Testing
         #expect(try db.verify().isOK)
     }
 
+    /// A required int primary key is checked by the insert's own descent (DECISIONS 64): a refused duplicate
+    /// has already made the path to its key the transaction's, and the transaction stays whole whether it goes
+    /// on and commits or commits nothing else.
+    @Test func aDuplicateRefusedInsideATransactionLeavesItWhole() throws {
+        let dir = TempDir("duplicateInside")
+        let db = try Database.open(path: dir.file("pk.realm"))
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "Keyed", properties: [
+                PropertySchema(name: "k", type: .int, isPrimaryKey: true), PropertySchema(name: "n", type: .int)]))
+            for i in 0..<3_000 { try tx.createObject("Keyed", ["k": .int(Int64(i)), "n": .int(Int64(i))]) }
+        }
+        try db.write { tx in
+            #expect(throws: StorageError.duplicatePrimaryKey(className: "Keyed", property: "k")) {
+                try tx.createObject("Keyed", ["k": .int(1_500), "n": .int(-1)])
+            }
+            try tx.createObject("Keyed", ["k": .int(5_000), "n": .int(5)])
+        }
+        let tx = try db.beginWrite()
+        #expect(throws: StorageError.duplicatePrimaryKey(className: "Keyed", property: "k")) {
+            try tx.createObject("Keyed", ["k": .int(10), "n": .int(-1)])
+        }
+        try tx.commit()
+        try db.read { s in
+            let t = try s.table("Keyed"), n = try s.property(t, "n")
+            #expect(try s.count(t) == 3_001)
+            #expect(try s.value(try #require(try s.object(t, primaryKey: .int(1_500))), n) == .int(1_500))
+            #expect(try s.value(try #require(try s.object(t, primaryKey: .int(10))), n) == .int(10))
+            #expect(try s.object(t, primaryKey: .int(5_000)) != nil)
+        }
+        #expect(try db.verify().isOK)
+    }
+
     @Test func optionalPrimaryKeyAllowsOneNull() throws {
         let db = try memoryDB()
         try db.write { tx in

@@ -77,22 +77,33 @@ struct TreeMutator {
     }
 
     /// Inserts a new object; `row` is parallel to `properties`.
-    func insert(_ root: inout TreeChild, key: UInt64, row: [Value]) throws {
-        if let (firstKey, right, count) = try insert(into: &root, key: key, row: row) {
+    /// Inserts the object; false, changing no row or count, when `key` is already in the tree (the path to
+    /// where it is has been made the transaction's, which a commit writes unchanged). A primary key that is the
+    /// object key is checked here, in the descent the insert makes anyway, instead of by a lookup first
+    /// (DECISIONS 64).
+    @discardableResult
+    func insert(_ root: inout TreeChild, key: UInt64, row: [Value]) throws -> Bool {
+        var exists = false
+        if let (firstKey, right, count) = try insert(into: &root, key: key, row: row, exists: &exists) {
             let leftCount = try TreeMutator.count(root)
             let leftFirst = try firstKeyOf(root) ?? key
             let level = (try TreeMutator.level(root)) + 1
             root = .inner(DirtyInner(level: level, firstKeys: [leftFirst, firstKey], children: [root, right],
                                      counts: [leftCount, count]))
         }
+        return !exists
     }
 
-    private func insert(into child: inout TreeChild, key: UInt64, row: [Value]) throws -> (UInt64, TreeChild, Int)? {
+    private func insert(into child: inout TreeChild, key: UInt64, row: [Value], exists: inout Bool) throws
+        -> (UInt64, TreeChild, Int)? {
         child = try dirty(child)
         switch child {
         case .leaf(let l):
             let pos = l.insertionPoint(of: key)
-            precondition(pos == l.keys.count || l.keys[pos] != key, "object key \(key) already exists")
+            if pos < l.keys.count && l.keys[pos] == key {
+                exists = true
+                return nil
+            }
             try l.insert(key: key, row: row, at: pos, properties: properties)
             guard l.keys.count > clusterCapacity else { return nil }
             // Appending past the end keeps the left leaf full; otherwise split in halves.
@@ -101,7 +112,8 @@ struct TreeMutator {
             return (right.keys[0], .leaf(right), right.keys.count)
         case .inner(let n):
             let i = n.childIndex(for: key)
-            let split = try insert(into: &n.children[i], key: key, row: row)
+            let split = try insert(into: &n.children[i], key: key, row: row, exists: &exists)
+            if exists { return nil }
             n.firstKeys[i] = min(n.firstKeys[i], key)
             if let (fk, right, count) = split {
                 n.counts[i] = n.counts[i] + 1 - count

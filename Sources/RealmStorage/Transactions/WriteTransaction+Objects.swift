@@ -244,12 +244,11 @@ extension WriteTransaction {
         }
         let ci = plan.classIndex
         let key: UInt64
+        var keyIsPrimaryKey = false
         if let pki = plan.primaryKey {
             if plan.keyIsValue, case .int(let v) = row[pki] {
                 key = ObjectKey.fromPrimaryKey(v).rawValue
-                if try locate(classID, key) != nil {
-                    throw StorageError.duplicatePrimaryKey(className: plan.classInfo.name, property: plan.properties[pki].name)
-                }
+                keyIsPrimaryKey = true  // checked by the insert's own descent
             } else {
                 if try !indexLookup(classID, plan.properties[pki], row[pki], limit: 1).isEmpty {
                     throw StorageError.duplicatePrimaryKey(className: plan.classInfo.name, property: plan.properties[pki].name)
@@ -261,10 +260,24 @@ extension WriteTransaction {
             key = catalogue.classes[ci].nextObjectKey
             catalogue.classes[ci].nextObjectKey += 1
         }
+        // The root is taken out and always put back, whatever happens: the path the insert made the
+        // transaction's replaced committed nodes that are already freed (a refused duplicate leaves it, and a
+        // commit writes it unchanged).
+        var root = roots[classID] ?? .clean(catalogue.classes[ci].tableRoot)
+        let inserted: Bool
+        do {
+            inserted = try TreeMutator(sink: self, properties: plan.properties).insert(&root, key: key, row: row)
+        } catch {
+            roots[classID] = root
+            throw error
+        }
+        roots[classID] = root
+        guard inserted else {
+            precondition(keyIsPrimaryKey, "object key \(key) already exists")
+            throw StorageError.duplicatePrimaryKey(className: plan.classInfo.name, property: plan.properties[plan.primaryKey!].name)
+        }
         catalogue.classes[ci].objectCount += 1
         catalogueChanged = true
-        try TreeMutator(sink: self, properties: plan.properties)
-            .insert(&roots[classID, default: .clean(catalogue.classes[ci].tableRoot)], key: key, row: row)
         for i in plan.indexed {
             let kind = plan.kinds[i]
             try addToIndex(classID, columnID: kind.columnID, indexRoot: kind.indexRoot, row[i], key,
