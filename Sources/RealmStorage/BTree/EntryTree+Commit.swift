@@ -56,18 +56,9 @@ extension EntryTree {
                 node.writeChildRefs(to: raw + refsStart)
             }
         }
-        var bytes: [UInt8]
-        if buffer.capacity >= size {
-            // Every byte is written by `fill`: the old node's bytes need not be cleared first.
-            bytes = consume buffer
-            bytes.resizeForOverwrite(to: size)
-            bytes.withUnsafeMutableBytes { fill($0.baseAddress!) }
-        } else {
-            // Room for the largest index node, so that the array, recycled, fits whichever node comes next.
-            bytes = [UInt8](unsafeUninitializedCapacity: max(size, EntryTree.nodeBufferCapacity)) { buffer, initialized in
-                fill(UnsafeMutableRawPointer(buffer.baseAddress!))
-                initialized = size
-            }
+        // A new array gets room for the largest index node, so that, recycled, it fits whichever comes next.
+        var bytes = [UInt8].filled(count: size, reusing: consume buffer, minimumCapacity: EntryTree.nodeBufferCapacity) {
+            fill($0.baseAddress!)
         }
         sealNode(&bytes, type: node.isLeaf ? .indexLeaf : .indexInner)
         return bytes

@@ -1,5 +1,22 @@
 /// Appends little-endian fields to a growing byte buffer.
 extension Array where Element == UInt8 {
+    /// `count` bytes, every one of them stored by `fill` at its offset: in `buffer`'s storage when it holds
+    /// them (a recycled array, DECISIONS 64), else in a new array with room for at least `minimumCapacity`
+    /// bytes (so that it fits the next thing of its kind when recycled in turn).
+    static func filled(count: Int, reusing buffer: consuming [UInt8], minimumCapacity: Int = 0,
+                       _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> [UInt8] {
+        if buffer.capacity >= count {
+            var bytes = consume buffer
+            bytes.resizeForOverwrite(to: count)
+            bytes.withUnsafeMutableBytes(fill)
+            return bytes
+        }
+        return [UInt8](unsafeUninitializedCapacity: Swift.max(count, minimumCapacity)) { storage, initialized in
+            fill(UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(storage)[0..<count]))
+            initialized = count
+        }
+    }
+
     /// Makes the array `count` bytes long for a caller that then stores every one of them at its offset: a
     /// recycled node buffer keeps its old bytes up to the new length (shortening is free) and gets zeros past
     /// its old length. Emptying it and writing `count` zeros first cost a copy from a block of zeros that a

@@ -66,16 +66,7 @@ struct Meta: Equatable {
             let sum = hash64(UnsafeRawBufferPointer(rebasing: raw[0..<120]))
             raw.storeBytes(of: sum.littleEndian, toByteOffset: 120, as: UInt64.self)
         }
-        if buffer.capacity >= Meta.encodedSize {
-            var bytes = consume buffer
-            bytes.resizeForOverwrite(to: Meta.encodedSize)
-            bytes.withUnsafeMutableBytes { fill($0) }
-            return bytes
-        }
-        return [UInt8](unsafeUninitializedCapacity: Meta.encodedSize) { buffer, initialized in
-            fill(UnsafeMutableRawBufferPointer(buffer))
-            initialized = Meta.encodedSize
-        }
+        return [UInt8].filled(count: Meta.encodedSize, reusing: consume buffer, fill)
     }
 
     enum Decoded {

@@ -133,16 +133,7 @@ struct Catalogue: Equatable {
             }
             precondition(w.written == size, "catalogue section size")
         }
-        if buffer.capacity >= size {
-            var bytes = consume buffer
-            bytes.resizeForOverwrite(to: size)  // every byte is then stored by `fill`
-            bytes.withUnsafeMutableBytes { fill($0.baseAddress!) }
-            return bytes
-        }
-        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            fill(UnsafeMutableRawPointer(buffer.baseAddress!))
-            initialized = size
-        }
+        return [UInt8].filled(count: size, reusing: consume buffer) { fill($0.baseAddress!) }
     }
 
     /// Decodes the catalogue section of a commit root node.

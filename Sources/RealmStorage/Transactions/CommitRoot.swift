@@ -25,17 +25,8 @@ enum CommitRoot {
         // Hashing, logging and writing zeros cost as much as the contents did: the node is padded only as far
         // as it must be to span all its pages (it frees as many as it took).
         let length = max(contents, pages * pageSize - pageSize + 1)
-        var node: [UInt8]
-        if buffer.capacity >= length {
-            node = consume buffer
-            node.resizeForOverwrite(to: length)
-        } else {
-            // Room for any small node, so that the array can be recycled in turn.
-            node = [UInt8](unsafeUninitializedCapacity: max(length, smallNodeCapacity)) { _, initialized in initialized = 0 }
-            node.resizeForOverwrite(to: length)
-        }
-        node.withUnsafeMutableBufferPointer { buffer in
-            buffer.update(repeating: 0)
+        var node = [UInt8].filled(count: length, reusing: consume buffer, minimumCapacity: smallNodeCapacity) { buffer in
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
             var w = FieldWriter(buffer.baseAddress! + nodeHeaderSize)
             w.u32(format)
             w.u32(UInt32(catalogue.count))
