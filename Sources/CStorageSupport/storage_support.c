@@ -166,3 +166,8 @@ int storage_process_id(void) {
     pthread_once(&process_id_once, watch_forks);
     return cached_process_id;
 }
+
+void storage_prefetch(const void *p, size_t n) {
+    const char *c = (const char *)p;
+    for (size_t i = 0; i < n; i += 64) __builtin_prefetch(c + i, 0, 3);
+}

@@ -32,4 +32,9 @@ void storage_name_this_thread(const char *name);
 /// the writer asks on every transaction whether the lease it holds was taken by this process).
 int storage_process_id(void);
 
+/// Asks the CPU to bring the `n` bytes at `p` into the cache, one request per 64-byte line, without waiting:
+/// a search that then probes the bytes in an order it learns one comparison at a time waits for the lines
+/// together instead of one after another.
+void storage_prefetch(const void *p, size_t n);
+
 #endif

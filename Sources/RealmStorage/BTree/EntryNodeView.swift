@@ -1,3 +1,5 @@
+internal import CStorageSupport
+
 /// Read access to a committed index node (type 6 or 7) in place, without decoding it.
 ///
 /// **Checks.** Opening checks the header and the overall shape: type, flags, level, count, the first end
@@ -30,6 +32,7 @@ struct EntryNodeView {
         if ref < 2 { throw source.corrupt(ref, "index child ref \(ref) points into the meta pages") }
         let expectedType: NodeType? = expectedLevel.map { $0 == 0 ? .indexLeaf : .indexInner }
         let b = try source.node(ref, expected: expectedType)
+        if let base = b.baseAddress { storage_prefetch(base, b.count) }
         self.ref = ref
         self.bytes = b
         self.source = source
