@@ -4,34 +4,47 @@ struct TreeMutator {
     /// The class's current properties (columns of removed properties are dropped when a cluster is decoded).
     let properties: [PropertyInfo]
 
+    /// For debug builds' checks of a kept leaf: the node at `ref` is a cluster of `bytes` bytes.
+    private func isLeafNode(_ ref: UInt64, bytes: Int?) -> Bool {
+        guard let node = try? sink.node(ref, expected: nil) else { return false }
+        return TableTree.isLeafNode(node) && (bytes == nil || bytes == node.count)
+    }
+
+    /// For debug builds' checks of a kept inner node: the node at `ref` is `kept`, written as `bytes` bytes.
+    private func isNode(_ kept: DirtyInner, at ref: UInt64, bytes: Int) -> Bool {
+        guard let node = try? sink.node(ref, expected: .tableInner), node.count == bytes,
+              let v = try? InnerView(node: node, ref: ref, source: sink) else { return false }
+        return kept.level == v.level && kept.firstKeys == (0..<v.count).map { v.firstKey($0) }
+            && kept.counts == (0..<v.count).map { v.childCount($0) }
+            && kept.children.enumerated().allSatisfy { i, c in if case .clean(let r) = c { return r == v.ref(i) } else { return false } }
+    }
+
     /// Turns a committed node into its dirty, decoded form, freeing the committed copy.
     func dirty(_ child: TreeChild) throws -> TreeChild {
         guard case .clean(let ref) = child else { return child }
         if ref == 0 { return .leaf(DirtyLeaf()) }
+        // A node this process's last commit wrote and kept decoded is taken without reading the node at all: after
+        // the disk wait even its header is a cache miss (DECISIONS 66). Debug builds check it against the node.
+        if let kept = sink.decodedLeaf(ref, properties: properties) {
+            assert(isLeafNode(ref, bytes: kept.keptEncodingBytes), "DecodedLeaves: kept leaf at \(ref) is not the leaf there")
+            kept.reuse(sink: sink)
+            if let bytes = kept.keptEncodingBytes { try sink.free(ref, bytes: bytes) } else { try sink.free(ref) }
+            return .leaf(kept)
+        }
+        if let (kept, bytes) = sink.decodedInner(ref) {
+            assert(isNode(kept, at: ref, bytes: bytes), "DecodedLeaves: kept inner node differs from the node at \(ref)")
+            try sink.free(ref, bytes: bytes)
+            return .inner(kept)
+        }
         let node = try sink.node(ref, expected: nil)
         if TableTree.isLeafNode(node) {
-            let leaf: DirtyLeaf
-            if let kept = sink.decodedLeaf(ref, properties: properties) {
-                kept.reuse(sink: sink)
-                leaf = kept
-            } else {
-                let view = try ClusterView(node: node, ref: ref, source: sink)
-                leaf = try DirtyLeaf.decode(view, properties: properties, sink: sink)
-            }
+            let view = try ClusterView(node: node, ref: ref, source: sink)
+            let leaf = try DirtyLeaf.decode(view, properties: properties, sink: sink)
             try sink.free(ref)
             return .leaf(leaf)
         }
         guard node[0] == NodeType.tableInner.rawValue else { throw sink.corrupt(ref, "expected a table node, found type \(node[0])") }
         let v = try InnerView(node: node, ref: ref, source: sink)
-        if let kept = sink.decodedInner(ref) {
-            // Debug builds check that the kept node is the one at `ref`.
-            assert(kept.level == v.level && kept.firstKeys == (0..<v.count).map { v.firstKey($0) }
-                   && kept.counts == (0..<v.count).map { v.childCount($0) }
-                   && kept.children.enumerated().allSatisfy { i, c in if case .clean(let r) = c { return r == v.ref(i) } else { return false } },
-                   "DecodedLeaves: kept inner node differs from the node at \(ref)")
-            try sink.free(ref)
-            return .inner(kept)
-        }
         let inner = DirtyInner(level: v.level,
                                firstKeys: (0..<v.count).map { v.firstKey($0) },
                                children: (0..<v.count).map { .clean(v.ref($0)) },
@@ -263,8 +276,8 @@ struct TreeMutator {
             }
             if !n.children.isEmpty, n.children.count <= innerCapacity, reshaped.isEmpty {
                 // This node does not split: `n` stands for the node it is written as, encoded from its own arrays.
-                let ref = try writeInnerNode(n)
-                sink.wroteInner(n, ref: ref)
+                let (ref, bytes) = try writeInnerNode(n)
+                sink.wroteInner(n, ref: ref, bytes: bytes)
                 return .one(Entry(firstKey: n.firstKeys[0], ref: ref, count: n.counts.reduce(0, +)))
             }
             var entries: [Entry] = []
@@ -290,7 +303,7 @@ struct TreeMutator {
     }
 
     /// Writes an inner node whose children are all clean, as `writeInner` would write its entries.
-    private func writeInnerNode(_ n: DirtyInner) throws -> UInt64 {
+    private func writeInnerNode(_ n: DirtyInner) throws -> (ref: UInt64, bytes: Int) {
         // The refs gathered on the stack (at most `innerChildLimit` of them).
         let node = withUnsafeTemporaryAllocation(of: Int64.self, capacity: n.children.count) { refs in
             for i in refs.indices {
@@ -309,7 +322,7 @@ struct TreeMutator {
                 }
             }
         }
-        return try sink.write(node)
+        return (try sink.write(node), node.count)
     }
 
     /// A table inner node: its entry count and level, then the first keys, refs and counts of its children as

@@ -95,16 +95,21 @@ protocol NodeSink: NodeSource {
     /// Marks the node at `ref`, which belongs to the version this transaction started from, as free from the
     /// version this transaction commits.
     func free(_ ref: UInt64) throws
+    /// `free(_:)` for a node known to be `bytes` long (one a commit of this process wrote and kept decoded),
+    /// without reading it.
+    func free(_ ref: UInt64, bytes: Int) throws
     /// Gives back a node this transaction wrote and no longer needs (never visible to anyone else).
     func discard(_ ref: UInt64) throws
     /// The decoded copy of the cluster at `ref`, if the commit that wrote it kept one (`DecodedLeaves`).
     func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf?
     /// Tells the sink that `leaf`, encoded whole, was written at `ref`, without blobs.
     func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo])
-    /// The decoded copy of the table inner node at `ref`, if the commit that wrote it kept one.
-    func decodedInner(_ ref: UInt64) -> DirtyInner?
-    /// Tells the sink that `inner`, whose children are all committed, was written whole at `ref`.
-    func wroteInner(_ inner: DirtyInner, ref: UInt64)
+    /// The decoded copy of the table inner node at `ref`, if the commit that wrote it kept one, with the length
+    /// of the node.
+    func decodedInner(_ ref: UInt64) -> (node: DirtyInner, bytes: Int)?
+    /// Tells the sink that `inner`, whose children are all committed, was written whole at `ref` as a node of
+    /// `bytes` bytes.
+    func wroteInner(_ inner: DirtyInner, ref: UInt64, bytes: Int)
     /// The decoded copy of the index node at `ref`, if the commit that wrote it kept one.
     func decodedIndexNode(_ ref: UInt64) -> EntryTreeNode?
     /// Tells the sink that `node`, whose children are all committed, was written at `ref`.
@@ -125,8 +130,9 @@ protocol NodeSink: NodeSource {
 extension NodeSink {
     func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? { nil }
     func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo]) {}
-    func decodedInner(_ ref: UInt64) -> DirtyInner? { nil }
-    func wroteInner(_ inner: DirtyInner, ref: UInt64) {}
+    func free(_ ref: UInt64, bytes: Int) throws { try free(ref) }
+    func decodedInner(_ ref: UInt64) -> (node: DirtyInner, bytes: Int)? { nil }
+    func wroteInner(_ inner: DirtyInner, ref: UInt64, bytes: Int) {}
     func decodedIndexNode(_ ref: UInt64) -> EntryTreeNode? { nil }
     func wroteIndexNode(_ node: EntryTreeNode, ref: UInt64) {}
     func nodeBuffer() -> [UInt8] { [] }

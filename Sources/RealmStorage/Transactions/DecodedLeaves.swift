@@ -53,21 +53,25 @@ struct DecodedLeaves {
     /// Table inner nodes written whole, with every child committed (DECISIONS 49): a run of small commits
     /// changes the same path of inner nodes, which would otherwise be decoded (three arrays of up to 256
     /// entries) and freed by every transaction.
-    private(set) var inners: [(ref: UInt64, node: DirtyInner)] = []
+    /// Each with the length of the node it was written as, so that the next transaction frees the node's pages
+    /// without reading it.
+    private(set) var inners: [(ref: UInt64, node: DirtyInner, bytes: Int)] = []
 
-    mutating func addInner(_ inner: DirtyInner, ref: UInt64) {
+    mutating func addInner(_ inner: DirtyInner, ref: UInt64, bytes: Int) {
         if let i = inners.firstIndex(where: { $0.ref == ref }) {
             inners[i].node = inner
+            inners[i].bytes = bytes
         } else if inners.count < DecodedLeaves.limit {
             if inners.isEmpty { inners.reserveCapacity(DecodedLeaves.limit) }
-            inners.append((ref, inner))
+            inners.append((ref, inner, bytes))
         }
     }
 
-    /// Takes the inner node at `ref`, if kept.
-    mutating func takeInner(_ ref: UInt64) -> DirtyInner? {
+    /// Takes the inner node at `ref`, if kept, with the length of its node.
+    mutating func takeInner(_ ref: UInt64) -> (node: DirtyInner, bytes: Int)? {
         guard let i = inners.firstIndex(where: { $0.ref == ref }) else { return nil }
-        return inners.remove(at: i).node
+        let kept = inners.remove(at: i)
+        return (kept.node, kept.bytes)
     }
 
     /// Index nodes the commit wrote (leaves and inner nodes, every child committed): a small commit changes

@@ -179,9 +179,9 @@ public final class WriteTransaction: Snapshot, NodeSink {
         writtenLeaves.add(leaf, ref: ref, node: node, properties: properties)
     }
 
-    func decodedInner(_ ref: UInt64) -> DirtyInner? { keptLeaves.takeInner(ref) }
+    func decodedInner(_ ref: UInt64) -> (node: DirtyInner, bytes: Int)? { keptLeaves.takeInner(ref) }
 
-    func wroteInner(_ inner: DirtyInner, ref: UInt64) { writtenLeaves.addInner(inner, ref: ref) }
+    func wroteInner(_ inner: DirtyInner, ref: UInt64, bytes: Int) { writtenLeaves.addInner(inner, ref: ref, bytes: bytes) }
 
     func decodedIndexNode(_ ref: UInt64) -> EntryTreeNode? { keptLeaves.takeIndexNode(ref) }
 
@@ -308,6 +308,10 @@ public final class WriteTransaction: Snapshot, NodeSink {
     func free(_ ref: UInt64) throws {
         let n = try node(ref, expected: nil)
         freeSpace.free(Extent(page: ref, count: UInt64(pagesFor(bytes: n.count))))
+    }
+
+    func free(_ ref: UInt64, bytes: Int) throws {
+        freeSpace.free(Extent(page: ref, count: UInt64(pagesFor(bytes: bytes))))
     }
 
     func discard(_ ref: UInt64) throws {
