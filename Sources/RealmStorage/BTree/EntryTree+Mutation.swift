@@ -123,7 +123,7 @@ extension EntryTree {
         } else {
             node = try view.materialize()
         }
-        try sink.free(view.ref)
+        try sink.free(view.ref, bytes: view.bytes.count)
         return node
     }
 

@@ -40,7 +40,7 @@ struct TreeMutator {
         if TableTree.isLeafNode(node) {
             let view = try ClusterView(node: node, ref: ref, source: sink)
             let leaf = try DirtyLeaf.decode(view, properties: properties, sink: sink)
-            try sink.free(ref)
+            try sink.free(ref, bytes: node.count)
             return .leaf(leaf)
         }
         guard node[0] == NodeType.tableInner.rawValue else { throw sink.corrupt(ref, "expected a table node, found type \(node[0])") }
@@ -49,7 +49,7 @@ struct TreeMutator {
                                firstKeys: (0..<v.count).map { v.firstKey($0) },
                                children: (0..<v.count).map { .clean(v.ref($0)) },
                                counts: (0..<v.count).map { v.childCount($0) })
-        try sink.free(ref)
+        try sink.free(ref, bytes: node.count)
         return .inner(inner)
     }
 
