@@ -155,4 +155,34 @@ import Testing
         try db.write { tx in _ = try tx.createObject("Item", ["id": .int(2), "name": .string("b")]) }
         try expectContents(db, [1: ("a", nil), 2: ("b", nil)])
     }
+
+    /// The lists a transaction took its decoded nodes from are handed back empty, for the transaction after
+    /// next to record its nodes in: nothing an earlier commit wrote may be left in them (a leaf left there
+    /// would be handed on as if the last commit had written it at that ref). Commits alternate between two
+    /// classes, so each transaction leaves the other class's cluster untaken.
+    @Test func theListsATransactionTookOverAreReusedEmpty() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("r.realm"))
+        let other = ClassSchema(name: "Other", properties: [PropertySchema(name: "v", type: .int)])
+        try db.write { try $0.createClass(schema); try $0.createClass(other) }
+        var model: [Int64: (String, String?)] = [:]
+        for i in 0..<40 {
+            if i % 2 == 0 {
+                try db.write { tx in _ = try tx.createObject("Item", ["id": .int(Int64(i)), "name": .string("n\(i)")]) }
+                model[Int64(i)] = ("n\(i)", nil)
+            } else {
+                try db.write { tx in _ = try tx.createObject("Other", ["v": .int(Int64(i))]) }
+            }
+            let lists = db.recycled.decodedLists
+            #expect(lists.leaves.isEmpty && lists.inners.isEmpty && lists.indexNodes.isEmpty, "commit \(i)")
+            #expect(lists.version == 0 && lists.store == nil && !lists.overflowed, "commit \(i)")
+            // What is handed on is exactly what this commit wrote: one cluster (and the name index's leaf).
+            #expect(db.decodedLeaves.leaves.count == 1, "commit \(i)")
+        }
+        try expectContents(db, model)
+        try db.read { s in
+            let t = try s.table("Other")
+            #expect(try s.count(t) == 20)
+        }
+    }
 }

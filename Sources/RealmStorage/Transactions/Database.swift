@@ -647,6 +647,9 @@ struct RecycledArrays {
     var section: [UInt8] = []
     /// The meta slot bytes of the last logged commit.
     var meta: [UInt8] = []
+    /// The lists of the decoded nodes a transaction took over, emptied, for the next transaction to record
+    /// the nodes it writes in.
+    var decodedLists = DecodedLeaves()
 }
 
 /// What a commit leaves the next write transaction of its process, if that one starts from the commit root it

@@ -102,6 +102,17 @@ struct DecodedLeaves {
         indexNodes.removeAll { $0.ref == ref }
     }
 
+    /// Empties the lists but keeps their storage, for a later commit to record its nodes in without allocating
+    /// the lists again (a write transaction's lists are reused by the transaction after the next).
+    mutating func removeAllKeepingStorage() {
+        leaves.removeAll(keepingCapacity: true)
+        inners.removeAll(keepingCapacity: true)
+        indexNodes.removeAll(keepingCapacity: true)
+        version = 0
+        store = nil
+        overflowed = false
+    }
+
     /// Takes the leaf at `ref`, if it is kept for `properties`.
     mutating func take(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? {
         guard let i = leaves.firstIndex(where: { $0.ref == ref }) else { return nil }

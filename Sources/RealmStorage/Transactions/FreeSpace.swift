@@ -94,16 +94,20 @@ struct FreeSpace {
         for e in freedNow { all.append((e, newVersion)) }
         if let a = arena { all.append((a, 0)) }
         all.sort { $0.0.page < $1.0.page }
-        var merged: [(Extent, UInt64)] = []
-        merged.reserveCapacity(all.count)
-        for (e, v) in all {
-            if let last = merged.last, last.0.end == e.page {
-                merged[merged.count - 1] = (Extent(page: last.0.page, count: last.0.count + e.count), max(last.1, v))
+        // Adjacent extents merged in place (a second list cost an allocation per commit).
+        var kept = 0
+        for i in all.indices {
+            let (e, v) = all[i]
+            if kept > 0, all[kept - 1].0.end == e.page {
+                let last = all[kept - 1]
+                all[kept - 1] = (Extent(page: last.0.page, count: last.0.count + e.count), max(last.1, v))
             } else {
-                merged.append((e, v))
+                all[kept] = (e, v)
+                kept += 1
             }
         }
-        return merged
+        all.removeLast(all.count - kept)
+        return all
     }
 
     /// At least `entries(newVersion:).count` (merging only lowers it), without building the list.

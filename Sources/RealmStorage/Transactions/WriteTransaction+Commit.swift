@@ -184,6 +184,8 @@ extension WriteTransaction {
         writtenLeaves.store = ObjectIdentifier(database.store)
         database.decodedLeaves = writtenLeaves
         writtenLeaves = DecodedLeaves()
+        keptLeaves.removeAllKeepingStorage()
+        database.recycled.decodedLists = keptLeaves
         keptLeaves = DecodedLeaves()
         indexes = [:]
         plans.removeAll()

@@ -119,6 +119,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
             keptLeaves = database.decodedLeaves
         }
         database.decodedLeaves = DecodedLeaves()
+        writtenLeaves = database.recycled.decodedLists
+        database.recycled.decodedLists = DecodedLeaves()
         spareBuffers = database.recycled.indexNodes
         database.recycled.indexNodes = []
         smallBuffers = database.recycled.smallNodes
