@@ -24,9 +24,9 @@ public struct DatabaseOptions: Sendable {
     /// through the buffer.
     var directIndexEntries = PendingIndexEntries.directEntries
 
-    /// Bytes of commit log records after which a commit checkpoints (DECISIONS 53; 4 MiB): smaller keeps the
-    /// log and a replay after a crash shorter at the cost of more syncs of the data file; 0 checkpoints after
-    /// every small commit.
+    /// Bytes of commit log records after which a commit checkpoints (DECISIONS 53, 67; 16 MiB): smaller keeps
+    /// the log, the writer's memory for its records and a replay after a crash smaller, at the cost of more
+    /// syncs and rewrites of the data file's pages; 0 checkpoints after every small commit.
     public var checkpointBytes = CommitLog.checkpointBytes
 
     /// Whether commit log records may be written with direct I/O (tests turn it off to take the page cache path
