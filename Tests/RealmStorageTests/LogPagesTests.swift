@@ -221,4 +221,21 @@ import Glibc
         Kit.write(Kit.bytes(path + ".log"), to: dir.file("crashed.realm.log"))
         #expect(try Database.open(path: dir.file("crashed.realm")).read { try CommitLogTests.dump($0) } == expected)
     }
+
+    /// A checkpoint writes, of the last copies of pages, those no newer copy overlaps, in page order: a node
+    /// partly or wholly under a newer one was freed before its pages were taken again. (Written in page
+    /// order with every copy, the older node at page 11 would land after the newer two-page node at 10.)
+    @Test func aCheckpointLeavesOutCopiesANewerNodeOverlaps() {
+        let copies: [(page: UInt64, pages: UInt64, offset: Int)] = [
+            (page: 10, pages: 2, offset: 100),  // newer, covers 10 and 11
+            (page: 11, pages: 1, offset: 50),   // older, under the node at 10: left out
+            (page: 12, pages: 1, offset: 200),
+            (page: 20, pages: 2, offset: 10),   // older, its second page taken by the node at 21: left out
+            (page: 21, pages: 1, offset: 300),
+            (page: 3, pages: 3, offset: 5),     // alone
+        ]
+        let kept = LogIndex.checkpointSelection(copies)
+        #expect(kept.map { copies[$0].page } == [3, 10, 12, 21])
+        #expect(LogIndex.checkpointSelection([]) == [])
+    }
 }

@@ -144,11 +144,31 @@ final class LogIndex: @unchecked Sendable {
         return true
     }
 
-    /// Every page with its last copy, in the order the log holds them (for a checkpoint, under the writer
-    /// lock): a node that covers several pages may cover a page whose last copy here is older, which it must
-    /// overwrite.
-    func latestCopies() -> [(page: UInt64, node: UnsafeRawBufferPointer)] {
-        table.all().sorted { $0.1.offset < $1.1.offset }.map { ($0.0, UnsafeRawBufferPointer(start: $0.1.bytes, count: $0.1.length)) }
+    /// The nodes a checkpoint writes (under the writer lock): sorted by page, none overlapping another, each
+    /// the last copy of its page — see `checkpointSelection`.
+    func checkpointCopies() -> [(page: UInt64, node: UnsafeRawBufferPointer)] {
+        let all = table.all()
+        return LogIndex.checkpointSelection(all.map { (page: $0.0, pages: UInt64(pagesFor(bytes: $0.1.length)), offset: $0.1.offset) })
+            .map { (all[$0].0, UnsafeRawBufferPointer(start: all[$0].1.bytes, count: all[$0].1.length)) }
+    }
+
+    /// Which of the last copies of pages (start page, page count, offset in the log) a checkpoint writes, as
+    /// indices sorted by page. A node that covers several pages may cover a page whose last copy is older: that
+    /// older node was freed before its page was taken again, so nothing reads it, and it is left out, as is any
+    /// node a newer one overlaps at all. What is left does not overlap, so it can be written in page order,
+    /// runs of consecutive pages together (written in log order instead, the newer node had to come last).
+    static func checkpointSelection(_ copies: [(page: UInt64, pages: UInt64, offset: Int)]) -> [Int] {
+        var covered = Set<UInt64>()
+        covered.reserveCapacity(copies.count)
+        var kept: [Int] = []
+        kept.reserveCapacity(copies.count)
+        for i in copies.indices.sorted(by: { copies[$0].offset > copies[$1].offset }) {
+            let c = copies[i]
+            if (c.page..<c.page + c.pages).contains(where: { covered.contains($0) }) { continue }
+            for p in c.page..<c.page + c.pages { covered.insert(p) }
+            kept.append(i)
+        }
+        return kept.sorted { copies[$0].page < copies[$1].page }
     }
 }
 

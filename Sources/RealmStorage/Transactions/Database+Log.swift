@@ -8,7 +8,7 @@ extension Database {
     func writeLoggedPages(of meta: Meta) throws {
         guard let index = try logPages?.index(for: meta) else { return }
         let store = self.store
-        for (page, node) in index.latestCopies() { try store.writePadded(node, atPage: page) }
+        try store.writePadded(sorted: index.checkpointCopies())
     }
 
     /// A checkpoint, under the writer lock, right after `meta` was published: the data file gets and syncs
