@@ -360,9 +360,6 @@ final class DirtyLeaf {
 
     func dropEncoding() { appendBase = nil }
 
-    /// The length of the node `keepEncoding` remembered: the node at the ref the leaf was kept for.
-    var keptEncodingBytes: Int? { appendBase?.node.count }
-
     /// Checks the append path in debug builds: one column encoded from every row (an extended block has no
     /// out-of-line value, so nothing goes to a blob).
     private static func fullBlock(_ values: ArraySlice<Value>, _ p: PropertyInfo) -> [UInt8] {

@@ -5,13 +5,13 @@ struct TreeMutator {
     let properties: [PropertyInfo]
 
     /// For debug builds' checks of a kept leaf: the node at `ref` is a cluster of `bytes` bytes.
-    private func isLeafNode(_ ref: UInt64, bytes: Int?) -> Bool {
+    private func isKeptLeaf(at ref: UInt64, bytes: Int) -> Bool {
         guard let node = try? sink.node(ref, expected: nil) else { return false }
-        return TableTree.isLeafNode(node) && (bytes == nil || bytes == node.count)
+        return TableTree.isLeafNode(node) && bytes == node.count
     }
 
     /// For debug builds' checks of a kept inner node: the node at `ref` is `kept`, written as `bytes` bytes.
-    private func isNode(_ kept: DirtyInner, at ref: UInt64, bytes: Int) -> Bool {
+    private func isKeptInner(_ kept: DirtyInner, at ref: UInt64, bytes: Int) -> Bool {
         guard let node = try? sink.node(ref, expected: .tableInner), node.count == bytes,
               let v = try? InnerView(node: node, ref: ref, source: sink) else { return false }
         return kept.level == v.level && kept.firstKeys == (0..<v.count).map { v.firstKey($0) }
@@ -25,14 +25,14 @@ struct TreeMutator {
         if ref == 0 { return .leaf(DirtyLeaf()) }
         // A node this process's last commit wrote and kept decoded is taken without reading the node at all: after
         // the disk wait even its header is a cache miss (DECISIONS 66). Debug builds check it against the node.
-        if let kept = sink.decodedLeaf(ref, properties: properties) {
-            assert(isLeafNode(ref, bytes: kept.keptEncodingBytes), "DecodedLeaves: kept leaf at \(ref) is not the leaf there")
+        if let (kept, bytes) = sink.decodedLeaf(ref, properties: properties) {
+            assert(isKeptLeaf(at: ref, bytes: bytes), "DecodedLeaves: kept leaf at \(ref) is not the leaf there")
             kept.reuse(sink: sink)
-            if let bytes = kept.keptEncodingBytes { try sink.free(ref, bytes: bytes) } else { try sink.free(ref) }
+            try sink.free(ref, bytes: bytes)
             return .leaf(kept)
         }
         if let (kept, bytes) = sink.decodedInner(ref) {
-            assert(isNode(kept, at: ref, bytes: bytes), "DecodedLeaves: kept inner node differs from the node at \(ref)")
+            assert(isKeptInner(kept, at: ref, bytes: bytes), "DecodedLeaves: kept inner node differs from the node at \(ref)")
             try sink.free(ref, bytes: bytes)
             return .inner(kept)
         }

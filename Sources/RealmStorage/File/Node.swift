@@ -100,8 +100,9 @@ protocol NodeSink: NodeSource {
     func free(_ ref: UInt64, bytes: Int) throws
     /// Gives back a node this transaction wrote and no longer needs (never visible to anyone else).
     func discard(_ ref: UInt64) throws
-    /// The decoded copy of the cluster at `ref`, if the commit that wrote it kept one (`DecodedLeaves`).
-    func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf?
+    /// The decoded copy of the cluster at `ref`, if the commit that wrote it kept one (`DecodedLeaves`), with
+    /// the length of the node.
+    func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> (leaf: DirtyLeaf, bytes: Int)?
     /// Tells the sink that `leaf`, encoded whole, was written at `ref`, without blobs.
     func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo])
     /// The decoded copy of the table inner node at `ref`, if the commit that wrote it kept one, with the length
@@ -128,7 +129,7 @@ protocol NodeSink: NodeSource {
 }
 
 extension NodeSink {
-    func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? { nil }
+    func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> (leaf: DirtyLeaf, bytes: Int)? { nil }
     func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo]) {}
     func free(_ ref: UInt64, bytes: Int) throws { try free(ref) }
     func decodedInner(_ ref: UInt64) -> (node: DirtyInner, bytes: Int)? { nil }

@@ -456,12 +456,7 @@ final class PageStore: @unchecked Sendable {
             padded.append(contentsOf: repeatElement(0, count: pad))
             return try padded.withUnsafeBytes { try write($0, atPage: page) }
         }
-        try PageStore.zeroPage.withUnsafeBytes { z in
-            var vecs = [iovec(iov_base: UnsafeMutableRawPointer(mutating: node.baseAddress), iov_len: node.count),
-                        iovec(iov_base: UnsafeMutableRawPointer(mutating: z.baseAddress), iov_len: pad)]
-            try writeVectorsFully(fd, &vecs, at: Int(page) * pageSize, path: path, operation: "write")
-        }
-        try ensureMapped(bytes: (Int(page) + pagesFor(bytes: node.count)) * pageSize)
+        try writePadded(sorted: [(page, node)])
     }
 
     /// Writes nodes at their pages, each padded with zeros to whole pages, given sorted by page and none

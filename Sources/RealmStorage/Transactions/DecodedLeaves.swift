@@ -23,6 +23,8 @@ struct DecodedLeaves {
         /// The class's properties when the leaf was written (compared by `PropertyInfo.sameShape`).
         var properties: [PropertyInfo]
         var leaf: DirtyLeaf
+        /// The length of the node it was written as (its pages are freed without reading it).
+        var bytes: Int
     }
 
     var version: UInt64 = 0
@@ -47,7 +49,7 @@ struct DecodedLeaves {
         }
         leaf.keepEncoding(node)
         if leaves.isEmpty { leaves.reserveCapacity(DecodedLeaves.limit) }
-        leaves.append((ref, Leaf(properties: properties, leaf: leaf)))
+        leaves.append((ref, Leaf(properties: properties, leaf: leaf, bytes: node.count)))
     }
 
     /// Table inner nodes written whole, with every child committed (DECISIONS 49): a run of small commits
@@ -113,11 +115,11 @@ struct DecodedLeaves {
         overflowed = false
     }
 
-    /// Takes the leaf at `ref`, if it is kept for `properties`.
-    mutating func take(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? {
+    /// Takes the leaf at `ref`, if it is kept for `properties`, with the length of its node.
+    mutating func take(_ ref: UInt64, properties: [PropertyInfo]) -> (leaf: DirtyLeaf, bytes: Int)? {
         guard let i = leaves.firstIndex(where: { $0.ref == ref }) else { return nil }
         let kept = leaves.remove(at: i).kept
         guard PropertyInfo.sameShape(kept.properties, properties) else { return nil }
-        return kept.leaf
+        return (kept.leaf, kept.bytes)
     }
 }

@@ -173,7 +173,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
         return page
     }
 
-    func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> DirtyLeaf? {
+    func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> (leaf: DirtyLeaf, bytes: Int)? {
         keptLeaves.take(ref, properties: properties)
     }
 
