@@ -304,15 +304,21 @@ import Glibc
         #expect(try memory.latestMeta().logID == 0)
     }
 
+    /// A new database at `path` with the person/dog schema and `count` people (ids from 0), in one commit.
+    private static func people(_ count: Int, at path: String) throws -> Database {
+        let db = try Database.open(path: path)
+        try db.write { tx in
+            try tx.createClasses(personDogSchema)
+            for i in 0..<count { try tx.createObject("Person", ["id": .int(Int64(i)), "name": .string("p \(i)"), "age": .int(1)]) }
+        }
+        return db
+    }
+
     /// A commit hands the next write transaction of its process the catalogue and free list it wrote into its
     /// commit root (DECISIONS 64): exactly what reading the root back gives.
     @Test func aCommitHandsItsCatalogueAndFreeListToTheNextTransaction() throws {
         let dir = TempDir()
-        let db = try Database.open(path: dir.file("handover.realm"))
-        try db.write { tx in
-            try tx.createClasses(personDogSchema)
-            for i in 0..<300 { try tx.createObject("Person", ["id": .int(Int64(i)), "name": .string("p \(i)"), "age": .int(1)]) }
-        }
+        let db = try Self.people(300, at: dir.file("handover.realm"))
         for i in 300..<310 {
             try db.write { tx in
                 try tx.createObject("Person", ["id": .int(Int64(i)), "name": .string("東京 \(i)"), "age": .int(2)])
@@ -339,11 +345,7 @@ import Glibc
     /// would have made (another process may commit that version) must not take its leaves or catalogue.
     @Test func aFailedRecordWriteHandsNothingOn() throws {
         let dir = TempDir()
-        let db = try Database.open(path: dir.file("nothing.realm"))
-        try db.write { tx in
-            try tx.createClasses(personDogSchema)
-            for i in 0..<50 { try tx.createObject("Person", ["id": .int(Int64(i)), "name": .string("p \(i)"), "age": .int(1)]) }
-        }
+        let db = try Self.people(50, at: dir.file("nothing.realm"))
         try db.write { try $0.createObject("Person", ["id": .int(100), "name": .string("kept"), "age": .int(2)]) }
         #expect(db.writerHandover != nil)
         let log = try #require(db.commitLog)

@@ -635,6 +635,14 @@ public final class Database: @unchecked Sendable {
 /// of things in (DECISIONS 64): on a CPU whose caches the last disk wait left cold, a new array per node cost an
 /// allocation, its release and the runtime's lookup of the array type's metadata. An array someone still shares
 /// gets new storage when emptied, so the sharer's bytes never change.
+/// `value`, taken out of its place with `empty` left there: a recycled array is taken, not copied, so the
+/// taker's is the only reference and is written in place.
+@inline(__always) func take<T>(_ value: inout T, leaving empty: T) -> T {
+    var taken = empty
+    swap(&taken, &value)
+    return taken
+}
+
 struct RecycledArrays {
     /// Index nodes' arrays (4 KiB each), in reverse order of writing: a commit that changes the same path of
     /// an index gets the leaf's first.

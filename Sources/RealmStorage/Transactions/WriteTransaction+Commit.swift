@@ -36,9 +36,7 @@ extension WriteTransaction {
         // 4. The commit root: catalogue, free list and commit log in one node, sized before the free list is
         //    computed (allocating changes it), from the same arena as the rest of the commit.
         if meta.catalogueRef != 0 { try free(meta.catalogueRef) }
-        var sectionBuffer: [UInt8] = []
-        swap(&sectionBuffer, &database.recycled.section)
-        let catalogueBytes = catalogue.encodeSection(reusing: consume sectionBuffer)
+        let catalogueBytes = catalogue.encodeSection(reusing: take(&database.recycled.section, leaving: []))
         let log = written
         // A bound without merging while the lists are short (building the merged list twice was a fiftieth of a
         // small commit); the merged count when many extents were freed, which a bound could overstate by pages
@@ -69,9 +67,7 @@ extension WriteTransaction {
             newMeta.logGeneration = generation
             newMeta.logStart = start
             newMeta.logEnd = offset + CommitLog.recordSize(entries: logEntries)
-            var metaBuffer: [UInt8] = []
-            swap(&metaBuffer, &database.recycled.meta)
-            let encodedMeta = newMeta.encode(reusing: consume metaBuffer)
+            let encodedMeta = newMeta.encode(reusing: take(&database.recycled.meta, leaving: []))
             // Bookkeeping before the write, while what it touches is still in the cache (after the wait for the
             // disk it is not, DECISIONS 58): the record's pages go into this process's index of the log (no
             // snapshot can reach them before the meta is published: they were free in every version a live

@@ -119,12 +119,9 @@ public final class WriteTransaction: Snapshot, NodeSink {
             keptLeaves = database.decodedLeaves
         }
         database.decodedLeaves = DecodedLeaves()
-        writtenLeaves = database.recycled.decodedLists
-        database.recycled.decodedLists = DecodedLeaves()
-        spareBuffers = database.recycled.indexNodes
-        database.recycled.indexNodes = []
-        smallBuffers = database.recycled.smallNodes
-        database.recycled.smallNodes = []
+        writtenLeaves = take(&database.recycled.decodedLists, leaving: DecodedLeaves())
+        spareBuffers = take(&database.recycled.indexNodes, leaving: [])
+        smallBuffers = take(&database.recycled.smallNodes, leaving: [])
     }
 
     deinit { if isActive { rollback() } }
@@ -197,11 +194,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
     func smallNodeBuffer() -> [UInt8] { smallBuffers.popLast() ?? [] }
 
     /// The cluster array the process's last cluster encoding let go of (`recycleClusterBuffer`), taken.
-    func clusterBuffer() -> [UInt8] {
-        var bytes: [UInt8] = []
-        swap(&bytes, &database.recycled.cluster)
-        return bytes
-    }
+    func clusterBuffer() -> [UInt8] { take(&database.recycled.cluster, leaving: []) }
 
     func recycleClusterBuffer(_ bytes: consuming [UInt8]) {
         if bytes.capacity <= Self.largestKeptNodeBuffer { database.recycled.cluster = bytes }
