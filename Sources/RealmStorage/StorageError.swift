@@ -59,6 +59,9 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidKey(path: String)
     /// An encryption key must be 64 bytes.
     case invalidKeyLength(Int)
+    /// A sync of the file failed earlier in this process: what the page cache holds can no longer be trusted,
+    /// so this handle writes no more; the file keeps what the disk has (reopen the database to go on).
+    case writesStopped(path: String, cause: String)
 
     public var description: String {
         switch self {
@@ -93,6 +96,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notEncrypted(let p): return "\(p): a key was given but the file is not encrypted"
         case .invalidKey(let p): return "\(p): invalid key: this key does not open the file"
         case .invalidKeyLength(let n): return "an encryption key is 64 bytes, this one is \(n)"
+        case .writesStopped(let p, let c):
+            return "\(p): writes stopped after an earlier failure (\(c)); close and reopen the database to go on"
         }
     }
 }

@@ -13,6 +13,7 @@ import RealmStorage
 ///     realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
 ///     realm-storage-worker hold-writer PATH
 ///     realm-storage-worker write-then-idle PATH
+///     realm-storage-worker durability SCENARIO PATH [ARGS]  (DurabilityScenarios)
 ///
 /// Options anywhere: `--key HEX` (an encrypted file), `--checkpoint-bytes N` (checkpoint the log every N bytes).
 @main
@@ -66,6 +67,8 @@ struct WorkerMain {
                     sleep(60)
                     withExtendedLifetime(db) {}
                 }
+            case ("durability", _):
+                try DurabilityScenarios.run(Array(args.dropFirst()))
             case ("append-objects", 5):
                 guard let count = Int(args[4]), count >= 0 else { usage() }
                 try AppendObjects.run(path: args[1], className: args[2], property: args[3], count: count)

@@ -122,11 +122,13 @@ import Glibc
               + String(format: "%.1f s", monotonicNow() - started))
     }
 
-    /// Power loss: pages of the newest commit may never reach the disk. We damage one page the newest commit
-    /// wrote (taken from its commit log) and expect the file to open at the previous version, whole, verify
-    /// clean and accept the next commit, for every page the commit wrote, for the meta slot itself, and for a
-    /// file that lost the pages the commit appended.
-    @Test func tornCommitFallsBackToThePreviousVersion() throws {
+    /// Power loss: pages of the newest commit may never reach the disk, and then neither did its meta slot,
+    /// which is written only after they are synced (docs/RELIABILITY.md), nor anything after it (the log's
+    /// header). We damage one page the newest commit wrote (taken from its commit log), zero its slot and
+    /// remove the log, and expect the file to open at the previous version, whole, verify clean and accept the
+    /// next commit, for every page the commit wrote, for the meta slot itself, and for a file that lost the
+    /// pages the commit appended.
+    @Test func powerLossBeforeTheSlotLeavesThePreviousVersion() throws {
         let dir = TempDir()
         let pristine = dir.file("pristine.realm")
         // At least 15 transactions, ending with one that grows the file (for the truncation case).
@@ -180,6 +182,7 @@ import Glibc
             case .truncate(let pages):
                 damaged.removeSubrange((Int(pages) * pageSize)...)
             }
+            for j in 0..<Meta.encodedSize { damaged[slot * pageSize + j] = 0 }
             try Data(damaged).write(to: URL(fileURLWithPath: path))
 
             let context = what
@@ -202,7 +205,7 @@ import Glibc
 
     /// The same power loss, but the first process to open the file afterwards opens it read-only: it must still
     /// land on the previous version, and so must a read-write process that opens it while the first still has it.
-    @Test func tornCommitFirstOpenedReadOnly() throws {
+    @Test func powerLossBeforeTheSlotFirstOpenedReadOnly() throws {
         let dir = TempDir()
         let path = dir.file("torn-ro.realm")
         let last = 5
@@ -211,9 +214,10 @@ import Glibc
             for i in 0...last { try db.write { try CommitLoop.apply(i, $0) } }
         }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let (_, newest) = try #require(newestMeta(bytes))
+        let (slot, newest) = try #require(newestMeta(bytes))
         let victim = try #require(try commitLogExtents(bytes, newest).first)
         for j in 0..<pageSize { bytes[Int(victim.page) * pageSize + j] = 0xA5 }
+        for j in 0..<Meta.encodedSize { bytes[slot * pageSize + j] = 0 }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         // The torn commit's commit-log record never reached the disk either (a whole record would be replayed).
         unlink(path + ".log")
@@ -233,6 +237,27 @@ import Glibc
         #expect(next == "committed \(last)", "\(child.stderrTail())")
         #expect(try readOnly.read { try commitLoopMismatches($0) } == [])
         #expect(try readOnly.read { try CommitLoop.lastTransaction($0) } >= last)
+    }
+
+    /// A damaged page of the newest commit, whose slot is valid, is damage, never a torn commit (the slot was
+    /// written after the page was synced): the file opens at its newest version, and reading the page or
+    /// `verify()` reports it, naming the page.
+    @Test func damageInTheNewestCommitIsReportedNotRolledBack() throws {
+        let dir = TempDir()
+        let path = dir.file("new-damage.realm")
+        do {
+            let db = try Database.open(path: path)
+            for i in 0...9 { try db.write { try CommitLoop.apply(i, $0) } }
+        }
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let (_, newest) = try #require(newestMeta(bytes))
+        let victim = try #require(try commitLogExtents(bytes, newest).first)
+        bytes[Int(victim.page) * pageSize + 17] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let db = try Database.open(path: path)
+        #expect(try db.read { $0.version } == newest.version)
+        let report = try db.verify()
+        #expect(report.problems.contains { $0.contains("page \(victim.page)") }, "\(report)")
     }
 
     /// A damaged page of an older version (one that is not the newest commit) is not a torn commit: the file

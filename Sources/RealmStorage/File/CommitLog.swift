@@ -25,11 +25,27 @@ final class CommitLog {
     static func aligned(_ n: Int) -> Int { (n + recordAlignment - 1) / recordAlignment * recordAlignment }
     /// Records start after the header page.
     static let headerSize = 4096
+    /// Largest offset a header or meta slot may name in the log (1 PiB): anything past it is damage, and
+    /// stays far from overflowing an `Int`.
+    static let maxOffset: UInt64 = 1 << 50
     /// Records written now: the checksum covers the record header and each node's 16-byte header (which holds
-    /// that node's own checksum of its bytes), so a commit's bytes are hashed once, by `NodeBuilder`.
-    static let recordMagic: UInt32 = 0x3243_5252  // "RRC2"
+    /// that node's own checksum of its bytes), so a commit's bytes are hashed once, by `NodeBuilder`; it is
+    /// seeded with the log's identity and the generation (`recordSeed`), so a record left by another file at
+    /// this path, or by an earlier life of this log, never checks out.
+    static let recordMagic: UInt32 = 0x3343_5252  // "RRC3"
+    /// Records of earlier builds, still replayed: as "RRC3", seeded with the generation only.
+    static let generationSeededRecordMagic: UInt32 = 0x3243_5252  // "RRC2"
     /// Records of earlier builds, still replayed: the checksum covers every byte.
     static let wholeHashRecordMagic: UInt32 = 0x4443_5252  // "RRCD"
+
+    static func isRecordMagic(_ magic: UInt32) -> Bool {
+        magic == recordMagic || magic == generationSeededRecordMagic || magic == wholeHashRecordMagic
+    }
+
+    /// The seed of the checksum of a record of `magic` in generation `generation` of the log `logID`.
+    static func recordSeed(magic: UInt32, logID: UInt64, generation: UInt64) -> UInt64 {
+        magic == recordMagic ? hash64(word: logID, seed: generation) : generation
+    }
     /// Fixed part of a record: magic, entry count, generation, version, total length.
     static let recordHeaderSize = 32
     static let entrySize = 16
@@ -97,7 +113,7 @@ final class CommitLog {
             case CommitLog.formatVersion:
                 guard b.count >= 56, hash64(UnsafeRawBufferPointer(rebasing: b[0..<48])) == b.u64(at: 48) else { return nil }
                 let start = b.u64(at: 32)
-                guard start >= UInt64(CommitLog.headerSize) else { return nil }
+                guard start >= UInt64(CommitLog.headerSize), start <= CommitLog.maxOffset else { return nil }
                 return Header(logID: b.u64(at: 16), generation: b.u64(at: 24), start: start, pin: b.u64(at: 40))
             default:
                 return nil
@@ -229,15 +245,26 @@ final class CommitLog {
             try reset(logID: meta.logID, generation: g)
             return (g, front, front)
         }
+        if h.generation < meta.logGeneration {
+            // The meta slots name a generation the header does not yet: a checkpoint or direct commit made its
+            // slots durable and then failed (or died) before it retired the log. Retire it now, as that would
+            // have: the generation starts where the slots say, after every record readers may still read.
+            let start = meta.logRecordsStart
+            try reset(logID: meta.logID, generation: meta.logGeneration, start: start, pin: max(h.pin, meta.version))
+            return (meta.logGeneration, max(meta.logEnd, start), start)
+        }
         guard h.generation == meta.logGeneration else {
-            // A checkpoint (or a replay) started a generation after `meta` was written.
+            // A generation after `meta`'s was started; only logs of earlier builds (whose checkpoints retired the
+            // log before writing the slots) get here.
             return (h.generation, h.start, h.start)
         }
         let start = meta.logRecordsStart
         if meta.logEnd > start || start == front { return (h.generation, max(meta.logEnd, start), start) }
         if let oldest = oldestReader(), oldest <= h.pin { return (h.generation, start, start) }
         let g = h.generation + 1
-        try reset(logID: meta.logID, generation: g)
+        // The pin carries over: it also says which version the data file's slots held when they were last made
+        // durable (`Database.checkDamagedSlots`).
+        try reset(logID: meta.logID, generation: g, pin: h.pin)
         return (g, front, front)
     }
 
@@ -270,7 +297,7 @@ final class CommitLog {
     /// The record of one commit, built in memory that stays valid as long as `record.block` is held: the writer's
     /// index of the log serves the record's nodes from there (DECISIONS 62). Its entries' node bytes follow
     /// the record header, the entry table and the meta slot, in the entries' order.
-    func build(generation: UInt64, version: UInt64, meta encodedMeta: [UInt8], entries: [Entry]) -> BuiltRecord {
+    func build(logID: UInt64, generation: UInt64, version: UInt64, meta encodedMeta: [UInt8], entries: [Entry]) -> BuiltRecord {
         precondition(encodedMeta.count == Meta.encodedSize, "a record holds one whole meta slot")
         let unpadded = CommitLog.unpaddedRecordSize(entries: entries)
         let total = CommitLog.aligned(unpadded)
@@ -297,7 +324,7 @@ final class CommitLog {
             precondition(w.written == headSize, "commit log record header size")
             // Each node's bytes are covered by its own checksum, in its header; the record's checksum covers
             // the headers.
-            var hash = Hash64Stream(seed: generation)
+            var hash = Hash64Stream(seed: CommitLog.recordSeed(magic: CommitLog.recordMagic, logID: logID, generation: generation))
             hash.update(UnsafeRawBufferPointer(head))
             let pieces = entries.count + 2
             withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: pieces) { sources in
@@ -334,6 +361,16 @@ final class CommitLog {
     func write(_ record: BuiltRecord, at offset: UInt64) throws {
         try preallocate(Int(offset) + record.count)
         try write(UnsafeRawBufferPointer(start: record.base, count: record.count), at: Int(offset))
+    }
+
+    /// Makes the record at `offset` unreplayable after its write failed: the failed write may have reached the
+    /// disk whole, and a replay must not bring back a commit that threw. Zeros over its first block, synced.
+    func invalidate(at offset: UInt64) throws {
+        try openForWriting()
+        try CommitLog.zeros.withUnsafeBytes {
+            try writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<CommitLog.recordAlignment]), at: Int(offset))
+        }
+        try sync()
     }
 
     /// The block records are built in now (a new one when a record does not fit in what is left).
@@ -381,11 +418,11 @@ final class CommitLog {
     /// The checksum a whole record of `magic` ends with; nil when one of its nodes is not whole (its own
     /// checksum or length does not match its bytes: a torn write).
     static func checksum(of b: UnsafeRawBufferPointer, record: Range<Int>, headEnd: Int, entries: [Entry], magic: UInt32,
-                         generation: UInt64) -> UInt64? {
+                         logID: UInt64, generation: UInt64) -> UInt64? {
         if magic == wholeHashRecordMagic {
             return hash64(UnsafeRawBufferPointer(rebasing: b[record.lowerBound..<record.upperBound - 8]), seed: generation)
         }
-        var hash = Hash64Stream(seed: generation)
+        var hash = Hash64Stream(seed: recordSeed(magic: magic, logID: logID, generation: generation))
         hash.update(UnsafeRawBufferPointer(rebasing: b[record.lowerBound..<headEnd]))
         for e in entries {
             guard isWholeNode(e.bytes) else { return nil }
@@ -405,6 +442,20 @@ final class CommitLog {
         var version: UInt64
         var meta: [UInt8]
         var entries: [Entry]
+    }
+
+    /// The header of the log at `path`; nil when there is no log or no whole header.
+    static func readHeader(path: String) throws -> Header? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw StorageError.io(path: path, operation: "open the commit log", errno: errno)
+        }
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: 56)
+        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 56, 0) }
+        if n < 0 { throw StorageError.io(path: path, operation: "read the commit log", errno: errno) }
+        return buf.withUnsafeBytes { Header.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
     }
 
     /// The whole records of the header's generation, in order, when the header names `logID`.
@@ -435,9 +486,13 @@ final class CommitLog {
             guard let h = Header.decode(b), h.logID == logID else { return nil }
             var records: [Record] = []
             var o = Int(h.start)
+            // Every record of one replay is of the kind the first one is: a log this build took over from
+            // another file holds its own records first and, after them, possibly older ones of that file.
+            var kind: UInt32?
             while o + recordHeaderSize <= b.count {
                 let magic = b.u32(at: o)
-                guard magic == recordMagic || magic == wholeHashRecordMagic, b.u64(at: o + 8) == h.generation else { break }
+                guard isRecordMagic(magic), magic == (kind ?? magic), b.u64(at: o + 8) == h.generation else { break }
+                kind = magic
                 let count = Int(b.u32(at: o + 4))
                 let version = b.u64(at: o + 16)
                 let total = b.u64(at: o + 24)
@@ -457,7 +512,7 @@ final class CommitLog {
                     at += Int(length)
                 }
                 guard ok, at == end - 8, Self.checksum(of: b, record: o..<end, headEnd: headEnd, entries: entries, magic: magic,
-                                                       generation: h.generation) == b.u64(at: end - 8) else { break }
+                                                       logID: h.logID, generation: h.generation) == b.u64(at: end - 8) else { break }
                 let metaStart = o + recordHeaderSize + count * entrySize
                 let meta = Array(b[metaStart..<metaStart + Meta.encodedSize])
                 guard case .valid(let m) = meta.withUnsafeBytes({ Meta.decode($0) }), m.version == version else { break }
@@ -482,7 +537,7 @@ extension CommitLog {
         while o < to {
             guard o + recordHeaderSize <= to else { return false }
             let magic = b.u32(at: o)
-            guard magic == recordMagic || magic == wholeHashRecordMagic, b.u64(at: o + 8) == generation else { return false }
+            guard isRecordMagic(magic), b.u64(at: o + 8) == generation else { return false }
             let count = Int(b.u32(at: o + 4))
             let total = b.u64(at: o + 24)
             guard total <= UInt64(to - o), count <= (Int(total) - recordHeaderSize) / entrySize,

@@ -5,7 +5,8 @@ struct Meta: Equatable {
     /// target's clusters into trees of their own (DECISIONS 50): a file of format 1 or 2 with backlinks is
     /// upgraded when opened writable (`Database.upgradeBacklinks`). 4: a logged commit's pages may be only in
     /// the commit log until a checkpoint (`logStart`, DECISIONS 53); a build that reads format 3 would miss them.
-    static let formatVersion: UInt32 = 4
+    /// 5: commit log records carry the log's identity ("RRC3"), which a build reading format 4 would not replay.
+    static let formatVersion: UInt32 = 5
     static let encodedSize = 128
     /// Largest page count a slot may claim (4 PiB): keeps `pageCount * pageSize` and the like from overflowing.
     static let maxPageCount: UInt64 = 1 << 40

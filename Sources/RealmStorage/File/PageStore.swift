@@ -353,13 +353,6 @@ final class PageStore: @unchecked Sendable {
 
     var mapping: Mapping { stateLock.withLock { _mapping } }
 
-    /// A meta slot found torn at a read-only open (which cannot zero it): readers of this process skip it.
-    private var _tornMeta: Meta?
-    var tornMeta: Meta? {
-        get { stateLock.withLock { _tornMeta } }
-        set { stateLock.withLock { _tornMeta = newValue } }
-    }
-
     /// Bytes in the file (or in use in memory), as the OS reports it for files.
     private var memoryBytes = 0
     func currentSize() throws -> Int {

@@ -36,6 +36,7 @@ extension Database {
         try store.sync()
         try log.retire(logID: meta.logID, to: next, pin: meta.version)
         if coordinator.publishesMeta { coordinator.publish(meta: encoded, decoded: moved) }
+        checkpointSucceeded()
         return moved
     }
 

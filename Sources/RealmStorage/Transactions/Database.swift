@@ -67,6 +67,10 @@ public final class Database: @unchecked Sendable {
     let ownerLock = PthreadMutex()
     var writerThread: pthread_t?
     var _openSnapshots = 0
+    /// Why this handle writes no more (a failed sync, `stopWrites(after:)`), under `ownerLock`.
+    var _writesStopped: String?
+    /// The last checkpoint's failure, nil once one succeeds (`checkpointFailed`), under `ownerLock`.
+    var _checkpointFailure: String?
     let decryptedBudget = ManagedAtomic<Int>(256 << 20)
     /// Clusters the last commit of this process wrote, decoded; only used under the writer lock.
     var decodedLeaves = DecodedLeaves()
@@ -222,7 +226,7 @@ public final class Database: @unchecked Sendable {
                 try Database.writeEmpty(store: store)
             }
             try Database.replayCommitLog(store: store)
-            try Database.recoverIfTorn(store: store)
+            try Database.checkDamagedSlots(store: store)
         }
         do {
             coordinator = try LockFile(path: lockPath, firstOpener: setUp)
@@ -368,19 +372,28 @@ public final class Database: @unchecked Sendable {
         return cache.slots
     }
 
-    /// The newest of the two meta slots and the meta the last logged commit published (DECISIONS 53); of a
-    /// slot and a published meta of one version (a checkpoint wrote the slot again), the slot.
+    /// The live version: the meta published in the lock file (DECISIONS 53), or where nothing of this file is
+    /// published, the newest meta slot. Of a slot and a published meta of one version (a checkpoint wrote the
+    /// slot again), the slot. A slot newer than the published meta belongs to a direct commit whose sync has
+    /// not returned (or failed, and is being undone): no process adopts it before its writer publishes it.
     static func latestMeta(store: PageStore, mapping: Mapping, coordinator: (any Coordinator)?,
                            slotCache: SlotCache? = nil) throws -> Meta {
         var best: Meta?
-        let torn = store.tornMeta
+        var valid: [Meta] = []
         for s in slotCache.map({ readSlots(mapping: mapping, cache: $0) }) ?? readSlots(mapping: mapping) {
-            if case .valid(let m) = s, m.version > (best?.version ?? 0), m != torn { best = m }
+            if case .valid(let m) = s {
+                valid.append(m)
+                if m.version > (best?.version ?? 0) { best = m }
+            }
             if case .newer(let v) = s { throw StorageError.newerFormat(path: store.path, fileVersion: v, supported: Meta.formatVersion) }
         }
-        if let c = coordinator, c.publishesMeta, let m = c.publishedMeta(current: true), m.version > (best?.version ?? 0),
-           m.logID == best?.logID {
-            best = m
+        // (A published meta naming a log identity no slot has is of a file compaction replaced.)
+        if let c = coordinator, c.publishesMeta, let m = c.publishedMeta(current: true), valid.contains(where: { $0.logID == m.logID }) {
+            if m.version > (best?.version ?? 0) {
+                best = m
+            } else if m.version < best!.version {
+                best = valid.first { $0.version == m.version } ?? m
+            }
         }
         guard let meta = best else {
             throw StorageError.corrupt(path: store.path, location: "header (pages 0 and 1)", reason: "neither meta slot is valid (bad checksum or impossible values)")
@@ -399,10 +412,17 @@ public final class Database: @unchecked Sendable {
     /// identity differs) is left alone; the next logged commit replaces it.
     static func replayCommitLog(store: PageStore) throws {
         guard !store.isMemory, !store.isEncrypted else { return }
-        var logID: UInt64 = 0
-        for s in readSlots(mapping: store.mapping) { if case .valid(let m) = s, m.logID != 0 { logID = m.logID } }
-        guard logID != 0, let (header, records) = try CommitLog.readRecords(path: store.path + ".log", logID: logID),
-              !records.isEmpty else { return }
+        var newest: Meta?
+        for s in readSlots(mapping: store.mapping) {
+            if case .valid(let m) = s, m.version > (newest?.version ?? 0) { newest = m }
+        }
+        guard let newest, newest.logID != 0,
+              let (header, all) = try CommitLog.readRecords(path: store.path + ".log", logID: newest.logID) else { return }
+        // Records the slots are already past were made durable in the data file by a checkpoint or a direct
+        // commit that then stopped before retiring them: replayed, they would write over pages later versions
+        // reuse.
+        let records = all.filter { $0.version > newest.version }
+        guard !records.isEmpty else { return }
         let generation = header.generation
         let zeros = [UInt8](repeating: 0, count: pageSize)
         var writes: [(page: UInt64, bytes: [UInt8])] = []
@@ -459,85 +479,29 @@ public final class Database: @unchecked Sendable {
             for w in writes + metaWrites(moved: true) { try w.bytes.withUnsafeBytes { try store.write($0, atPage: w.page) } }
             try store.sync()
         }
-        try CommitLog(dataPath: store.path).reset(logID: logID, generation: generation + 1)
+        try CommitLog(dataPath: store.path).reset(logID: newest.logID, generation: generation + 1, pin: records.last!.version)
     }
 
-    /// Run by the first process to open the file: if the newest commit is torn (a node it wrote fails its
-    /// checksum), invalidate its slot so the previous version is the live one.
-    static func recoverIfTorn(store: PageStore) throws {
-        let mapping = store.mapping
-        var metas: [(slot: Int, meta: Meta)] = []
-        for (i, s) in readSlots(mapping: mapping).enumerated() {
-            if case .valid(let m) = s { metas.append((i, m)) }
-        }
-        metas.sort { $0.meta.version > $1.meta.version }
-        guard let newest = metas.first else { return }
-        let size = UInt64(try store.currentSize())
-        if commitIsWhole(newest.meta, mapping: mapping, fileBytes: size) { return }
-        // The previous version is a fallback only if the file holds all of it; if not, the file was cut short
-        // (a torn commit never shortens what the version before it had synced), and nothing is written.
-        let newestBytes = newest.meta.pageCount * UInt64(pageSize)
-        guard metas.count > 1, metas[1].meta.pageCount * UInt64(pageSize) <= size else {
-            if newestBytes > size {
-                throw StorageError.truncated(path: store.path, expectedBytes: newestBytes, actualBytes: size)
-            }
-            throw StorageError.corrupt(path: store.path, location: "commit of version \(newest.meta.version)",
-                                       reason: "its pages fail their checksums and no earlier version exists")
-        }
-        // Zero the torn slot so every later reader, in any process, picks the whole one.
-        let zero = [UInt8](repeating: 0, count: pageSize)
-        if store.readOnly && store.isEncrypted {
-            // Zeroing through another descriptor would hit the encryption header: ignore the slot here.
-            store.tornMeta = newest.meta
-            return
-        }
-        if store.readOnly {
-            do {
-                try zeroSlotThroughOwnDescriptor(store.path, slot: newest.slot, version: newest.meta.version)
-            } catch {
-                // No write access at all: nobody else can write it either. Ignore the torn slot in this process.
-                store.tornMeta = newest.meta
-            }
-            return
-        }
-        try zero.withUnsafeBytes { try store.write($0, atPage: UInt64(newest.slot)) }
-        try store.sync()
-    }
-
-    /// The repair of a torn commit when the first opener opened the file read-only. It must still happen: the
-    /// torn version was never durable, so dropping it changes nothing anyone could have read, whereas leaving it
-    /// would hand the torn version to every process that opens the file while this one has it open (they are
-    /// not first openers and do not check).
-    private static func zeroSlotThroughOwnDescriptor(_ path: String, slot: Int, version: UInt64) throws {
-        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
-        if fd < 0 {
-            throw StorageError.io(path: path, operation: "roll back the torn commit of version \(version) (opened read-only; "
-                                  + "open the file read-write once to recover it)", errno: errno)
-        }
-        defer { Glibc.close(fd) }
-        let zero = [UInt8](repeating: 0, count: pageSize)
-        try zero.withUnsafeBytes { try writeFully(fd, $0, at: slot * pageSize, path: path, operation: "roll back the torn commit of version \(version)") }
-        if fdatasync(fd) != 0 { throw StorageError.io(path: path, operation: "fdatasync", errno: errno) }
-    }
-
-    private static func commitIsWhole(_ meta: Meta, mapping: Mapping, fileBytes: UInt64) -> Bool {
-        if meta.pageCount * UInt64(pageSize) > fileBytes { return false }
-        func nodeOK(_ ref: UInt64) -> Bool {
-            guard ref >= 2, ref < meta.pageCount else { return false }
-            // An encrypted page that fails authentication is torn (or damaged): not whole.
-            guard (try? mapping.materializeNode(ref, limit: meta.pageCount)) != nil else { return false }
-            let start = mapping.base.advanced(by: Int(ref) * pageSize)
-            let length = Int(UnsafeRawPointer(start).loadUnaligned(fromByteOffset: 4, as: UInt32.self))
-            guard length >= nodeHeaderSize, ref + UInt64(pagesFor(bytes: length)) <= meta.pageCount else { return false }
-            let node = UnsafeRawBufferPointer(start: start, count: length)
-            return nodeChecksum(node) == node.u64(at: 8)
-        }
-        guard meta.catalogueRef != 0 else { return true }
-        guard nodeOK(meta.catalogueRef) else { return false }
-        let start = mapping.base.advanced(by: Int(meta.catalogueRef) * pageSize)
-        let root = UnsafeRawBufferPointer(start: start, count: Int(UnsafeRawPointer(start).loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
-        guard let log = CommitRoot.logEntries(root) else { return false }
-        return log.allSatisfy { nodeOK($0.page) }
+    /// Run by the first process to open the file, after the replay. Every valid slot names nodes that were
+    /// durable before the slot was written (`WriteTransaction.commitDirect`), so there is no torn commit to
+    /// roll back: a node that fails its checksum is damage, reported by whoever reads it. A slot that fails its
+    /// own checksum while the other is valid is either the write of a commit cut short (its sync never
+    /// returned, so neither did the commit) or damage to a version that was acknowledged. The commit log's
+    /// header tells them apart where there is one: its pin is a version whose slots were synced before the
+    /// header was written. When that is newer than the valid slot, the damaged slot held an acknowledged
+    /// version, and opening the older one instead would lose it silently: that is an error.
+    static func checkDamagedSlots(store: PageStore) throws {
+        guard !store.isMemory else { return }
+        let slots = readSlots(mapping: store.mapping)
+        // (A slot of zeros or other bytes without our magic counts too: only a new file's slot A is legitimately
+        // empty, and then no version after the other slot's was ever committed.)
+        guard let damaged = slots.firstIndex(where: { if case .valid = $0 { return false } else { return true } }),
+              case .valid(let other) = slots[1 - damaged], other.logID != 0,
+              let header = try CommitLog.readHeader(path: store.path + ".log"), header.logID == other.logID,
+              header.pin > other.version else { return }
+        throw StorageError.corrupt(path: store.path, location: "meta slot \(damaged == 0 ? "A (page 0)" : "B (page 1)")",
+                                   reason: "it fails its checksum, and it held version \(header.pin) or later, which was "
+                                   + "committed; the other slot holds only version \(other.version)")
     }
 
     // MARK: Transactions
@@ -573,6 +537,7 @@ public final class Database: @unchecked Sendable {
     /// Starts the one write transaction, waiting for any other writer (thread or process) to finish.
     public func beginWrite() throws -> WriteTransaction {
         if isReadOnly { throw StorageError.readOnly(path: path) }
+        try refuseIfWritesStopped()
         let me = pthread_self()
         let reentrant = ownerLock.withLock { writerThread.map { pthread_equal($0, me) != 0 } ?? false }
         if reentrant { throw StorageError.writeInProgress(path: path) }
@@ -585,6 +550,7 @@ public final class Database: @unchecked Sendable {
     /// keeps the writer lock between its transactions is asked for it and given up to 200 ms to hand it over.
     public func tryBeginWrite() throws -> WriteTransaction? {
         if isReadOnly { throw StorageError.readOnly(path: path) }
+        try refuseIfWritesStopped()
         try refuseIfThisThreadWrites()
         guard try coordinator.tryLockWriter() else { return nil }
         return try startWrite()

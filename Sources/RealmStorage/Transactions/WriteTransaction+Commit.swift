@@ -54,82 +54,16 @@ extension WriteTransaction {
                   at: rootRef, pages: rootPages)
         try flushWrites()
 
-        // 5. Durability: a small commit appends one record to the commit log and syncs only that (DECISIONS
-        //    39); a large one syncs the data file after retiring the log's records. Then the meta slot.
+        // 5. Durability (docs/RELIABILITY.md walks through a crash between any two steps): a small commit
+        //    appends one record to the commit log, synced, and publishes its meta (DECISIONS 39, 53); a large
+        //    one makes its nodes durable in the data file, then its meta slot, then retires the log's records.
         var newMeta = Meta(version: newVersion, catalogueRef: rootRef, freeListRef: 0, commitLogRef: 0,
                            pageCount: freeSpace.endPage, logID: meta.logID, logGeneration: meta.logGeneration,
                            logEnd: meta.logEnd, logStart: meta.logStart)
-        let store = database.store
         if let log = database.commitLog, meta.logID != 0, !logOverflow {
-            // The nodes go only to the log; readers of every process find them there (DECISIONS 53).
-            let (generation, offset, start) = try log.appendPosition(after: meta,
-                                                                     oldestReader: { database.coordinator.oldestReaderVersion() })
-            newMeta.logGeneration = generation
-            newMeta.logStart = start
-            newMeta.logEnd = offset + CommitLog.recordSize(entries: logEntries)
-            let encodedMeta = newMeta.encode(reusing: take(&database.recycled.meta, leaving: []))
-            // Bookkeeping before the write, while what it touches is still in the cache (after the wait for the
-            // disk it is not, DECISIONS 58): the record's pages go into this process's index of the log (no
-            // snapshot can reach them before the meta is published: they were free in every version a live
-            // reader sees; if the write fails the indexes are dropped and read again from the file), the written
-            // nodes are handed on (the next transaction takes them only if its version is this one), and what
-            // the transaction no longer needs is let go.
-            let record = log.build(generation: generation, version: newVersion, meta: encodedMeta, entries: logEntries)
-            database.logPages?.committed(newMeta, recordStart: offset, record: record, entries: logEntries)
-            handOver(version: newVersion, catalogueSection: catalogueBytes, root: rootRef, freeList: entries)
-            // What was handed on is for a transaction starting from this commit's version; if the commit fails
-            // it must not be taken by one that starts from the same version another process then commits.
-            var published = false
-            defer {
-                if !published {
-                    database.decodedLeaves = DecodedLeaves()
-                    database.writerHandover = nil
-                }
-            }
-            do {
-                try log.write(record, at: offset)
-            } catch {
-                database.logPages?.reset()
-                throw error
-            }
-            try store.extend(toPages: newMeta.pageCount)
-            // Visible to every process: published in the lock file (the data file is not written at all), or
-            // where there is none, its meta slot.
-            let coordinator = database.coordinator
-            if coordinator.publishesMeta {
-                coordinator.publish(meta: encodedMeta, decoded: newMeta)
-            } else {
-                try encodedMeta.withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
-            }
-            published = true
-            database.recycled.meta = encodedMeta  // for the next commit's meta (DECISIONS 64)
-            if newMeta.logEnd - start > database.checkpointBytes {
-                newMeta = try database.checkpointLog(after: newMeta, previous: meta)
-            }
+            newMeta = try commitLogged(newMeta, log: log, catalogueBytes: catalogueBytes, rootRef: rootRef, freeList: entries)
         } else {
-            if let log = database.commitLog {
-                if meta.logID == 0 {
-                    // A file of format 1: it gets its log identity with this commit.
-                    newMeta.logID = UInt64.random(in: 1...UInt64.max)
-                } else if access(log.path, F_OK) == 0 {
-                    // No record written before this commit may be replayed over the pages it reuses (the pages only
-                    // the log held went into the data file before this transaction wrote any of its own).
-                    try store.sync()
-                    let next = try log.nextGeneration(after: meta)
-                    try log.retire(logID: meta.logID, to: next, pin: meta.version)
-                    newMeta = newMeta.naming(emptyGeneration: next.generation, at: next.start)
-                    if Database.hasLoggedPages(meta) {
-                        // The version before stays whole in the data file too: its slot no longer sends a reader
-                        // to the log (a copy of the file alone opens at either).
-                        try meta.naming(emptyGeneration: next.generation, at: next.start).encode().withUnsafeBytes {
-                            try store.write($0, atPage: meta.version % 2)
-                        }
-                    }
-                }
-            }
-            try newMeta.encode().withUnsafeBytes { try store.write($0, atPage: newVersion % 2) }
-            try store.sync()
-            if database.coordinator.publishesMeta { database.coordinator.publish(meta: newMeta.encode(), decoded: newMeta) }
+            newMeta = try commitDirect(newMeta)
         }
         database.store.committed(version: newVersion)
         if !handedOver { handOver(version: newVersion, catalogueSection: catalogueBytes, root: rootRef, freeList: entries) }
@@ -172,7 +106,7 @@ extension WriteTransaction {
     /// from this commit root), tells the catalogue cache what the new catalogue section decodes to (it is
     /// matched by those bytes, so this holds whether or not the commit then succeeds), and lets go of the
     /// state only a running transaction needs.
-    private func handOver(version: UInt64, catalogueSection: [UInt8], root: UInt64, freeList: [(Extent, UInt64)]) {
+    func handOver(version: UInt64, catalogueSection: [UInt8], root: UInt64, freeList: [(Extent, UInt64)]) {
         database.writerHandover = WriterHandover(version: version, root: root, store: ObjectIdentifier(database.store),
                                                  catalogue: catalogue, freeList: freeList)
         database.recycled.section = database.catalogues.remember(section: catalogueSection, catalogue)
