@@ -13,6 +13,10 @@ public struct InfoReport {
     /// Bytes of commits in `NAME.realm.log` not yet checkpointed into the file; nil without a log.
     public var commitLogBytes: Int?
     public var isEncrypted: Bool
+    /// Meta slots that are damaged (the file opened at the other one).
+    public var metaSlotProblems: [String]
+    /// Why this process's last checkpoint failed (its commits are safe in the commit log meanwhile).
+    public var checkpointFailure: String?
 
     public init(database db: Database) throws {
         path = db.path
@@ -26,23 +30,27 @@ public struct InfoReport {
         versionsHeld = db.liveVersionCount
         commitLogBytes = db.commitLogBytes
         isEncrypted = db.isEncrypted
+        metaSlotProblems = db.metaSlotProblems
+        checkpointFailure = db.checkpointFailure
         classes = try s.schema.map { c in (c.name, try ToolError.wrap { try s.count(c.name) }) }
     }
 
     public var text: String {
         let free = max(fileBytes - usedBytes, 0)
-        var out = """
-        file            \(path)
-        size            \(InfoReport.bytes(fileBytes))
-        live data       \(InfoReport.bytes(usedBytes))
-        free space      \(InfoReport.bytes(free)) (\(fileBytes > 0 ? free * 100 / fileBytes : 0) %)
-        version         \(version)
-        schema version  \(schemaVersion)
-        versions held   \(versionsHeld)
-        commit log      \(logText)
-        classes         \(classes.count)
-
-        """
+        var lines = [
+            ("file", path),
+            ("size", InfoReport.bytes(fileBytes)),
+            ("live data", InfoReport.bytes(usedBytes)),
+            ("free space", "\(InfoReport.bytes(free)) (\(fileBytes > 0 ? free * 100 / fileBytes : 0) %)"),
+            ("version", "\(version)"),
+            ("schema version", "\(schemaVersion)"),
+            ("versions held", "\(versionsHeld)"),
+            ("commit log", logText),
+        ]
+        if let f = checkpointFailure { lines.append(("checkpoint", "failed: \(f)")) }
+        for p in metaSlotProblems { lines.append(("damage", p)) }
+        lines.append(("classes", "\(classes.count)"))
+        var out = lines.map { $0.0.padding(toLength: 16, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined() + "\n"
         let width = classes.map(\.name.count).max() ?? 0
         for c in classes {
             out += "  \(c.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(c.count)\n"
