@@ -44,7 +44,7 @@ import Darwin
 
             let bytes = try #require(FileManager.default.contents(atPath: path))
             #expect(bytes.count == 384 + 16 * 1024)
-            #expect(Array(bytes[0..<8]) == [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x04])
+            #expect(Array(bytes[0..<8]) == [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x05])
             #expect(Array(bytes[8..<12]) == [0x00, 0x04, 0x00, 0x00])  // 1024, little-endian
             #expect(bytes[12...].allSatisfy { $0 == 0 })
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -321,32 +321,34 @@ import Darwin
         }
     }
 
-    @Test func slotsOfDeadProcessesAreClearedAndLiveOnesKept() throws {
+    /// A slot is live exactly while its owner holds its liveness byte, whatever pid it shows: a reader in
+    /// another PID namespace (a container sharing the volume) has a pid this process cannot see, and was
+    /// taken for dead when liveness was asked of `kill(pid, 0)`.
+    @Test func aSlotIsLiveExactlyWhileItsOwnerHoldsItsLivenessLock() throws {
         try withTempDir { dir in
-            let lock = try LockFile(path: dir + "/db.realm.lock", firstOpener: {})
+            let path = dir + "/db.realm.lock"
+            let lock = try LockFile(path: path, firstOpener: {})
             defer { lock.close() }
-            let dead = try deadPid()
-            let me = UInt64(getpid())
+            // Another holder of the file, with its own open file description as another process has.
+            let other = try LockFile(path: path, firstOpener: {})
+            let slot = try other.claimReaderSlot(version: 5)
+            // Its pid as another PID namespace leaves it: one that does not exist here.
+            lock.testingStoreSlot(slot, pid: try deadPid(), version: 5)
             let clearing: UInt64 = 1 << 63
-
-            lock.testingStoreSlot(0, pid: dead, version: 1)              // dead reader
-            lock.testingStoreSlot(1, pid: me, version: 7)                // us
-            lock.testingStoreSlot(2, pid: 1, version: 5)                 // live (pid 1 always exists)
-            lock.testingStoreSlot(3, pid: clearing | dead, version: 2)   // clearer died half-way
-            lock.testingStoreSlot(4, pid: clearing | me, version: 3)     // being cleared by a live process
-            lock.testingStoreSlot(5, pid: 1 << 40, version: 4)           // not a pid at all
+            lock.testingStoreSlot(10, pid: 1, version: 1)                         // a pid that exists, no owner
+            lock.testingStoreSlot(11, pid: clearing | UInt64(getpid()), version: 2)  // a format-4 clearer's marker
+            lock.testingStoreSlot(12, pid: 1 << 40, version: 3)                   // not a pid at all
 
             #expect(lock.oldestReaderVersion() == 5)
-            #expect(lock.testingSlot(0) == (0, 0))
-            #expect(lock.testingSlot(1) == (me, 7))
-            #expect(lock.testingSlot(2) == (1, 5))
-            #expect(lock.testingSlot(3) == (0, 0))
-            #expect(lock.testingSlot(4) == (clearing | me, 3))
-            #expect(lock.testingSlot(5) == (0, 0))
-
-            lock.testingStoreSlot(2, pid: 0, version: 0)
-            lock.testingStoreSlot(4, pid: 0, version: 0)
-            #expect(lock.oldestReaderVersion() == 7)
+            #expect(lock.testingSlot(slot).version == 5)
+            for i in 10...12 { #expect(lock.testingSlot(i) == (0, 0), "slot \(i)") }
+            // Its owner gone (the kernel drops the lock with its descriptor): the slot is free again.
+            let mine = try lock.claimReaderSlot(version: 8)
+            other.close()
+            lock.testingStoreSlot(slot, pid: 12345, version: 5)
+            #expect(lock.oldestReaderVersion() == 8)
+            #expect(lock.testingSlot(slot) == (0, 0))
+            lock.releaseReaderSlot(mine)
         }
     }
 
@@ -354,8 +356,11 @@ import Darwin
         try withTempDir { dir in
             let lock = try LockFile(path: dir + "/db.realm.lock", firstOpener: {})
             defer { lock.close() }
-            var slots: [Int] = []
-            for v in 0..<lock.slotCount { slots.append(try lock.claimReaderSlot(version: UInt64(100 + v))) }
+            // Another holder of the file (its own open file description, as another process has) takes one.
+            let other = try LockFile(path: dir + "/db.realm.lock", firstOpener: {})
+            let theirs = try other.claimReaderSlot(version: 99)
+            var slots: [Int] = [theirs]
+            for v in 1..<lock.slotCount { slots.append(try lock.claimReaderSlot(version: UInt64(100 + v))) }
             #expect(Set(slots).count == 1024)
             do {
                 _ = try lock.claimReaderSlot(version: 1)
@@ -364,9 +369,11 @@ import Darwin
                 #expect(errno == EAGAIN)
                 #expect(operation.contains("1024"))
             }
-            // A reader that died without releasing frees its slot for the next claim.
-            lock.testingStoreSlot(500, pid: try deadPid(), version: 600)
-            #expect(try lock.claimReaderSlot(version: 1) == 500)
+            // A reader that died without releasing (its descriptor closed, its slot left as it was) frees its
+            // slot for the next claim.
+            other.close()
+            lock.testingStoreSlot(theirs, pid: try deadPid(), version: 99)
+            #expect(try lock.claimReaderSlot(version: 1) == theirs)
             #expect(lock.oldestReaderVersion() == 1)
         }
     }

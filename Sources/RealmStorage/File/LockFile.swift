@@ -34,10 +34,11 @@ private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
 /// The one rule callers must keep: do not call `close()` while another thread is inside `lockWriter()` or
 /// `withExclusiveAccess(_:)` (the engine closes when its last handle goes away, so nothing else runs).
 final class LockFile: @unchecked Sendable {
-    /// `RBLK` + lock format 4 (3 had no waiter byte, so a waiter killed while counted made every holder give
-    /// the lease up after each transaction; 2 released the writer lock after every transaction and had no
-    /// waiting-writers count; 1 had no published meta slots).
-    static let magic: [UInt8] = [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x04]
+    /// `RBLK` + lock format 5 (4 told a live reader by its pid, which another PID namespace does not see; 3
+    /// had no waiter byte, so a waiter killed while counted made every holder give the lease up after each
+    /// transaction; 2 released the writer lock after every transaction and had no waiting-writers count; 1
+    /// had no published meta slots).
+    static let magic: [UInt8] = [0x52, 0x42, 0x4C, 0x4B, 0x00, 0x00, 0x00, 0x05]
     static let headerSize = 384
     /// The published meta (DECISIONS 53): which of the two areas holds the newest (8 bytes at 64), then the
     /// two areas of one encoded meta slot each (128 bytes at 128 and 256).
@@ -63,8 +64,13 @@ final class LockFile: @unchecked Sendable {
     /// and while trying to upgrade to the exclusive `flock`, so no process can run first-opener initialisation
     /// in the window where an upgrading process has dropped its shared `flock` (see `withExclusiveAccess`).
     static let openGuardByte: off_t = 1
-    /// A slot whose pid has this bit set is being cleared by the process in the low bits (see `clearSlot`).
+    /// A slot whose pid has this bit set was being cleared by a build of lock format 4 (see `liveVersion`).
     static let clearingBit: UInt64 = 1 << 63
+    /// Byte `livenessBase + i`: locked (an open file description lock, exclusive) by the process that holds
+    /// reader slot `i`, from before it claims the slot until after it frees it. The kernel drops the lock when
+    /// the process dies, whatever PID namespace it ran in: a slot whose byte no one holds belongs to no one
+    /// alive. (The bytes lie past the end of the file; a lock needs no data there.)
+    static let livenessBase: off_t = 1 << 20
 
     static func fileSize(slotCount: Int) -> Int { headerSize + slotSize * slotCount }
 
@@ -171,6 +177,7 @@ final class LockFile: @unchecked Sendable {
             versionAtomic(i).store(0, ordering: .sequentiallyConsistent)
             pidAtomic(i).store(0, ordering: .sequentiallyConsistent)
             ownedSlots[i] = false
+            // (Closing the descriptor below drops the liveness lock too.)
         }
         pthread_cond_broadcast(writerReleased)  // waiters in lockWriter() see `closed` and throw
         let watcher = self.watcher
@@ -331,6 +338,7 @@ final class LockFile: @unchecked Sendable {
         versionAtomic(slot).store(0, ordering: .sequentiallyConsistent)
         pidAtomic(slot).store(0, ordering: .sequentiallyConsistent)
         ownedSlots[slot] = false
+        _ = Self.livenessLock(fd, slot: slot, type: F_UNLCK)
     }
 
     // MARK: - Published meta
@@ -382,7 +390,7 @@ final class LockFile: @unchecked Sendable {
     }
 
     /// The smallest version in any used slot of any process, or nil when no slot is used (or after `close()`).
-    /// Slots of processes that no longer exist (`kill(pid, 0)` fails with ESRCH) are cleared on the way;
+    /// Slots whose owner is gone (no one holds their liveness byte) are cleared on the way;
     /// a live process's slot is never cleared. A slot being claimed (version not yet stored) counts as 0.
     func oldestReaderVersion() -> UInt64? {
         pthread_mutex_lock(stateMutex)
@@ -474,12 +482,15 @@ final class LockFile: @unchecked Sendable {
         for i in 0..<slotCount {
             let pid = pidAtomic(i)
             guard pid.load(ordering: .relaxed) == 0 else { continue }
+            // The liveness lock first: from the moment the pid is in the slot, the slot's byte is held.
+            guard Self.livenessLock(fd, slot: i, type: F_WRLCK) == 0 else { continue }
             raiseSlotsInUse(to: i + 1)  // before the slot is used, so every scan that could miss it is older
             if pid.compareExchange(expected: 0, desired: ownPid, ordering: .sequentiallyConsistent).exchanged {
                 versionAtomic(i).store(version, ordering: .sequentiallyConsistent)
                 ownedSlots[i] = true
                 return i
             }
+            _ = Self.livenessLock(fd, slot: i, type: F_UNLCK)
         }
         return nil
     }
@@ -498,48 +509,66 @@ final class LockFile: @unchecked Sendable {
         }
     }
 
-    /// The version a used slot protects, or nil for a free slot, a slot being cleared, or a dead process's
-    /// slot (which this call clears).
+    /// The version a used slot protects, or nil for a free slot or a slot whose owner is gone (which this call
+    /// clears). The owner is alive exactly while the slot's liveness byte is locked (`livenessBase`).
     private func liveVersion(ofSlot i: Int) -> UInt64? {
         let pid = pidAtomic(i).load(ordering: .sequentiallyConsistent)
         if pid == 0 { return nil }
-        if pid & Self.clearingBit != 0 {
-            // Another process is clearing it; finish the job if that process died half-way.
-            let clearer = pid & ~Self.clearingBit
-            if !isAlive(clearer) { clearSlot(i, observedPid: pid, ownerPid: clearer) }
+        if ownedSlots[i] { return versionAtomic(i).load(ordering: .sequentiallyConsistent) }
+        switch Self.livenessHeld(fd, slot: i) {
+        case true?:
+            // Held: its owner is alive (or, for a marker of lock format 4, someone is clearing it).
+            return pid & Self.clearingBit != 0 ? nil : versionAtomic(i).load(ordering: .sequentiallyConsistent)
+        case nil:
+            // The kernel could not say: count the slot, as a live one (only keeps pages longer).
+            return pid & Self.clearingBit != 0 ? nil : versionAtomic(i).load(ordering: .sequentiallyConsistent)
+        case false?:
+            clearSlot(i, observedPid: pid)
             return nil
         }
-        if !isAlive(pid) {
-            clearSlot(i, observedPid: pid, ownerPid: pid)
-            return nil
-        }
-        return versionAtomic(i).load(ordering: .sequentiallyConsistent)
     }
 
-    /// Clears a slot whose owner (`ownerPid`) was seen dead. The pid is first swapped for a "being cleared by
-    /// us" marker, so no one can claim the slot while its version is zeroed; if the pid turns out to belong to
-    /// a live process by then (reused after the check), the marker is swapped back and nothing is cleared.
-    private func clearSlot(_ i: Int, observedPid: UInt64, ownerPid: UInt64) {
+    /// Clears a slot whose liveness byte no one held. The byte is taken first, so no process can claim the slot
+    /// while it is cleared; if the pid changed meanwhile (its owner freed it, someone claimed it again), it is
+    /// left alone.
+    private func clearSlot(_ i: Int, observedPid: UInt64) {
+        guard Self.livenessLock(fd, slot: i, type: F_WRLCK) == 0 else { return }
+        defer { _ = Self.livenessLock(fd, slot: i, type: F_UNLCK) }
         let pid = pidAtomic(i)
-        let marker = Self.clearingBit | ownPid
-        guard pid.compareExchange(expected: observedPid, desired: marker,
-                                  ordering: .sequentiallyConsistent).exchanged else { return }
-        if observedPid == ownerPid && isAlive(ownerPid) {
-            _ = pid.compareExchange(expected: marker, desired: observedPid, ordering: .sequentiallyConsistent)
-            return
-        }
+        guard pid.load(ordering: .sequentiallyConsistent) == observedPid else { return }
         versionAtomic(i).store(0, ordering: .sequentiallyConsistent)
         pid.store(0, ordering: .sequentiallyConsistent)
     }
 
-    /// A process exists unless `kill(pid, 0)` says ESRCH (EPERM means it exists under another user).
-    /// Values that cannot be a pid count as dead, so garbage in a slot does not pin versions forever.
-    private func isAlive(_ pid: UInt64) -> Bool {
-        if pid == ownPid { return true }
-        guard pid > 0, pid <= UInt64(Int32.max) else { return false }
-        if kill(pid_t(pid), 0) == 0 { return true }
-        return errno != ESRCH
+    /// `F_OFD_SETLK` (non-blocking) of slot `slot`'s liveness byte; 0 or the errno.
+    static func livenessLock(_ fd: Int32, slot: Int, type: Int32) -> Int32 {
+        var fl = flock()
+        fl.l_type = Int16(type)
+        fl.l_whence = Int16(SEEK_SET)
+        fl.l_start = livenessBase + off_t(slot)
+        fl.l_len = 1
+        while true {
+            if fcntl(fd, ofdSetLock, &fl) == 0 { return 0 }
+            let e = errno
+            if e != EINTR { return e }
+        }
     }
+
+    /// Whether another open file description holds slot `slot`'s liveness byte (`F_OFD_GETLK`); nil when the
+    /// kernel could not say.
+    static func livenessHeld(_ fd: Int32, slot: Int) -> Bool? {
+        var fl = flock()
+        fl.l_type = Int16(F_WRLCK)
+        fl.l_whence = Int16(SEEK_SET)
+        fl.l_start = livenessBase + off_t(slot)
+        fl.l_len = 1
+        guard fcntl(fd, ofdGetLock, &fl) == 0 else { return nil }
+        return fl.l_type != Int16(F_UNLCK)
+    }
+
+    /// Linux's `F_OFD_GETLK` and `F_OFD_SETLK` (open file description locks), which Swift's Glibc module does not export.
+    static let ofdGetLock: Int32 = 36
+    static let ofdSetLock: Int32 = 37
 
     private func closedError(_ operation: String) -> StorageError {
         .io(path: path, operation: "\(operation) (the lock file is closed)", errno: EBADF)
