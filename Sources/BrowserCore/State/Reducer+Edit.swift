@@ -296,7 +296,13 @@ extension AppState {
             let done = try apply(intent, data: data)
             pendingWrite = nil
             databaseChanged(data)
-            message = StatusMessage(done + (data.isInTransaction ? " (uncommitted: Ctrl-S commits)" : ""))
+            if !data.isInTransaction, let failure = data.database.checkpointFailure {
+                // The change is committed (durable in the commit log); only folding the log into the file failed.
+                message = StatusMessage(done + " — but the checkpoint failed (the commit is safe in the log; it is tried "
+                                        + "again at the next commit): \(failure)", isError: true)
+            } else {
+                message = StatusMessage(done + (data.isInTransaction ? " (uncommitted: Ctrl-S commits)" : ""))
+            }
         } catch WriteRefusal.busy {
             pendingWrite = intent
             message = StatusMessage("Waiting for the write lock: another process is writing… Esc gives up")
