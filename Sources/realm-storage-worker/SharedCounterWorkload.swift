@@ -66,6 +66,23 @@ enum SharedCounter {
         }
     }
 
+    /// `acked-writer PATH ID`: resumes writer ID after its last entry in the file and increments until
+    /// killed, printing `acked ID SEQ` as each commit returns (the processes-under-fire test kills it at random).
+    static func runAckedWriter(path: String, id: Int) throws -> Never {
+        let db = try Database.open(path: path, options: workerOptions)
+        try ensureSchema(db)
+        var seq = try db.read { s -> Int in
+            let entries = try s.table("Entry")
+            return try s.find(s.property(entries, "writer"), equalTo: .int(Int64(id))).count
+        }
+        emit("start \(id) \(seq)")
+        while true {
+            try db.write { tx in try increment(tx, writer: id, seq: seq) }
+            emit("acked \(id) \(seq)")
+            seq += 1
+        }
+    }
+
     /// One writer transaction: counter += 1, sum += counter, a tagged entry, one filler rewritten.
     static func increment(_ tx: WriteTransaction, writer: Int, seq: Int) throws {
         let shared = try tx.table("Shared")

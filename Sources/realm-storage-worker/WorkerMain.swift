@@ -9,6 +9,7 @@ import RealmStorage
 ///     realm-storage-worker commit-loop PATH
 ///     realm-storage-worker writer PATH ID COUNT
 ///     realm-storage-worker reader PATH SECONDS [UNTIL]
+///     realm-storage-worker acked-writer PATH ID
 ///     realm-storage-worker pin PATH
 ///     realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
 ///     realm-storage-worker hold-writer PATH
@@ -45,6 +46,9 @@ struct WorkerMain {
                 let until = args.count == 4 ? Int(args[3]) : nil
                 if args.count == 4 && until == nil { usage() }
                 try SharedCounter.runReader(path: args[1], seconds: seconds, until: until)
+            case ("acked-writer", 3):
+                guard let id = Int(args[2]) else { usage() }
+                try SharedCounter.runAckedWriter(path: args[1], id: id)
             case ("pin", 2):
                 try SharedCounter.runPin(path: args[1])
             case ("hold-writer", 2):
