@@ -439,6 +439,10 @@ final class PageStore: @unchecked Sendable {
     /// Makes a plain file at least `pages` pages long (the pages past its end read as zeros): a logged commit
     /// leaves its pages out of the data file (DECISIONS 53), but the file still covers every page of every
     /// published version, so that a shorter one is known to be cut short.
+    ///
+    /// The pages it adds are holes, and stay so until a checkpoint writes them: nothing reads them through the
+    /// map before that (readers find them in the log). That matters on tmpfs, where even a read of a hole
+    /// through a map needs a page, and raises SIGBUS when the file system is full.
     func extend(toPages pages: UInt64) throws {
         let bytes = Int(pages) * pageSize
         if isMemory || cipher != nil || stateLock.withLock({ knownBytes }) >= bytes { return }
