@@ -6,8 +6,11 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <errno.h>
 #if defined(__linux__)
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/falloc.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -171,3 +174,18 @@ void storage_prefetch(const void *p, size_t n) {
     const char *c = (const char *)p;
     for (size_t i = 0; i < n; i += 64) __builtin_prefetch(c + i, 0, 3);
 }
+
+#if defined(__linux__)
+int storage_reserve_blocks(int fd, int64_t length) {
+    while (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)length) != 0) {
+        if (errno != EINTR) return errno;
+    }
+    return 0;
+}
+#else
+int storage_reserve_blocks(int fd, int64_t length) {
+    (void)fd;
+    (void)length;
+    return EOPNOTSUPP;
+}
+#endif

@@ -15,6 +15,8 @@ import RealmStorage
 ///     realm-storage-worker hold-writer PATH
 ///     realm-storage-worker write-then-idle PATH
 ///     realm-storage-worker durability SCENARIO PATH [ARGS]  (DurabilityScenarios)
+///     realm-storage-worker create-compact-copy PATH
+///     realm-storage-worker open-repeatedly PATH COUNT
 ///
 /// Options anywhere: `--key HEX` (an encrypted file), `--checkpoint-bytes N` (checkpoint the log every N bytes).
 @main
@@ -73,6 +75,11 @@ struct WorkerMain {
                 }
             case ("durability", _):
                 try DurabilityScenarios.run(Array(args.dropFirst()))
+            case ("create-compact-copy", 2):
+                try FileLifecycle.runCreateCompactCopy(path: args[1])
+            case ("open-repeatedly", 3):
+                guard let count = Int(args[2]), count > 100 else { usage() }
+                FileLifecycle.runOpenRepeatedly(path: args[1], count: count)
             case ("append-objects", 5):
                 guard let count = Int(args[4]), count >= 0 else { usage() }
                 try AppendObjects.run(path: args[1], className: args[2], property: args[3], count: count)
@@ -94,6 +101,8 @@ struct WorkerMain {
                    realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
                    realm-storage-worker hold-writer PATH
                    realm-storage-worker write-then-idle PATH
+                   realm-storage-worker create-compact-copy PATH
+                   realm-storage-worker open-repeatedly PATH COUNT
             """)
         exit(64)
     }

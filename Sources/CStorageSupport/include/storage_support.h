@@ -37,4 +37,10 @@ int storage_process_id(void);
 /// together instead of one after another.
 void storage_prefetch(const void *p, size_t n);
 
+/// Gives the file open at `fd` blocks for its bytes `[0, length)` without changing its size (Linux `fallocate`
+/// with `FALLOC_FL_KEEP_SIZE`), so that pages of them never written read as zeros through a map even on a full
+/// file system (tmpfs gives a hole a page at its first read through a map, and raises SIGBUS when it has none).
+/// Returns 0 or the `errno`: `ENOSPC` on a full disk, `EOPNOTSUPP` where the file system or platform cannot.
+int storage_reserve_blocks(int fd, int64_t length);
+
 #endif

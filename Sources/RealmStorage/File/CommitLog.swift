@@ -134,7 +134,7 @@ final class CommitLog {
         let created = access(path, F_OK) != 0
         fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if fd < 0 { throw StorageError.io(path: path, operation: "open the commit log", errno: errno) }
-        if created { syncDirectory() }
+        if created { try syncDirectory() }
         if directWrites && CommitLog.directFlag != 0 { directFD = Glibc.open(path, O_RDWR | O_DSYNC | CommitLog.directFlag | O_CLOEXEC) }
     }
 
@@ -179,14 +179,8 @@ final class CommitLog {
     }
 
     /// A new file's name is durable once its directory is synced.
-    private func syncDirectory() {
-        let slash = path.lastIndex(of: "/")
-        let dir = slash.map { String(path[..<$0]) } ?? "."
-        let dfd = Glibc.open(dir.isEmpty ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 {
-            _ = fsync(dfd)
-            close(dfd)
-        }
+    private func syncDirectory() throws {
+        try syncParentDirectory(of: path)
     }
 
     /// The header page, mapped once the file holds it: the header is read before every logged commit, and a

@@ -104,7 +104,9 @@ final class LockFile: @unchecked Sendable {
     /// The bytes this process last published and the meta they encode (under `stateMutex`): the writer's next
     /// transaction reads them back from the table, and decoding them again (a hash and every field checked)
     /// cost ~1.5 % of a small commit on a CPU the disk wait left cold (DECISIONS 64).
-    let lastPublishedBytes = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 8)
+    /// Allocated once the lock file is open (an initialiser that throws before every property is set runs no
+    /// `deinit`, so nothing that needs freeing is made before the last step that can throw).
+    let lastPublishedBytes: UnsafeMutableRawPointer
     var lastPublishedMeta: Meta?
     /// For tests: taking the waiter byte fails with this `errno` (as `ENOLCK` would), set before any thread
     /// asks for the writer lock.
@@ -117,11 +119,16 @@ final class LockFile: @unchecked Sendable {
     /// holding the exclusive lock, then switches to a shared `flock`. Otherwise it blocks on a shared `flock`
     /// (waiting for anyone holding it exclusively) and checks the header: a bad header while others have the
     /// file open is reported as `.corrupt`; a bad header with nobody else left is re-initialised.
+    ///
+    /// A lock file this call creates has its name made durable (its directory synced) before it is used.
     init(path: String, firstOpener: () throws -> Void) throws {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let created = fd >= 0
+        if fd < 0 && errno == EEXIST { fd = open(path, O_RDWR | O_CLOEXEC) }
         guard fd >= 0 else { throw StorageError.io(path: path, operation: "open lock file", errno: errno) }
         let opened: Opened
         do {
+            if created { try syncParentDirectory(of: path) }
             opened = try Self.negotiate(fd: fd, path: path, firstOpener: firstOpener)
         } catch {
             closeDescriptor(fd)  // releases every lock taken so far
@@ -151,6 +158,7 @@ final class LockFile: @unchecked Sendable {
         pthread_cond_init(writerReleased, nil)
         exclusiveMutex = .allocate(capacity: 1)
         pthread_mutex_init(exclusiveMutex, nil)
+        lastPublishedBytes = .allocate(byteCount: 128, alignment: 8)
     }
 
     deinit {
@@ -619,17 +627,22 @@ final class LockFile: @unchecked Sendable {
     }
 
     /// First opener: we hold the exclusive flock. Writes a fresh table, runs `firstOpener`, goes shared.
+    ///
+    /// The table is written with `pwrite`, not through the mapping: every process stores into the mapped table,
+    /// and a store into a page the file system has no block for (a hole left by `ftruncate`) raises SIGBUS when
+    /// the disk is full. Written, every page has its block, and a full disk is an error here instead.
     private static func initialise(fd: Int32, path: String, firstOpener: () throws -> Void) throws -> Opened {
         let slotCount = defaultSlotCount
         let size = fileSize(slotCount: slotCount)
-        guard ftruncate(fd, off_t(size)) == 0 else {
+        var table = [UInt8](repeating: 0, count: size)
+        table.replaceSubrange(0..<magic.count, with: magic)
+        withUnsafeBytes(of: UInt32(slotCount).littleEndian) { table.replaceSubrange(8..<12, with: $0) }
+        try table.withUnsafeBytes { try writeFully(fd, $0, at: 0, path: path, operation: "initialise the lock file") }
+        guard ftruncate(fd, off_t(size)) == 0 else {  // a longer file (another slot count) loses its tail
             throw StorageError.io(path: path, operation: "resize lock file", errno: errno)
         }
         let base = try map(fd: fd, path: path, slotCount: slotCount)
         do {
-            memset(base, 0, size)
-            base.storeBytes(of: UInt32(slotCount).littleEndian, toByteOffset: 8, as: UInt32.self)
-            for (i, byte) in magic.enumerated() { base.storeBytes(of: byte, toByteOffset: i, as: UInt8.self) }
             try firstOpener()
             try blockingFlock(fd, LOCK_SH, path: path)  // exclusive → shared; cannot conflict
         } catch {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Atomics
+internal import CStorageSupport
 
 /// One read-only (file) or read-write (memory) view of the database's pages.
 ///
@@ -431,6 +432,10 @@ final class PageStore: @unchecked Sendable {
     /// Makes a plain file at least `pages` pages long (the pages past its end read as zeros): a logged commit
     /// leaves its pages out of the data file (DECISIONS 53), but the file still covers every page of every
     /// published version, so that a shorter one is known to be cut short.
+    ///
+    /// The pages it adds are holes, and stay so until a checkpoint writes them: nothing reads them through the
+    /// map before that (readers find them in the log). That matters on tmpfs, where even a read of a hole
+    /// through a map needs a page, and raises SIGBUS when the file system is full.
     func extend(toPages pages: UInt64) throws {
         let bytes = Int(pages) * pageSize
         if isMemory || cipher != nil || stateLock.withLock({ knownBytes }) >= bytes { return }
@@ -572,6 +577,18 @@ final class PageStore: @unchecked Sendable {
                 publishReadable()
             }
         }
+    }
+
+    /// Gives a new, empty file blocks for its first `pages` pages (its header pages) without making it longer:
+    /// a page of them that is never written (slot A of a new file) then reads as zeros through the map on a
+    /// full file system too, where tmpfs would raise SIGBUS for a hole, and a full disk is an error here. File
+    /// systems that cannot reserve blocks are left as they are (reading a hole costs them no block).
+    func reserveBlocks(pages: UInt64) throws {
+        if isMemory { return }
+        let bytes = cipher != nil ? Int(EncryptedLayout.physicalPages(logical: pages)) * pageSize : Int(pages) * pageSize
+        let err = storage_reserve_blocks(fd, Int64(bytes))
+        if err == 0 || err == EOPNOTSUPP || err == ENOSYS { return }
+        throw StorageError.io(path: path, operation: "reserve space for the new file", errno: err)
     }
 
     static func fileSize(fd: Int32, path: String) throws -> Int {

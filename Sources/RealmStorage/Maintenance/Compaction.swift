@@ -136,6 +136,9 @@ extension Database {
             unlink(temp + ".lock")
             if rename(temp, path) != 0 { throw StorageError.io(path: path, operation: "rename the compacted file", errno: errno) }
             try reopenStore()
+            // Until the directory is synced a power cut can bring the old file back, and with it lose every
+            // commit made to the new one; the writer lock is held, so none is made before this returns.
+            try syncParentDirectory(of: path)
         }
         if !done {
             throw StorageError.inUseByAnotherProcess(path: path, operation: "compact")

@@ -194,36 +194,18 @@ public final class Database: @unchecked Sendable {
         logPages = options.encryptionKey != nil ? nil : LogPages(dataPath: filePath)
         if let k = options.encryptionKey, k.count != PageCipher.keyLength { throw StorageError.invalidKeyLength(k.count) }
         // Look at the file before creating anything beside it: a foreign or newer file is reported as such.
-        let flags = options.readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
-        let fd = Glibc.open(filePath, flags | O_CLOEXEC, 0o644)
-        if fd < 0 { throw StorageError.io(path: filePath, operation: "open", errno: errno) }
-        let size: Int
-        var cipher: PageCipher?
-        do {
-            size = try PageStore.fileSize(fd: fd, path: filePath)
-            if size > 0 {
-                cipher = try Database.precheckEncryption(fd: fd, size: size, path: filePath, key: options.encryptionKey)
-                if cipher == nil {
-                    try Database.precheckHeader(fd: fd, size: size, path: filePath)
-                    // Our plain format: a key means the caller expected an encrypted file.
-                    if options.encryptionKey != nil { throw StorageError.notEncrypted(path: filePath) }
-                }
-            }
-            if size == 0 && options.readOnly { throw StorageError.truncated(path: filePath, expectedBytes: UInt64(2 * pageSize), actualBytes: 0) }
-            if size == 0, let key = options.encryptionKey { cipher = PageCipher(userKey: key, salt: PageCipher.randomSalt()) }
-        } catch {
-            Glibc.close(fd)
-            throw error
-        }
-        let store = try PageStore(path: filePath, fd: fd, readOnly: options.readOnly, cipher: cipher)
-        _store = store
+        var opened = try Database.openFile(path: filePath, options: options)
+        Database.afterOpeningFileForTesting?(filePath)
         let lockPath = filePath + ".lock"
         let readOnly = options.readOnly
         let setUp: () throws -> Void = {
+            // The first opener holds the lock file exclusively: nothing can replace the file until it is done.
+            opened = try Database.rebind(opened, options: options)
+            let store = opened.store
             if try store.currentSize() == 0 {
                 if readOnly { throw StorageError.readOnly(path: filePath) }
-                try store.writeEncryptionHeader()
-                try Database.writeEmpty(store: store)
+                try Database.create(store: store)
+                opened.wasEmpty = false  // created here, with this store's key and salt
             }
             try Database.replayCommitLog(store: store)
             try Database.checkDamagedSlots(store: store)
@@ -236,6 +218,10 @@ public final class Database: @unchecked Sendable {
             coordinator = LocalCoordinator()
             try setUp()
         }
+        // Holding the lock file (shared) no compaction can start; one that ran between opening the file and
+        // taking the lock renamed a new file over the path, and the file opened then is no longer the database.
+        opened = try Database.rebind(opened, options: options)
+        _store = opened.store
         _ = try latestMeta()
     }
 
@@ -250,6 +236,84 @@ public final class Database: @unchecked Sendable {
                 Database.openFiles[Database.canonicalPath(path)] = nil
             }
         }
+    }
+
+    /// For tests: called by every open of a file between opening the data file and taking the lock file (under
+    /// `registryLock`, as `open` holds it), with the path opened.
+    nonisolated(unsafe) static var afterOpeningFileForTesting: ((String) -> Void)?
+
+    /// The data file open, looked at, and its page store: what `openFile` found.
+    private struct OpenedFile {
+        var store: PageStore
+        /// The file was empty when looked at: the key (or its absence) was not checked against it.
+        var wasEmpty: Bool
+    }
+
+    /// Opens the data file (creating it when missing, unless read-only), reports a foreign, newer or truncated
+    /// file and checks the key against an encrypted one (a new encrypted file gets a new salt), and makes its
+    /// page store.
+    private static func openFile(path: String, options: DatabaseOptions) throws -> OpenedFile {
+        let flags = options.readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
+        let fd = Glibc.open(path, flags | O_CLOEXEC, 0o644)
+        if fd < 0 { throw StorageError.io(path: path, operation: "open", errno: errno) }
+        let size: Int
+        var cipher: PageCipher?
+        do {
+            size = try PageStore.fileSize(fd: fd, path: path)
+            if size > 0 {
+                cipher = try Database.precheckEncryption(fd: fd, size: size, path: path, key: options.encryptionKey)
+                if cipher == nil {
+                    try Database.precheckHeader(fd: fd, size: size, path: path)
+                    // Our plain format: a key means the caller expected an encrypted file.
+                    if options.encryptionKey != nil { throw StorageError.notEncrypted(path: path) }
+                }
+            }
+            if size == 0 && options.readOnly { throw StorageError.truncated(path: path, expectedBytes: UInt64(2 * pageSize), actualBytes: 0) }
+            if size == 0, let key = options.encryptionKey { cipher = PageCipher(userKey: key, salt: PageCipher.randomSalt()) }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        return OpenedFile(store: try PageStore(path: path, fd: fd, readOnly: options.readOnly, cipher: cipher), wasEmpty: size == 0)
+    }
+
+    /// `opened`, or the file now at its path opened afresh: when compaction (of a process that had the file
+    /// open) renamed a new file over the path after `opened` was opened, or when the file was empty then and
+    /// another process has created it since (a new encrypted file's salt is that process's, not the one made
+    /// for it here). Called holding the lock file, so no compaction runs meanwhile; a file replaced again and
+    /// again (by something outside the engine) is an error after a few tries.
+    private static func rebind(_ opened: OpenedFile, options: DatabaseOptions) throws -> OpenedFile {
+        var current = opened
+        for _ in 0..<4 {
+            let store = current.store
+            var atPath = stat(), held = stat()
+            if stat(store.path, &atPath) != 0 {
+                throw StorageError.io(path: store.path, operation: "check that the file opened is still at its path", errno: errno)
+            }
+            if fstat(store.fd, &held) != 0 { throw StorageError.io(path: store.path, operation: "fstat", errno: errno) }
+            let replaced = atPath.st_dev != held.st_dev || atPath.st_ino != held.st_ino
+            let createdMeanwhile = current.wasEmpty && held.st_size > 0
+            if !replaced && !createdMeanwhile { return current }
+            current = try openFile(path: store.path, options: options)
+        }
+        throw StorageError.inUse(path: opened.store.path, operation: "open the database",
+                                 reason: "the file at this path was replaced while it was being opened, again and again")
+    }
+
+    /// Makes the empty file of `store` a new database (the encryption header and an empty version), with blocks
+    /// for both meta slots though only slot B is written (`PageStore.reserveBlocks`). What a failed attempt
+    /// wrote (a full disk) is cut off again, so that the file is still empty, and the next open
+    /// creates it anew instead of finding a damaged one; once the version is synced, the file's name is too.
+    private static func create(store: PageStore) throws {
+        do {
+            try store.reserveBlocks(pages: 2)
+            try store.writeEncryptionHeader()
+            try Database.writeEmpty(store: store)
+        } catch {
+            _ = ftruncate(store.fd, 0)  // safe to ignore: the error above is what is reported; at worst the file stays part-written
+            throw error
+        }
+        try syncParentDirectory(of: store.path)
     }
 
     /// The absolute, symlink-free path of `path`; for a file that does not exist yet, of its directory plus
