@@ -129,13 +129,22 @@ final class CommitLog {
 
     // MARK: Writing (under the writer lock)
 
+    /// False from the log's creation here until its directory has been synced (tried again by every write
+    /// until it succeeds: a record in a file whose name is not durable is not durable).
+    private var nameSynced = true
+
     private func openForWriting() throws {
-        if fd >= 0 { return }
-        let created = access(path, F_OK) != 0
-        fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if fd < 0 { throw StorageError.io(path: path, operation: "open the commit log", errno: errno) }
-        if created { try syncDirectory() }
-        if directWrites && CommitLog.directFlag != 0 { directFD = Glibc.open(path, O_RDWR | O_DSYNC | CommitLog.directFlag | O_CLOEXEC) }
+        if fd < 0 {
+            let created = access(path, F_OK) != 0
+            fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            if fd < 0 { throw StorageError.io(path: path, operation: "open the commit log", errno: errno) }
+            if created { nameSynced = false }
+            if directWrites && CommitLog.directFlag != 0 { directFD = Glibc.open(path, O_RDWR | O_DSYNC | CommitLog.directFlag | O_CLOEXEC) }
+        }
+        if !nameSynced {
+            try syncDirectory()
+            nameSynced = true
+        }
     }
 
     /// `O_DIRECT`, which Swift's Glibc module does not export.
