@@ -127,11 +127,18 @@ extension Database {
         unlink(temp)
         unlink(temp + ".lock")
         let done = try coordinator.withExclusiveAccess {
-            try read { source in
-                var options = DatabaseOptions(encryptionKey: encryptionKey)
-                options.usesCommitLog = false
-                let target = try Database.open(path: temp, options: options)
-                try Database.copy(from: source, into: target)
+            do {
+                try read { source in
+                    var options = DatabaseOptions(encryptionKey: encryptionKey)
+                    options.usesCommitLog = false
+                    let target = try Database.open(path: temp, options: options)
+                    try Database.copy(from: source, into: target)
+                }
+            } catch {
+                // Nothing of a copy that failed (a full disk) stays behind to take up the space.
+                unlink(temp)
+                unlink(temp + ".lock")
+                throw error
             }
             unlink(temp + ".lock")
             if rename(temp, path) != 0 { throw StorageError.io(path: path, operation: "rename the compacted file", errno: errno) }

@@ -513,20 +513,31 @@ public final class Database: @unchecked Sendable {
             // After a clean exit the file holds every record already: nothing to write, and a read-only opener
             // must not need write access then (a database copied to read-only media).
             let size = try store.currentSize()
-            let mapping = store.mapping
             let all = writes + metaWrites(moved: false)
             // Each page as the last record wrote it (a later commit may have reused a page an earlier one wrote).
             var latest: [UInt64: (write: Int, offset: Int)] = [:]
             for (i, w) in all.enumerated() {
                 for p in 0..<(w.bytes.count / pageSize) { latest[w.page + UInt64(p)] = (i, p * pageSize) }
             }
-            let holdsAll = latest.allSatisfy { page, at in
-                let end = (Int(page) + 1) * pageSize
-                guard end <= size, end <= mapping.length else { return false }
-                return all[at.write].bytes.withUnsafeBytes {
-                    memcmp(mapping.base + Int(page) * pageSize, $0.baseAddress! + at.offset, pageSize) == 0
+            // Read with `pread`, not through the mapping: the pages only the log held are holes in the data file,
+            // and reading a hole through a shared mapping faults (SIGBUS) on a full tmpfs.
+            let readFD = Glibc.open(store.path, O_RDONLY | O_CLOEXEC)
+            if readFD < 0 { throw StorageError.io(path: store.path, operation: "open to compare with the commit log", errno: errno) }
+            defer { Glibc.close(readFD) }
+            var page = [UInt8](repeating: 0, count: pageSize)
+            var readError: Int32 = 0
+            let holdsAll = latest.allSatisfy { p, at in
+                guard (Int(p) + 1) * pageSize <= size else { return false }
+                let n = page.withUnsafeMutableBytes { pread(readFD, $0.baseAddress, pageSize, off_t(Int(p) * pageSize)) }
+                if n != pageSize {
+                    if n < 0 { readError = errno }
+                    return false
+                }
+                return all[at.write].bytes.withUnsafeBytes { b in
+                    page.withUnsafeBytes { memcmp($0.baseAddress!, b.baseAddress! + at.offset, pageSize) == 0 }
                 }
             }
+            if readError != 0 { throw StorageError.io(path: store.path, operation: "read to compare with the commit log", errno: readError) }
             if holdsAll { return }
             // The first opener opened read-only: replay through a descriptor of its own, or say what to do.
             let fd = Glibc.open(store.path, O_RDWR | O_CLOEXEC)
