@@ -13,6 +13,7 @@ import RealmStorage
 ///     realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
 ///     realm-storage-worker hold-writer PATH
 ///     realm-storage-worker write-then-idle PATH
+///     realm-storage-worker check-files LIST [FIRST]
 ///
 /// Options anywhere: `--key HEX` (an encrypted file), `--checkpoint-bytes N` (checkpoint the log every N bytes).
 @main
@@ -66,6 +67,10 @@ struct WorkerMain {
                     sleep(60)
                     withExtendedLifetime(db) {}
                 }
+            case ("check-files", 2), ("check-files", 3):
+                let first = args.count == 3 ? Int(args[2]) : 0
+                guard let first, first >= 0 else { usage() }
+                try CheckFiles.run(list: args[1], first: first)
             case ("append-objects", 5):
                 guard let count = Int(args[4]), count >= 0 else { usage() }
                 try AppendObjects.run(path: args[1], className: args[2], property: args[3], count: count)
@@ -87,6 +92,7 @@ struct WorkerMain {
                    realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
                    realm-storage-worker hold-writer PATH
                    realm-storage-worker write-then-idle PATH
+                   realm-storage-worker check-files LIST [FIRST]
             """)
         exit(64)
     }

@@ -97,7 +97,7 @@ final class CommitLog {
             case CommitLog.formatVersion:
                 guard b.count >= 56, hash64(UnsafeRawBufferPointer(rebasing: b[0..<48])) == b.u64(at: 48) else { return nil }
                 let start = b.u64(at: 32)
-                guard start >= UInt64(CommitLog.headerSize) else { return nil }
+                guard start >= UInt64(CommitLog.headerSize), start <= Meta.maxLogBytes else { return nil }
                 return Header(logID: b.u64(at: 16), generation: b.u64(at: 24), start: start, pin: b.u64(at: 40))
             default:
                 return nil
