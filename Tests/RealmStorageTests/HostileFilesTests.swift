@@ -24,6 +24,68 @@ import Glibc
         try run(key: EncryptionTests.key)
     }
 
+    /// Offsets and counts of a meta slot and of the log header set to values past `Int.max` (or near it), with
+    /// checksums made right: each file opens at the other slot or fails with a `StorageError`, never traps.
+    @Test func forgedMetaAndLogOffsetsAreErrors() throws {
+        let dir = TempDir()
+        let pristine = try makeDatabase(in: dir, key: nil)
+        var sets: [(FileSet, String)] = [(pristine, "none"), (pristine, "none")]
+        let values: [UInt64] = [1 << 63, UInt64.max, (1 << 63) + 4096, 1 << 62, 1 << 48 + 1]
+        for slot in 0..<2 {
+            // version, catalogueRef, freeListRef, commitLogRef, pageCount, flags, logID, logGeneration, logEnd, logStart
+            for field in stride(from: 16, through: 88, by: 8) {
+                for v in values {
+                    var s = pristine
+                    store(v, at: slot * pageSize + field, in: &s.data)
+                    if field == 80 || field == 88 {
+                        // logEnd and logStart together, so that start <= end holds.
+                        store(v, at: slot * pageSize + 80, in: &s.data)
+                    }
+                    let sum = s.data.withUnsafeBytes { hash64(UnsafeRawBufferPointer(rebasing: $0[slot * pageSize..<slot * pageSize + 120])) }
+                    store(sum, at: slot * pageSize + 120, in: &s.data)
+                    sets.append((s, "meta slot \(slot) field \(field) = \(v)"))
+                }
+            }
+        }
+        if let log = pristine.log, log.count >= 56 {
+            for field in [32, 40] {
+                for v in values {
+                    var s = pristine
+                    var l = log
+                    store(v, at: field, in: &l)
+                    let sum = l.withUnsafeBytes { hash64(UnsafeRawBufferPointer(rebasing: $0[0..<48])) }
+                    store(sum, at: 48, in: &l)
+                    s.log = l
+                    sets.append((s, "log header field \(field) = \(v)"))
+                }
+            }
+        }
+        let results = try check(sets, in: dir.file("forged"), keyArgs: [])
+        for (i, r) in results.enumerated() {
+            if case .died(let how) = r { Issue.record("\(sets[i].1): the worker died: \(how)") }
+            if case .line(let open, let read, let verify, _, _) = r, [open, read, verify].contains(where: { $0.hasPrefix("foreign") }) {
+                Issue.record("\(sets[i].1): \(open) \(read) \(verify)")
+            }
+        }
+    }
+
+    /// Writes `sets` as files in a new directory `batch` and checks them.
+    func check(_ sets: [(FileSet, String)], in batch: String, keyArgs: [String]) throws -> [Result] {
+        try FileManager.default.createDirectory(atPath: batch, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: batch) }
+        var paths: [String] = []
+        for (i, (set, _)) in sets.enumerated() {
+            let p = "\(batch)/f\(i).realm"
+            Kit.write(set.data, to: p)
+            if let log = set.log { Kit.write(log, to: p + ".log") }
+            if let lock = set.lock { Kit.write(lock, to: p + ".lock") }
+            paths.append(p)
+        }
+        let list = "\(batch)/list"
+        Kit.write(Array(paths.joined(separator: "\n").utf8), to: list)
+        return try check(list: list, count: sets.count, keyArgs: keyArgs, errPath: "\(batch)/err")
+    }
+
     /// The three files of one database, as bytes (an absent file as nil).
     struct FileSet {
         var data: [UInt8]
@@ -51,21 +113,8 @@ import Glibc
             while sets.count < batchSize + 2 && done + sets.count - 2 < total {
                 sets.append(mutate(pristine, encrypted: key != nil, rng: &rng))
             }
-            let batch = dir.file("batch\(index)")
+            let results = try check(sets, in: dir.file("batch\(index)"), keyArgs: keyArgs)
             index += 1
-            try FileManager.default.createDirectory(atPath: batch, withIntermediateDirectories: false)
-            defer { try? FileManager.default.removeItem(atPath: batch) }
-            var paths: [String] = []
-            for (i, (set, _)) in sets.enumerated() {
-                let p = "\(batch)/f\(i).realm"
-                Kit.write(set.data, to: p)
-                if let log = set.log { Kit.write(log, to: p + ".log") }
-                if let lock = set.lock { Kit.write(lock, to: p + ".lock") }
-                paths.append(p)
-            }
-            let list = "\(batch)/list"
-            Kit.write(Array(paths.joined(separator: "\n").utf8), to: list)
-            let results = try check(list: list, count: sets.count, keyArgs: keyArgs, errPath: "\(batch)/err")
             for (i, result) in results.enumerated() {
                 let what = sets[i].1
                 switch result {
@@ -118,7 +167,9 @@ import Glibc
                     w.sendKill()
                     let status = try w.waitForExit(timeout: 10)
                     let how = hung ? "no answer for 60 s (killed)" : WorkerProcess.describe(status)
-                    results.append(.died("\(how) on file \(current ?? results.count)\(w.stderrTail())"))
+                    // The runtime's message (a trap's "Fatal error: ...") rather than the end of its backtrace.
+                    let message = w.stderrText.split(separator: "\n").first { $0.contains("rror") }.map { ": " + $0 } ?? ""
+                    results.append(.died("\(how) on file \(current ?? results.count)\(message)"))
                     break
                 }
                 let parts = line.split(separator: " ").map(String.init)

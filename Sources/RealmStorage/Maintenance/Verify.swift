@@ -49,12 +49,18 @@ private struct Verifier {
 
     mutating func problem(_ p: String) { report.problems.append(p) }
 
+    /// An error as a problem's text: a corrupt error without the path every problem shares.
+    func brief(_ error: Error) -> String {
+        if case StorageError.corrupt(_, let location, let reason) = error { return "corrupt \(location): \(reason)" }
+        return "\(error)"
+    }
+
     /// Records that `ref` is a node owned by `what`; checks its checksum.
     mutating func claim(_ ref: UInt64, _ what: String) -> Bool {
         let node: UnsafeRawBufferPointer
         do { node = try s.node(ref, expected: nil) } catch {
             // Outside the file, a bad length, failing its checksum (which reading checks) or authentication.
-            problem("\(what): \(error)")
+            problem("\(what): \(brief(error))")
             return false
         }
         report.nodes += 1
@@ -93,7 +99,7 @@ private struct Verifier {
                     }
                     report.freePages += e.count
                 }
-            } catch { problem("\(error)") }
+            } catch { problem(brief(error)) }
         }
         report.classes = s.catalogue.classes.count
         for c in s.catalogue.classes { checkClass(c) }
@@ -122,7 +128,7 @@ private struct Verifier {
                 count += 1
                 return true
             }
-        } catch { problem("\(c.name): \(error)"); return }
+        } catch { problem("\(c.name): \(brief(error))"); return }
         report.objects += count
         if let pk = c.keyFromPrimaryKey {
             // The object key must be the primary key's value.
@@ -134,7 +140,7 @@ private struct Verifier {
                         break
                     }
                 }
-            } catch { problem("\(c.name): \(error)") }
+            } catch { problem("\(c.name): \(brief(error))") }
         }
         if UInt64(count) != c.objectCount { problem("\(c.name): catalogue says \(c.objectCount) objects, tree holds \(count)") }
         checkValues(c, table)
@@ -169,7 +175,7 @@ private struct Verifier {
             }
             return (v.firstKey(0), total)
         } catch {
-            problem("\(path): \(error)")
+            problem("\(path): \(brief(error))")
             return nil
         }
     }
@@ -190,7 +196,7 @@ private struct Verifier {
             // their long values are among these blobs.
             for r in refs { _ = claim(r, "\(path): blob") }
         } catch {
-            problem("\(path): \(error)")
+            problem("\(path): \(brief(error))")
         }
     }
 
@@ -218,7 +224,7 @@ private struct Verifier {
                 }
             }
         } catch {
-            problem("\(c.name): \(error)")
+            problem("\(c.name): \(brief(error))")
         }
     }
 
@@ -257,7 +263,7 @@ private struct Verifier {
                 }
             }
         } catch {
-            problem("\(what): \(error)")
+            problem("\(what): \(brief(error))")
         }
     }
 
@@ -287,7 +293,7 @@ private struct Verifier {
                 }
             }
         } catch {
-            problem("index \(c.name).\(p.name): \(error)")
+            problem("index \(c.name).\(p.name): \(brief(error))")
         }
     }
 }
