@@ -136,6 +136,10 @@ import Glibc
                     var key = "open \(open)"
                     if open == "ok" {
                         let data = d == digest ? "same data" : v.flatMap { v in version.map { v < $0 } } == true ? "an older version" : "other data"
+                        // Damage that leaves every checksum as it was never reads as other data of the same version.
+                        if read == "ok", data == "other data", !what.hasPrefix("forge") {
+                            Issue.record("\(what): read other data without an error (verify: \(verify))")
+                        }
                         key += ", read \(read == "ok" ? data : read), verify \(verify)"
                     }
                     outcomes[key, default: 0] += 1
