@@ -135,6 +135,24 @@ import Glibc
         #expect(report.problems.contains { $0.contains("page \(ref)") && $0.contains("checksum") }, "\(report)")
     }
 
+    /// `verify()` hashes every node again: damage after this process read (and checked) a node is reported.
+    @Test func verifyFindsDamageAfterTheNodeWasRead() throws {
+        let dir = TempDir()
+        let path = try Self.make(dir)
+        let ref = try Self.nodes(path).blob
+        let db = try Database.open(path: path)
+        #expect(try db.verify().isOK)
+        let fd = open(path, O_RDWR)
+        try #require(fd >= 0)
+        var byte: UInt8 = 0
+        #expect(pread(fd, &byte, 1, off_t(Int(ref) * pageSize + 5_000)) == 1)
+        byte ^= 0x5A
+        #expect(pwrite(fd, &byte, 1, off_t(Int(ref) * pageSize + 5_000)) == 1)
+        close(fd)
+        let report = try db.verify()
+        #expect(report.problems.contains { $0.contains("page \(ref)") && $0.contains("checksum") }, "\(report)")
+    }
+
     /// The rest of a node's last page carries nothing: damage there leaves the data intact, and `verify()`
     /// warns of it without calling the file unsound.
     @Test func damageAfterTheEndOfANodeIsAWarning() throws {

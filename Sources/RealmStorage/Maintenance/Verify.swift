@@ -63,6 +63,11 @@ private struct Verifier {
             problem("\(what): \(brief(error))")
             return false
         }
+        // Hashed again: a read takes a node this process checked before as checked, and damage may be newer.
+        if nodeChecksum(node) != node.u64(at: 8) {
+            problem("\(what): corrupt node at page \(ref): \(Snapshot.checksumFailure(node))")
+            return false
+        }
         report.nodes += 1
         let pages = UInt64(pagesFor(bytes: node.count))
         // The rest of the node's last page is zero; a node only in the commit log has no such tail in the file.
