@@ -53,6 +53,10 @@ enum CheckFiles {
 
     /// Every class, object, value, list, backlink and index lookup, in order, into `digest`.
     static func readEverything(_ db: Database, into digest: inout Digest) throws {
+        // What `realm-browser info` reads besides the classes.
+        _ = try db.usedBytes()
+        _ = db.liveVersionCount
+        _ = db.commitLogBytes
         try db.read { s in
             digest.add("v\(s.version) s\(s.schemaVersion)")
             for c in s.schema {
