@@ -121,6 +121,7 @@ import Glibc
     }
 
     func run(key: [UInt8]?) throws {
+        let encrypted = key != nil
         let dir = TempDir()
         let pristine = try makeDatabase(in: dir, key: key)
         let keyArgs = key.map { ["--key", $0.map { String(format: "%02x", $0) }.joined()] } ?? []
@@ -160,17 +161,20 @@ import Glibc
                         continue
                     }
                     mutations[what.split(separator: " ").first.map(String.init) ?? what, default: 0] += 1
-                    var key = "open \(open)"
+                    var outcome = "open \(open)"
                     if open == "ok" {
                         let data = d == digest ? "same data" : v.flatMap { v in version.map { v < $0 } } == true ? "an older version" : "other data"
                         // Damage that leaves every checksum as it was never reads as other data of the same version.
-                        if read == "ok", data == "other data", !what.hasPrefix("forge") {
+                        // Not checked: swapped pages of a plain file, two whole nodes each at the other's place
+                        // (a node's checksum does not cover where it is: FILE_FORMAT, "Nodes").
+                        let swapped = !encrypted && what.hasPrefix("swap-pages")
+                        if read == "ok", data == "other data", !what.hasPrefix("forge"), !swapped {
                             Issue.record("\(what): read other data without an error (verify: \(verify))")
                         }
-                        key += ", read \(read == "ok" ? data : read), verify \(verify)"
+                        outcome += ", read \(read == "ok" ? data : read), verify \(verify)"
                     }
-                    outcomes[key, default: 0] += 1
-                    if samples[key] == nil { samples[key] = what }
+                    outcomes[outcome, default: 0] += 1
+                    if samples[outcome] == nil { samples[outcome] = what }
                 }
             }
             done += sets.count - 2
