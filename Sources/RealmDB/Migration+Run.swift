@@ -17,6 +17,7 @@ extension Migration {
         if let block = core.configuration.migrationBlock {
             block(m, oldVersion)
         }
+        if let e = m.readError { try RealmError.wrap { throw e } }
         core.schemaChanged()
         try RealmError.wrap { try m.finish(tx) }
         core.schemaChanged()

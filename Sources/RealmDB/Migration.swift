@@ -26,6 +26,9 @@ public final class Migration {
     var fileNames: [String: [String: String]] = [:]
     /// Objects created by `create`, which have no old form and are not enumerated.
     var created: [String: Set<ObjectKey>] = [:]
+    /// The first error reading the objects `enumerateObjects` was asked for (a damaged file): the migration
+    /// fails with it after the block, instead of committing with objects the block never saw.
+    var readError: Error?
     let models: [ModelMapping]
     let oldClassSchemas: [ClassSchema]
 
@@ -43,10 +46,17 @@ public final class Migration {
     public func enumerateObjects(ofType typeName: String, _ block: (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) -> Void) {
         guard let oldInfo = oldInfos[typeName] else { return }
         let tx = realm.rlm.transaction!
-        guard let keys = try? tx.keys(oldInfo.table) else { return }
+        let keys: [ObjectKey]
+        do { keys = try tx.keys(oldInfo.table) } catch { readError = readError ?? error; return }
         let newInfo = models.contains { $0.className == typeName } ? try? realm.rlm.dynamicInfo(typeName) : nil
         let skip = created[typeName] ?? []
-        for k in keys where !skip.contains(k) && (try? tx.exists(oldInfo.table, k)) == true {
+        for k in keys where !skip.contains(k) {
+            do {
+                guard try tx.exists(oldInfo.table, k) else { continue }  // deleted by the block
+            } catch {
+                readError = readError ?? error
+                return
+            }
             let old = realm.dynamicObject(oldInfo, k)
             let new = newInfo.map { realm.dynamicObject($0, k) }
             block(old, new)

@@ -17,6 +17,7 @@ import RealmStorage
 ///     realm-storage-worker durability SCENARIO PATH [ARGS]  (DurabilityScenarios)
 ///     realm-storage-worker create-compact-copy PATH
 ///     realm-storage-worker open-repeatedly PATH COUNT
+///     realm-storage-worker check-files LIST [FIRST]
 ///
 /// Options anywhere: `--key HEX` (an encrypted file), `--checkpoint-bytes N` (checkpoint the log every N bytes).
 @main
@@ -80,6 +81,10 @@ struct WorkerMain {
             case ("open-repeatedly", 3):
                 guard let count = Int(args[2]), count > 100 else { usage() }
                 FileLifecycle.runOpenRepeatedly(path: args[1], count: count)
+            case ("check-files", 2), ("check-files", 3):
+                let first = args.count == 3 ? Int(args[2]) : 0
+                guard let first, first >= 0 else { usage() }
+                try CheckFiles.run(list: args[1], first: first)
             case ("append-objects", 5):
                 guard let count = Int(args[4]), count >= 0 else { usage() }
                 try AppendObjects.run(path: args[1], className: args[2], property: args[3], count: count)
@@ -103,6 +108,7 @@ struct WorkerMain {
                    realm-storage-worker write-then-idle PATH
                    realm-storage-worker create-compact-copy PATH
                    realm-storage-worker open-repeatedly PATH COUNT
+                   realm-storage-worker check-files LIST [FIRST]
             """)
         exit(64)
     }

@@ -55,6 +55,40 @@ func seedMigration(_ migration: Migration, _ oldSchemaVersion: UInt64) {
         }
     }
 
+    /// A migration whose `enumerateObjects` cannot read the objects (a damaged node) fails with the corrupt
+    /// error, leaving the file as it was, instead of committing with objects the block never saw.
+    @Test func migrationOfADamagedClassFailsInsteadOfSkippingItsObjects() throws {
+        let dir = TempDir()
+        let v0 = migrationConfig(dir, [SeedPersonV0.self], 0)
+        try withRealm(v0) { r in
+            try r.write {
+                for i in 0..<300 { try r.add(SeedPersonV0(value: ["firstName": "p\(i)", "lastName": "L", "age": i])) }
+            }
+            // A later commit leaves the first cluster (objects 0..<256) as it was, so the damage below is in
+            // an older commit's node.
+            try r.write { try r.add(SeedPersonV0(value: ["firstName": "q", "lastName": "L", "age": 1])) }
+        }
+        let path = dir.file("test.realm")
+        var bytes = [UInt8](FileManager.default.contents(atPath: path)!)
+        let marker = Array("p17".utf8)
+        // The cluster (node type 2) holding "p17".
+        let page = try #require((2..<bytes.count / 4096).first { p in
+            let o = p * 4096
+            let length = Int(bytes[o + 4]) | Int(bytes[o + 5]) << 8 | Int(bytes[o + 6]) << 16
+            guard bytes[o] == 2, length > 16, o + length <= bytes.count else { return false }
+            return (o..<o + length - marker.count).contains { bytes[$0..<$0 + marker.count].elementsEqual(marker) }
+        })
+        bytes[page * 4096 + 200] ^= 0x5A
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        let v1 = migrationConfig(dir, [SeedPersonV1.self], 1) { migration, _ in
+            migration.enumerateObjects(ofType: "SeedPerson") { _, new in
+                new!["fullName"] = "migrated"
+            }
+        }
+        #expect(throws: RealmError.self) { try Realm(configuration: v1) }
+        #expect(try schemaVersionAtURL(v1.fileURL!) == 0)
+    }
+
     @Test func seedsMinimalMigrationAddsAndRemovesPropertiesAutomatically() throws {
         let dir = TempDir()
         try seedV0(dir)

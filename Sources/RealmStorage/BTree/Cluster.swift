@@ -315,10 +315,15 @@ final class DirtyLeaf {
         let live = Set(properties.filter(\.hasColumn).map(\.columnID))
         for id in view.columnIDs where !live.contains(id) {
             guard let e = view.columnEntry(id), let enc = ColumnEncoding(rawValue: e.encoding), enc == .bytes else { continue }
-            if let r = try? ColumnReader(node: view.node, offset: e.offset, length: e.length, count: view.count,
-                                         encoding: enc, type: .data, linkStorage: .plusOne) {
-                try r.forEachBlobRef { try sink.free($0) }
+            // A column that does not decode is damage, not a column without blobs: its blobs would leak.
+            let r: ColumnReader
+            do {
+                r = try ColumnReader(node: view.node, offset: e.offset, length: e.length, count: view.count,
+                                     encoding: enc, type: .data, linkStorage: .plusOne)
+            } catch {
+                throw sink.corrupt(view.ref, "column \(id) of a removed property: \(error.reason)")
             }
+            try r.forEachBlobRef { try sink.free($0) }
         }
         return leaf
     }
@@ -335,7 +340,7 @@ final class DirtyLeaf {
         // Rows only appended since the last whole encode: that node's blocks are extended (DECISIONS 46).
         if whole, let previous = appendBase, previous.rows > 0, previous.rows <= keys.count, let sink {
             try previous.node.withUnsafeBytes { raw in
-                let old = try? ClusterView(node: raw, ref: 0, source: sink)
+                let old = try? ClusterView(node: raw, ref: 0, source: sink)  // this process's own encoding; nil: encode whole
                 try encodeBody(range, properties, old: old?.count == previous.rows ? old : nil, into: &b.w, storeBlob: storeBlob)
             }
         } else {

@@ -244,11 +244,11 @@ extension EntryTreeNode {
     func sameContent(as view: EntryNodeView) -> Bool {
         guard level == view.level, count == view.count, isLeaf || children.count == count else { return false }
         for i in 0..<count {
-            guard let e = try? view.entry(i) else { return false }
+            guard let e = try? view.entry(i) else { return false }  // a debug check: unreadable fails it
             let mine = entry(i)
             guard mine.count == e.count, mine.elementsEqual(e) else { return false }
             if !isLeaf {
-                guard case .clean(let r) = children[i], (try? view.child(i)) == r else { return false }
+                guard case .clean(let r) = children[i], (try? view.child(i)) == r else { return false }  // (as above)
             }
         }
         return true

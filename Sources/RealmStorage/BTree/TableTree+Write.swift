@@ -6,14 +6,14 @@ struct TreeMutator {
 
     /// For debug builds' checks of a kept leaf: the node at `ref` is a cluster of `bytes` bytes.
     private func isKeptLeaf(at ref: UInt64, bytes: Int) -> Bool {
-        guard let node = try? sink.node(ref, expected: nil) else { return false }
+        guard let node = try? sink.node(ref, expected: nil) else { return false }  // a debug check: unreadable fails it
         return TableTree.isLeafNode(node) && bytes == node.count
     }
 
     /// For debug builds' checks of a kept inner node: the node at `ref` is `kept`, written as `bytes` bytes.
     private func isKeptInner(_ kept: DirtyInner, at ref: UInt64, bytes: Int) -> Bool {
-        guard let node = try? sink.node(ref, expected: .tableInner), node.count == bytes,
-              let v = try? InnerView(node: node, ref: ref, source: sink) else { return false }
+        guard let node = try? sink.node(ref, expected: .tableInner), node.count == bytes,  // a debug check: unreadable fails it
+              let v = try? InnerView(node: node, ref: ref, source: sink) else { return false }  // (as above)
         return kept.level == v.level && kept.firstKeys == (0..<v.count).map { v.firstKey($0) }
             && kept.counts == (0..<v.count).map { v.childCount($0) }
             && kept.children.enumerated().allSatisfy { i, c in if case .clean(let r) = c { return r == v.ref(i) } else { return false } }

@@ -25,9 +25,6 @@ final class CommitLog {
     static func aligned(_ n: Int) -> Int { (n + recordAlignment - 1) / recordAlignment * recordAlignment }
     /// Records start after the header page.
     static let headerSize = 4096
-    /// Largest offset a header or meta slot may name in the log (1 PiB): anything past it is damage, and
-    /// stays far from overflowing an `Int`.
-    static let maxOffset: UInt64 = 1 << 50
     /// Records written now: the checksum covers the record header and each node's 16-byte header (which holds
     /// that node's own checksum of its bytes), so a commit's bytes are hashed once, by `NodeBuilder`; it is
     /// seeded with the log's identity and the generation (`recordSeed`), so a record left by another file at
@@ -113,7 +110,7 @@ final class CommitLog {
             case CommitLog.formatVersion:
                 guard b.count >= 56, hash64(UnsafeRawBufferPointer(rebasing: b[0..<48])) == b.u64(at: 48) else { return nil }
                 let start = b.u64(at: 32)
-                guard start >= UInt64(CommitLog.headerSize), start <= CommitLog.maxOffset else { return nil }
+                guard start >= UInt64(CommitLog.headerSize), start <= Meta.maxLogBytes else { return nil }
                 return Header(logID: b.u64(at: 16), generation: b.u64(at: 24), start: start, pin: b.u64(at: 40))
             default:
                 return nil

@@ -505,7 +505,7 @@ final class LockFile: @unchecked Sendable {
 
     /// How many slots a scan must look at: every slot ever claimed lies below (DECISIONS 53: scanning all
     /// 1,024 at every write transaction cost ~1 µs).
-    private var scannedSlots: Int { min(slotCount, Int(UnsafeAtomic<UInt64>(at: slotsInUse).load(ordering: .sequentiallyConsistent))) }
+    private var scannedSlots: Int { min(slotCount, Int(clamping: UnsafeAtomic<UInt64>(at: slotsInUse).load(ordering: .sequentiallyConsistent))) }
 
     private func raiseSlotsInUse(to n: Int) {
         let inUse = UnsafeAtomic<UInt64>(at: slotsInUse)

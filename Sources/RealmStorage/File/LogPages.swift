@@ -364,7 +364,7 @@ final class LogPages: @unchecked Sendable {
                 return
             }
             guard recordStart == start else { return }
-            if file == nil || !file!.isFile(at: path) { file = try? LogFileMap(path: path) }
+            if file == nil || !file!.isFile(at: path) { file = try? LogFileMap(path: path) }  // nil: the next snapshot's index(for:) maps it, or throws
             guard let f = file else { return }
             // The first record of a generation: a new index from it.
             let index = LogIndex(logID: meta.logID, generation: meta.logGeneration, start: start, file: f)

@@ -10,6 +10,8 @@ struct Meta: Equatable {
     static let encodedSize = 128
     /// Largest page count a slot may claim (4 PiB): keeps `pageCount * pageSize` and the like from overflowing.
     static let maxPageCount: UInt64 = 1 << 40
+    /// Largest commit log offset a slot may name (256 TiB): log offsets are used as `Int` byte counts.
+    static let maxLogBytes: UInt64 = 1 << 48
 
     var version: UInt64
     var catalogueRef: UInt64
@@ -90,7 +92,7 @@ struct Meta: Equatable {
                      logID: page.u64(at: 64), logGeneration: page.u64(at: 72), logEnd: page.u64(at: 80),
                      logStart: format >= 4 ? page.u64(at: 88) : 0, format: format)
         if m.pageCount < 2 || m.pageCount > maxPageCount || m.catalogueRef >= m.pageCount || m.freeListRef >= m.pageCount
-            || m.commitLogRef >= m.pageCount || m.logStart > m.logEnd { return .damaged }
+            || m.commitLogRef >= m.pageCount || m.logStart > m.logEnd || m.logEnd > maxLogBytes { return .damaged }
         return .valid(m)
     }
 }

@@ -67,10 +67,11 @@ final class PageCipher: @unchecked Sendable {
     /// a torn write, or a page that was never written).
     func open(_ ciphertext: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer,
               logicalPage: UInt64, into out: UnsafeMutableRawBufferPointer) -> Bool {
-        guard let n = try? AES.GCM.Nonce(data: nonce),
-              let box = try? AES.GCM.SealedBox(nonce: n, ciphertext: ciphertext, tag: tag) else { return false }
+        // False is "fails authentication": every caller reports the page as corrupt (never as empty).
+        guard let n = try? AES.GCM.Nonce(data: nonce),  // see above
+              let box = try? AES.GCM.SealedBox(nonce: n, ciphertext: ciphertext, tag: tag) else { return false }  // see above
         var aad = logicalPage.littleEndian
-        guard let plain = try? withUnsafeBytes(of: &aad, { a in try AES.GCM.open(box, using: key, authenticating: a) }),
+        guard let plain = try? withUnsafeBytes(of: &aad, { a in try AES.GCM.open(box, using: key, authenticating: a) }),  // see above
               plain.count == out.count else { return false }
         plain.withUnsafeBytes { out.copyMemory(from: $0) }
         return true

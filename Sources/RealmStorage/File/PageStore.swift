@@ -22,9 +22,33 @@ final class Mapping: @unchecked Sendable {
     /// only replaced (compaction) while no snapshot of the process is open.
     unowned(unsafe) var encryptedStore: PageStore?
 
-    init(base: UnsafeMutableRawPointer, length: Int) {
+    /// For a file: per page, the checksum of the node found there the last time this process checked it
+    /// (`checksumMatches`); nil for memory, whose nodes no one but this process ever wrote.
+    let checkedSums: CheckedChecksums?
+    /// `checkedSums`' words and their count, read on every node read without touching the object's reference count.
+    private let sumWords: UnsafeMutableRawPointer?
+    private let sumPages: UInt64
+
+    init(base: UnsafeMutableRawPointer, length: Int, checkedSums: CheckedChecksums? = nil) {
         self.base = base
         self.length = length
+        self.checkedSums = checkedSums
+        sumWords = checkedSums?.words
+        sumPages = checkedSums?.pages ?? 0
+    }
+
+    /// Whether the node at `ref` (its bytes `node`, length from its header) matches its checksum: computed the
+    /// first time this process reads the node, then taken as known while the page holds a node with the same
+    /// checksum field (a node never changes while a version can reach it; a node written over a freed one
+    /// brings its own checksum, so it is checked in turn).
+    @inline(__always) func checksumMatches(_ node: UnsafeRawBufferPointer, ref: UInt64) -> Bool {
+        guard let words = sumWords else { return true }
+        let stored = node.u64(at: 8)
+        let word = ref < sumPages ? CheckedChecksums.word(words, ref) : nil
+        if let word, word.load(ordering: .relaxed) == stored { return true }
+        guard nodeChecksum(node) == stored else { return false }
+        word?.store(stored, ordering: .relaxed)
+        return true
     }
 
     /// Makes the pages of the node at `ref` readable in this mapping (decrypting and authenticating them)
@@ -43,6 +67,26 @@ final class Mapping: @unchecked Sendable {
     deinit { munmap(base, length) }
 }
 
+/// The table behind `Mapping.checksumMatches`: one 64-bit word per page, in anonymous memory backed only where
+/// touched, shared by every mapping of one store. Pages past its end are checked on every read.
+final class CheckedChecksums: @unchecked Sendable {
+    // Safe to share: every word is read and written with relaxed atomics; a word only ever holds a checksum
+    // that matched the node its page held (or 0), so a racing reader sees either, and re-checks at worst.
+    private let table: Mapping
+    var words: UnsafeMutableRawPointer { table.base }
+    let pages: UInt64
+
+    init(pages: Int, path: String) throws {
+        table = try PageStore.mapAnonymous(length: pages * 8, path: path)
+        self.pages = UInt64(pages)
+    }
+
+    /// The word of page `ref` (below `pages`) in the table at `words`.
+    @inline(__always) static func word(_ words: UnsafeMutableRawPointer, _ ref: UInt64) -> UnsafeAtomic<UInt64> {
+        UnsafeAtomic(at: (words + Int(ref) * 8).assumingMemoryBound(to: UInt64.AtomicRepresentation.self))
+    }
+}
+
 /// The pages of one database: a file (`pwrite` to write, a shared read-only map to read) or anonymous memory.
 final class PageStore: @unchecked Sendable {
     // Mutable state (`mapping`, `fileBytes`) is only changed under `stateLock`; readers take the current
@@ -53,6 +97,8 @@ final class PageStore: @unchecked Sendable {
     let readOnly: Bool
     private let stateLock = PthreadMutex()
     private var _mapping: Mapping
+    /// Node checksums this process found right, per page (`Mapping.checksumMatches`); nil in memory.
+    private let checkedSums: CheckedChecksums?
 
     static let defaultReservation = 1 << 36  // 64 GiB of address space; pages beyond the file are never touched
 
@@ -64,6 +110,8 @@ final class PageStore: @unchecked Sendable {
         self.readOnly = readOnly
         self.cipher = cipher
         let size = try PageStore.fileSize(fd: fd, path: path)
+        checkedSums = try CheckedChecksums(pages: (cipher != nil ? PageStore.encryptedReservation : PageStore.defaultReservation) / pageSize,
+                                           path: path)
         if cipher != nil {
             let file = try PageStore.mapFile(fd: fd, path: path, length: max(PageStore.defaultReservation, size * 2))
             cipherMappings = [file]
@@ -72,13 +120,14 @@ final class PageStore: @unchecked Sendable {
             physicalBytes = size
             readableBase.store(Int(bitPattern: file.base), ordering: .releasing)
             readableBytes.store(min(size, file.length), ordering: .releasing)
-            _mapping = try PageStore.mapAnonymous(length: PageStore.encryptedReservation, path: path)
+            _mapping = try PageStore.mapAnonymous(length: PageStore.encryptedReservation, path: path, checkedSums: checkedSums)
             nonceTable = try PageStore.mapAnonymous(length: PageStore.encryptedReservation / pageSize * 16, path: path)
             nonceBase = nonceTable?.base
             knownBytes = Int(EncryptedLayout.logicalPages(physicalBytes: size)) * pageSize
             _mapping.encryptedStore = self
         } else {
-            _mapping = try PageStore.mapFile(fd: fd, path: path, length: max(PageStore.defaultReservation, size * 2))
+            _mapping = try PageStore.mapFile(fd: fd, path: path, length: max(PageStore.defaultReservation, size * 2),
+                                             checkedSums: checkedSums)
             knownBytes = size
         }
     }
@@ -131,8 +180,9 @@ final class PageStore: @unchecked Sendable {
     private func physicallyPresent(_ physicalPage: UInt64) -> Bool {
         let end = Int(physicalPage + 1) * pageSize
         if end <= readableBytes.load(ordering: .acquiring) { return true }
-        guard let size = try? PageStore.fileSize(fd: fd, path: path) else { return false }
-        return (try? stateLock.withLock {
+        // False makes the caller throw `corrupt` for the page (never an empty page), whichever call failed here.
+        guard let size = try? PageStore.fileSize(fd: fd, path: path) else { return false }  // see above
+        return (try? stateLock.withLock {  // see above
             physicalBytes = max(physicalBytes, size)
             if size > cipherLength {
                 let file = try PageStore.mapFile(fd: fd, path: path, length: max(PageStore.defaultReservation, size * 2))
@@ -347,6 +397,7 @@ final class PageStore: @unchecked Sendable {
         self.isMemory = true
         self.readOnly = false
         self.cipher = nil
+        checkedSums = nil
         _mapping = try PageStore.mapAnonymous(length: PageStore.defaultReservation, path: name)
     }
 
@@ -399,7 +450,7 @@ final class PageStore: @unchecked Sendable {
                 m.base.copyMemory(from: _mapping.base, byteCount: memoryBytes)
                 _mapping = m
             } else {
-                _mapping = try PageStore.mapFile(fd: fd, path: path, length: newLength)
+                _mapping = try PageStore.mapFile(fd: fd, path: path, length: newLength, checkedSums: checkedSums)
             }
         }
     }
@@ -597,19 +648,19 @@ final class PageStore: @unchecked Sendable {
         return Int(st.st_size)
     }
 
-    private static func mapFile(fd: Int32, path: String, length: Int) throws -> Mapping {
+    private static func mapFile(fd: Int32, path: String, length: Int, checkedSums: CheckedChecksums? = nil) throws -> Mapping {
         guard let p = mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0), p != MAP_FAILED else {
             throw StorageError.io(path: path, operation: "mmap", errno: errno)
         }
-        return Mapping(base: p, length: length)
+        return Mapping(base: p, length: length, checkedSums: checkedSums)
     }
 
-    private static func mapAnonymous(length: Int, path: String) throws -> Mapping {
+    static func mapAnonymous(length: Int, path: String, checkedSums: CheckedChecksums? = nil) throws -> Mapping {
         guard let p = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
               p != MAP_FAILED else {
             throw StorageError.io(path: path, operation: "mmap", errno: errno)
         }
-        return Mapping(base: p, length: length)
+        return Mapping(base: p, length: length, checkedSums: checkedSums)
     }
 }
 

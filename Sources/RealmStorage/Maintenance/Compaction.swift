@@ -104,6 +104,9 @@ extension Database {
                 for (e, _) in try CommitRoot.freeList(s.node(s.meta.catalogueRef, expected: .catalogue), ref: s.meta.catalogueRef,
                                                       source: s, pageCount: s.meta.pageCount) { free += e.count }
             }
+            guard free <= s.meta.pageCount else {
+                throw s.corrupt(s.meta.catalogueRef, "free list holds \(free) pages of a file of \(s.meta.pageCount)")
+            }
             return Int(s.meta.pageCount - free) * pageSize
         }
     }

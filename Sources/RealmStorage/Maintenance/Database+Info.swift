@@ -2,7 +2,7 @@ extension Database {
     /// How many versions are kept alive: the newest, plus each older one some reader (in any process) holds.
     /// Space freed after the oldest of them cannot be reused yet.
     public var liveVersionCount: Int {
-        let latest = (try? snapshot()).map { s -> UInt64 in
+        let latest = (try? snapshot()).map { s -> UInt64 in  // a count of versions, at least 1: no data is read
             defer { s.close() }
             return s.version
         }
@@ -21,7 +21,8 @@ extension Database {
     /// 39); nil for a database without a log (encrypted or in-memory, or a format-1 file before its first
     /// commit with this version).
     public var commitLogBytes: Int? {
-        guard !isInMemory, let meta = try? latestMeta(), meta.logID != 0 else { return nil }
+        // A meta that cannot be read shows as no log here; every read of the database reports its error.
+        guard !isInMemory, let meta = try? latestMeta(), meta.logID != 0 else { return nil }  // see above
         guard Database.hasLoggedPages(meta) else { return 0 }
         return Int(meta.logEnd - meta.logRecordsStart)
     }
@@ -49,7 +50,7 @@ extension Database {
             decodedLeaves = DecodedLeaves()
             var pages: [UInt64] = []
             for ref in pinned {
-                guard let n = try? snapshot.node(ref, expected: nil) else { continue }
+                guard let n = try? snapshot.node(ref, expected: nil) else { continue }  // not kept: its next read fails again
                 pages += (0..<UInt64(pagesFor(bytes: n.count))).map { ref + $0 }
             }
             _store.trimMirror(keeping: pages)

@@ -9,6 +9,9 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
     public var totalPages: UInt64 = 0
     /// Every problem found, each naming the structure and page. Empty when the file is sound.
     public var problems: [String] = []
+    /// Damage found where no data is kept (nonzero bytes in the unused tail of a node's last page): the data
+    /// reads intact, but the disk or something writing to the file changed bytes it should not have.
+    public var warnings: [String] = []
 
     public var isOK: Bool { problems.isEmpty }
 
@@ -17,6 +20,9 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
             + "\(usedPages) pages used, \(freePages) free, \(totalPages) in the file"
         if problems.isEmpty { s += "\nno problems found" } else {
             s += "\n\(problems.count) problem(s):\n" + problems.prefix(50).map { "  - " + $0 }.joined(separator: "\n")
+        }
+        if !warnings.isEmpty {
+            s += "\n\(warnings.count) warning(s):\n" + warnings.prefix(50).map { "  - " + $0 }.joined(separator: "\n")
         }
         return s
     }
@@ -43,15 +49,35 @@ private struct Verifier {
 
     mutating func problem(_ p: String) { report.problems.append(p) }
 
+    /// An error as a problem's text: a corrupt error without the path every problem shares.
+    func brief(_ error: Error) -> String {
+        if case StorageError.corrupt(_, let location, let reason) = error { return "corrupt \(location): \(reason)" }
+        return "\(error)"
+    }
+
     /// Records that `ref` is a node owned by `what`; checks its checksum.
     mutating func claim(_ ref: UInt64, _ what: String) -> Bool {
-        guard let node = try? s.node(ref, expected: nil) else {
-            problem("\(what): node at page \(ref) is outside the file or has a bad length")
+        let node: UnsafeRawBufferPointer
+        do { node = try s.node(ref, expected: nil) } catch {
+            // Outside the file, a bad length, failing its checksum (which reading checks) or authentication.
+            problem("\(what): \(brief(error))")
             return false
         }
-        if nodeChecksum(node) != node.u64(at: 8) { problem("\(what): node at page \(ref) fails its checksum") }
+        // Hashed again: a read takes a node this process checked before as checked, and damage may be newer.
+        if nodeChecksum(node) != node.u64(at: 8) {
+            problem("\(what): corrupt node at page \(ref): \(Snapshot.checksumFailure(node))")
+            return false
+        }
         report.nodes += 1
         let pages = UInt64(pagesFor(bytes: node.count))
+        // The rest of the node's last page is zero; a node only in the commit log has no such tail in the file.
+        if s.logIndex?.node(ref) == nil, let base = node.baseAddress {
+            let tail = UnsafeRawBufferPointer(start: base + node.count, count: Int(pages) * pageSize - node.count)
+            if let i = tail.firstIndex(where: { $0 != 0 }) {
+                report.warnings.append("\(what): page \(ref + UInt64((node.count + i) / pageSize)) has nonzero bytes after the end of "
+                    + "the node at page \(ref), from byte \((node.count + i) % pageSize) (unused: the node's data is intact)")
+            }
+        }
         for p in ref..<ref + pages {
             if let other = owner[p] {
                 problem("page \(p) is used twice: by \(what) and by \(other)")
@@ -78,7 +104,7 @@ private struct Verifier {
                     }
                     report.freePages += e.count
                 }
-            } catch { problem("\(error)") }
+            } catch { problem(brief(error)) }
         }
         report.classes = s.catalogue.classes.count
         for c in s.catalogue.classes { checkClass(c) }
@@ -107,7 +133,7 @@ private struct Verifier {
                 count += 1
                 return true
             }
-        } catch { problem("\(c.name): \(error)"); return }
+        } catch { problem("\(c.name): \(brief(error))"); return }
         report.objects += count
         if let pk = c.keyFromPrimaryKey {
             // The object key must be the primary key's value.
@@ -119,7 +145,7 @@ private struct Verifier {
                         break
                     }
                 }
-            } catch { problem("\(c.name): \(error)") }
+            } catch { problem("\(c.name): \(brief(error))") }
         }
         if UInt64(count) != c.objectCount { problem("\(c.name): catalogue says \(c.objectCount) objects, tree holds \(count)") }
         checkValues(c, table)
@@ -154,7 +180,7 @@ private struct Verifier {
             }
             return (v.firstKey(0), total)
         } catch {
-            problem("\(path): \(error)")
+            problem("\(path): \(brief(error))")
             return nil
         }
     }
@@ -175,7 +201,7 @@ private struct Verifier {
             // their long values are among these blobs.
             for r in refs { _ = claim(r, "\(path): blob") }
         } catch {
-            problem("\(path): \(error)")
+            problem("\(path): \(brief(error))")
         }
     }
 
@@ -203,7 +229,7 @@ private struct Verifier {
                 }
             }
         } catch {
-            problem("\(c.name): \(error)")
+            problem("\(c.name): \(brief(error))")
         }
     }
 
@@ -242,7 +268,7 @@ private struct Verifier {
                 }
             }
         } catch {
-            problem("\(what): \(error)")
+            problem("\(what): \(brief(error))")
         }
     }
 
@@ -272,7 +298,7 @@ private struct Verifier {
                 }
             }
         } catch {
-            problem("index \(c.name).\(p.name): \(error)")
+            problem("index \(c.name).\(p.name): \(brief(error))")
         }
     }
 }

@@ -216,7 +216,7 @@ final class CatalogueCache: @unchecked Sendable {
         }
         if let hit {
             // Debug builds check that the cached catalogue (often one a commit kept) is what decoding gives.
-            assert((try? Catalogue.decode(node, ref: ref, path: path)) == hit, "CatalogueCache: stale catalogue")
+            assert((try? Catalogue.decode(node, ref: ref, path: path)) == hit, "CatalogueCache: stale catalogue")  // debug check
             return hit
         }
         let c = try Catalogue.decode(node, ref: ref, path: path)

@@ -151,7 +151,7 @@ public final class Database: @unchecked Sendable {
         if launched, let decide = options.shouldCompactOnLaunch, !db.isReadOnly {
             let total = try db.store.currentSize()
             let used = try db.usedBytes()
-            if decide(total, used) { _ = try? db.compact() }
+            if decide(total, used) { _ = try? db.compact() }  // optional: a compaction that fails leaves the file as it was
         }
         return db
     }

@@ -98,7 +98,9 @@ extension Snapshot {
     /// larger than memory stays within the budget (DECISIONS 41). Only the outermost walk of a snapshot that
     /// is the only one open in the process does it.
     func walkLeaves(_ classID: UInt32, _ body: (LeafAccess) throws -> Bool) throws {
-        _ = try longWalk { boundary in try TableTree.forEachLeaf(root(of: classID), source: self, boundary: boundary, body) }
+        _ = try naming(classID) {
+            try longWalk { boundary in try TableTree.forEachLeaf(root(of: classID), source: self, boundary: boundary, body) }
+        }
     }
 
     /// Runs a walk over many nodes, handing it the leaf-boundary callback that trims decrypted pages (nil

@@ -109,6 +109,8 @@ public class Snapshot: NodeSource {
                 throw corrupt(ref, "its copy in the commit log has length \(b.count >= 8 ? Int(b.u32(at: 4)) : b.count), not \(b.count)")
             }
             if let t = expected, b[0] != t.rawValue { throw corrupt(ref, "expected node type \(t.rawValue), found \(b[0])") }
+            // Checked as a node in the file is: a checkpoint copies it there with the same checksum.
+            guard mapping.checksumMatches(b, ref: ref) else { throw corrupt(ref, "its copy in the commit log: " + Snapshot.checksumFailure(b)) }
             return b
         }
         try mapping.materializeNode(ref, limit: pageLimit)
@@ -120,7 +122,24 @@ public class Snapshot: NodeSource {
         if let t = expected, start.load(as: UInt8.self) != t.rawValue {
             throw corrupt(ref, "expected node type \(t.rawValue), found \(start.load(as: UInt8.self))")
         }
-        return UnsafeRawBufferPointer(start: start, count: length)
+        let node = UnsafeRawBufferPointer(start: start, count: length)
+        guard mapping.checksumMatches(node, ref: ref) else { throw corrupt(ref, Snapshot.checksumFailure(node)) }
+        return node
+    }
+
+    /// What a node that fails its checksum is said to be, by the type its first byte names.
+    static func checksumFailure(_ node: UnsafeRawBufferPointer) -> String {
+        let kind: String
+        switch NodeType(rawValue: node[0]) {
+        case .tableInner: kind = "table inner node"
+        case .cluster: kind = "cluster"
+        case .blob: kind = "blob"
+        case .indexLeaf: kind = "index leaf"
+        case .indexInner: kind = "index inner node"
+        case .catalogue: kind = "commit root"
+        case nil: kind = "node of unknown type \(node[0])"
+        }
+        return "\(kind) of \(node.count) bytes fails its checksum (damaged)"
     }
 
     // MARK: Schema
@@ -227,13 +246,22 @@ public class Snapshot: NodeSource {
     public func count(_ className: String) throws -> Int { try count(table(className)) }
 
     public func exists(_ table: TableHandle, _ key: ObjectKey) throws -> Bool {
-        try locate(table.classID, key.rawValue) != nil
+        try naming(table.classID) { try locate(table.classID, key.rawValue) != nil }
+    }
+
+    /// Runs `body`, a read of class `classID`; a `corrupt` error it throws names the class as well.
+    @inline(__always) func naming<T>(_ classID: UInt32, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch StorageError.corrupt(let path, let location, let reason) where !location.hasPrefix("class ") {
+            throw StorageError.corrupt(path: path, location: "class \(className(classID)), \(location)", reason: reason)
+        }
     }
 
     /// The key of the object at `position` in key order (O(log n)).
     public func key(at position: Int, in table: TableHandle) throws -> ObjectKey? {
         guard position >= 0 else { return nil }
-        return try TableTree.key(at: position, root(of: table.classID), source: self).map(ObjectKey.init)
+        return try naming(table.classID) { try TableTree.key(at: position, root(of: table.classID), source: self).map(ObjectKey.init) }
     }
 
     /// Every object key in key order; `body` returns false to stop.
@@ -257,10 +285,12 @@ public class Snapshot: NodeSource {
         guard !info.isList, info.type != .linkingObjects else {
             throw StorageError.typeMismatch(className: className(p.classID), property: info.name, expected: "a list accessor", got: "value access")
         }
-        guard let loc = try locate(p.classID, key.rawValue) else {
-            throw StorageError.noSuchObject(className: className(p.classID), key: key.rawValue)
+        return try naming(p.classID) {
+            guard let loc = try locate(p.classID, key.rawValue) else {
+                throw StorageError.noSuchObject(className: className(p.classID), key: key.rawValue)
+            }
+            return try rawValue(loc, info)
         }
-        return try rawValue(loc, info)
     }
 
     func className(_ id: UInt32) -> String { catalogue.classInfo(id: id)?.name ?? "class \(id)" }
@@ -274,6 +304,10 @@ public class Snapshot: NodeSource {
 
     /// The elements of a list property (links as `.link(key)`), or the origins of a `linkingObjects` property.
     public func list(_ key: ObjectKey, _ p: PropertyHandle) throws -> [Value] {
+        try naming(p.classID) { try listOrOrigins(key, p) }
+    }
+
+    private func listOrOrigins(_ key: ObjectKey, _ p: PropertyHandle) throws -> [Value] {
         let (c, info) = try currentInfo(p)
         if info.type == .linkingObjects {
             return try linkingObjects(key, c, info).map { .link(ObjectKey($0)) }
@@ -380,6 +414,10 @@ extension Snapshot {
     /// Keys of the objects whose property equals `value`, through the index when the property has one,
     /// otherwise by scanning the column.
     public func find(_ p: PropertyHandle, equalTo value: Value) throws -> [ObjectKey] {
+        try naming(p.classID) { try findKeys(p, equalTo: value) }
+    }
+
+    private func findKeys(_ p: PropertyHandle, equalTo value: Value) throws -> [ObjectKey] {
         let (c, info) = try currentInfo(p)
         if info.keyIsValue { return try object(TableHandle(name: c.name, classID: c.classID), primaryKey: value).map { [$0] } ?? [] }
         if info.isIndexed { return try indexLookup(c.classID, info, value, limit: Int.max).map(ObjectKey.init) }

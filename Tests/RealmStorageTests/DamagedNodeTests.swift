@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+@testable import RealmStorage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A node that fails its checksum is damage: reading it throws `corrupt` naming the page and the class, and
+/// `verify()` reports it; it never reads as other values, as no objects, or as nothing found.
+@Suite struct DamagedNodeTests {
+    typealias Kit = ErrorTestKit
+
+    static let objects = 300
+    static let schema = [ClassSchema(name: "Doc", properties: [
+        PropertySchema(name: "name", type: .string, isIndexed: true),
+        PropertySchema(name: "n", type: .int),
+        PropertySchema(name: "blob", type: .data),
+    ])]
+
+    static func blob(_ i: Int) -> [UInt8] { (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i) } }
+
+    /// A database of `objects` documents, each with a 10,000-byte data value (one direct commit), then one
+    /// small commit after it (so the damaged nodes belong to an older commit than the newest), closed.
+    static func make(_ dir: TempDir) throws -> String {
+        let path = dir.file("docs.realm")
+        let db = try Database.open(path: path)
+        try db.write { tx in try tx.createClasses(schema) }
+        try db.write { tx in
+            let t = try tx.table("Doc")
+            for i in 0..<objects {
+                try tx.createObject(t, ["name": .string("doc \(i)"), "n": .int(Int64(i)), "blob": .data(blob(i))])
+            }
+        }
+        try db.write { tx in try tx.setSchemaVersion(2) }
+        return path
+    }
+
+    /// The refs of the first cluster of Doc, of one blob it references, and of Doc.name's index root.
+    static func nodes(_ path: String) throws -> (cluster: UInt64, blob: UInt64, index: UInt64) {
+        let db = try Database.open(path: path)
+        return try db.read { s in
+            let c = try #require(s.catalogue.classInfo(named: "Doc"))
+            var ref = c.tableRoot
+            var node = try s.node(ref, expected: nil)
+            while !TableTree.isLeafNode(node) {
+                ref = try InnerView(node: node, ref: ref, source: s).ref(0)
+                node = try s.node(ref, expected: nil)
+            }
+            let view = try ClusterView(node: node, ref: ref, source: s)
+            let p = try #require(c.property(named: "blob"))
+            let reader = try #require(try view.reader(for: p, source: s))
+            let blob = try #require(reader.blobReference(at: view.count / 2)).ref
+            let index = try #require(c.property(named: "name")).indexRoot
+            return (ref, blob, index)
+        }
+    }
+
+    /// XORs the byte at `offset` of page `page` of the file.
+    static func flip(_ path: String, page: UInt64, offset: Int) {
+        var bytes = Kit.bytes(path)
+        bytes[Int(page) * pageSize + offset] ^= 0x5A
+        Kit.write(bytes, to: path)
+    }
+
+    static func length(_ path: String, page: UInt64) -> Int {
+        Kit.bytes(path).withUnsafeBytes { Int($0.u32(at: Int(page) * pageSize + 4)) }
+    }
+
+    /// Every read of Doc: keys, every value, the index. Each either gives the stored data or throws `corrupt`
+    /// naming `page` and the class; returns how many threw.
+    static func readAll(_ path: String, damaged page: UInt64) throws -> Int {
+        let db = try Database.open(path: path)
+        var threw = 0
+        func expectCorrupt(_ error: Error) {
+            threw += 1
+            guard case StorageError.corrupt(_, let location, _) = error else {
+                Issue.record("expected a corrupt error, got \(error)"); return
+            }
+            #expect(location.contains("page \(page)") && location.contains("Doc"), "\(error)")
+        }
+        try db.read { s in
+            let t = try s.table("Doc")
+            #expect(try s.count(t) == objects)
+            let keys: [ObjectKey]
+            do { keys = try s.keys(t) } catch { expectCorrupt(error); return }
+            #expect(keys.count == objects, "keys of a damaged class read as \(keys.count)")
+            let name = try s.property(t, "name"), n = try s.property(t, "n"), blob = try s.property(t, "blob")
+            for k in keys {
+                do {
+                    guard case .int(let i) = try s.value(k, n) else { Issue.record("n of #\(k.rawValue) is not an int"); continue }
+                    #expect(try s.value(k, name) == .string("doc \(i)"))
+                    #expect(try s.value(k, blob) == .data(Self.blob(Int(i))), "#\(k.rawValue) read other bytes")
+                } catch { expectCorrupt(error) }
+            }
+            for i in [0, objects / 3, objects - 1] {
+                do {
+                    #expect(try s.find(name, equalTo: .string("doc \(i)")).count == 1, "doc \(i) not found by its index")
+                } catch { expectCorrupt(error) }
+            }
+        }
+        return threw
+    }
+
+    static func problems(_ path: String) throws -> VerifyReport { try Database.open(path: path).verify() }
+
+    @Test func damagedBlobIsReportedNeverReadAsOtherBytes() throws {
+        let dir = TempDir()
+        let path = try Self.make(dir)
+        let ref = try Self.nodes(path).blob
+        #expect(Self.length(path, page: ref) > 10_000)
+        Self.flip(path, page: ref, offset: 5_000)
+        #expect(try Self.readAll(path, damaged: ref) > 0)
+        let report = try Self.problems(path)
+        #expect(report.problems.contains { $0.contains("page \(ref)") && $0.contains("checksum") }, "\(report)")
+    }
+
+    @Test func damagedClusterColumnIsReportedNeverReadAsOtherValues() throws {
+        let dir = TempDir()
+        let path = try Self.make(dir)
+        let ref = try Self.nodes(path).cluster
+        // Inside the column blocks, past the directory.
+        Self.flip(path, page: ref, offset: Self.length(path, page: ref) - 40)
+        #expect(try Self.readAll(path, damaged: ref) > 0)
+        let report = try Self.problems(path)
+        #expect(report.problems.contains { $0.contains("page \(ref)") && $0.contains("checksum") }, "\(report)")
+    }
+
+    @Test func damagedIndexNodeIsReportedNeverReadAsNothingFound() throws {
+        let dir = TempDir()
+        let path = try Self.make(dir)
+        let ref = try Self.nodes(path).index
+        Self.flip(path, page: ref, offset: Self.length(path, page: ref) / 2)
+        #expect(try Self.readAll(path, damaged: ref) > 0)
+        let report = try Self.problems(path)
+        #expect(report.problems.contains { $0.contains("page \(ref)") && $0.contains("checksum") }, "\(report)")
+    }
+
+    /// `verify()` hashes every node again: damage after this process read (and checked) a node is reported.
+    @Test func verifyFindsDamageAfterTheNodeWasRead() throws {
+        let dir = TempDir()
+        let path = try Self.make(dir)
+        let ref = try Self.nodes(path).blob
+        let db = try Database.open(path: path)
+        #expect(try db.verify().isOK)
+        let fd = open(path, O_RDWR)
+        try #require(fd >= 0)
+        var byte: UInt8 = 0
+        #expect(pread(fd, &byte, 1, off_t(Int(ref) * pageSize + 5_000)) == 1)
+        byte ^= 0x5A
+        #expect(pwrite(fd, &byte, 1, off_t(Int(ref) * pageSize + 5_000)) == 1)
+        close(fd)
+        let report = try db.verify()
+        #expect(report.problems.contains { $0.contains("page \(ref)") && $0.contains("checksum") }, "\(report)")
+    }
+
+    /// The rest of a node's last page carries nothing: damage there leaves the data intact, and `verify()`
+    /// warns of it without calling the file unsound.
+    @Test func damageAfterTheEndOfANodeIsAWarning() throws {
+        let dir = TempDir()
+        let path = try Self.make(dir)
+        let ref = try Self.nodes(path).blob
+        let length = Self.length(path, page: ref)
+        let last = ref + UInt64(length / pageSize)
+        Self.flip(path, page: last, offset: length % pageSize + 100)
+        #expect(try Self.readAll(path, damaged: ref) == 0)
+        let report = try Self.problems(path)
+        #expect(report.isOK, "\(report)")
+        #expect(report.warnings.count == 1 && report.warnings.first?.contains("page \(last)") == true, "\(report)")
+    }
+}
