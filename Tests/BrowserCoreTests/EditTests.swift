@@ -264,7 +264,7 @@ import TestSupport
         done.wait()
         h.app.retryPendingWrite()
         #expect(h.state.pendingWrite == nil)
-        #expect(try stored(h, "Person", pk: .int(1), "age") == .int(80))
+        #expect(try stored(h, "Person", pk: .int(1), "age") == .int(80), "\(h.state.message?.text ?? "")")
         // Giving up writes nothing.
         let held2 = DispatchSemaphore(value: 0), release2 = DispatchSemaphore(value: 0), done2 = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
