@@ -28,8 +28,10 @@ final class WorkerProcess {
     private var eof = false
     private var exitStatus: Int32?
 
-    init(_ arguments: [String], stderrPath: String) throws {
-        let exe = try workerExecutablePath()
+    /// Runs the worker with `arguments`, or `executable` with them (a program that runs the worker, such as
+    /// `strace`, given the worker's path among its arguments).
+    init(_ arguments: [String], stderrPath: String, executable: String? = nil) throws {
+        let exe = try executable ?? workerExecutablePath()
         self.arguments = arguments
         self.stderrPath = stderrPath
         // The pipe is created and made close-on-exec under a lock every spawn here takes, so no other child
