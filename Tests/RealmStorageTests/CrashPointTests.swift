@@ -16,6 +16,11 @@ import Glibc
 /// commit either returned and is there, or threw, was invisible to the worker at once, and is absent after
 /// reopening, and the steps after it worked.
 ///
+/// `when=K` counts the calls of one name in one thread (all of the workload's file calls are on its main thread).
+/// The sequence is the same from run to run but for one thing: a write from the file's own mapping can come back
+/// short and be retried, one more call of its name; so each run reads the call it hit from its own trace, and takes
+/// the step from what the worker printed.
+///
 /// Bounded by default (every sync, rename, unlink, truncation and creation; a spread sample of the writes).
 /// Soak modes: `REALM_CRASHPOINT_ALL=1` (every call), `REALM_CRASHPOINT_STRIDE=N` (every sync, every N-th write);
 /// `REALM_FAULT_ALL=1`, `REALM_FAULT_STRIDE=N` the same for faults; `REALM_CRASHPOINT_LIMIT`, `REALM_FAULT_LIMIT`
@@ -46,25 +51,36 @@ import Glibc
               + "(REALM_CRASHPOINT_ALL=1 for every one, REALM_CRASHPOINT_STRIDE=N for every N-th write)")
 
         var findings: [Finding] = []
+        var skipped = 0
         for call in points {
             let run = try MixedRun("crash-point", scenario, staleLog: stale)
+            let trace = run.dir.file("trace")
             let (lines, status, stderr) = try run.run(strace: strace, [
                 // Not `--seccomp-bpf`: strace 6.1 does not deliver an injected signal with it.
-                "-f", "-qq", "-o", "/dev/null",
+                "-f", "-qq", "-y", "-s", "48", "-o", trace,
                 "-e", "trace=\(call.name)", "-e", "inject=\(call.name):signal=KILL:when=\(call.occurrence)",
             ])
             let out = MixedOutput(lines)
+            // The call the kill landed on, as this run made it (a short write retried makes one more call of its
+            // name, so the count can shift by one between runs), and the step the worker had reached.
+            var call = call
+            if let line = tracedCalls(trace).last { call.text = line }
+            call.step = out.started ? out.inFlight : -1
+            var foreign = false
             func found(_ symptom: Symptom, _ detail: String) {
-                findings.append(Finding(call: call, fault: "SIGKILL", symptom: symptom, detail: detail))
+                findings.append(Finding(call: call, fault: "SIGKILL", symptom: symptom, detail: detail, foreignMarkers: foreign))
             }
             guard let status else { found(.hung, "no exit within the time limit"); continue }
             guard WorkerProcess.killedBy(status) == SIGKILL else {
+                // This run made fewer calls of the name than the listing run (a short write retried there).
+                if WorkerProcess.exitedNormally(status) && tracedCalls(trace).count < call.occurrence { skipped += 1; continue }
                 found(.notInjected, "the worker was not killed (\(WorkerProcess.describe(status)), output \(lines.suffix(3))): "
                       + "strace did not inject where the listing run found the call\(stderr.isEmpty ? "" : "; stderr: \(stderr.suffix(500))")")
                 continue
             }
             if !out.failed.isEmpty { found(.stepFailed, "steps failed before the kill: \(out.failed)") }
             let (markers, problems) = mixedFileProblems(run.path)
+            foreign = problems.contains { $0.hasPrefix(foreignMarkersProblem) }
             let lost = out.committed.subtracting(markers)
             let extra = markers.subtracting(out.committed).subtracting([out.inFlight])
             if !lost.isEmpty { found(.lostAcknowledged, "acknowledged commits missing: steps \(lost.sorted()) (file holds \(markers.count) of \(out.committed.count))") }
@@ -81,7 +97,7 @@ import Glibc
             // The file keeps working.
             if problems.isEmpty, let error = commitAfterReopening(run.path) { found(.cannotCommitAfter, "\(error)") }
         }
-        report(findings, tried: points.count, of: calls.count, kind: "crash points", scenario: scenario, started: started)
+        report(findings, tried: points.count - skipped, of: calls.count, kind: "crash points", scenario: scenario, started: started)
     }
 
     // MARK: Every I/O error
@@ -97,31 +113,40 @@ import Glibc
         let candidates = calls.filter { faultSyscalls.contains($0.name) && !$0.isReport }
         let all = Self.flag("REALM_FAULT_ALL")
         let stride = Self.number("REALM_FAULT_STRIDE")
-        let limit = Self.number("REALM_FAULT_LIMIT") ?? 30
-        // Every sync with both errors (few, and where the commit's outcome is decided); the other calls sampled.
+        let limit = Self.number("REALM_FAULT_LIMIT") ?? 24
+        // Every sync (where a commit's outcome is decided), EIO and ENOSPC in turn (both in soak mode); the other
+        // calls sampled.
         let syncs = candidates.filter(\.isSync)
         let others = sample(candidates.filter { !$0.isSync }, all: all, stride: stride, limit: limit)
-        let faults: [(FileCall, String)] = syncs.flatMap { [($0, "EIO"), ($0, "ENOSPC")] }
-            + others.enumerated().map { ($0.element, $0.offset % 2 == 0 ? "ENOSPC" : "EIO") }
+        let faults: [(FileCall, String)] = all
+            ? (syncs + others).flatMap { [($0, "EIO"), ($0, "ENOSPC")] }
+            : (syncs + others).enumerated().map { ($0.element, $0.offset % 2 == 0 ? "EIO" : "ENOSPC") }
         print("CrashPointTests: \(candidates.count) calls that can fail (\(syncs.count) syncs), injecting \(faults.count) faults "
               + "(REALM_FAULT_ALL=1 for every call, REALM_FAULT_STRIDE=N for every N-th)")
 
         var findings: [Finding] = []
+        var skipped = 0
         var absorbed: [String] = []
         var failedSteps = 0
         for (call, error) in faults {
             let run = try MixedRun("fault", scenario)
             let trace = run.dir.file("trace")
             let (lines, status, stderr) = try run.run(strace: strace, [
-                "-f", "-qq", "--seccomp-bpf", "-o", trace,
+                "-f", "-qq", "-y", "-s", "48", "--seccomp-bpf", "-o", trace,
                 "-e", "trace=\(call.name)", "-e", "inject=\(call.name):error=\(error):when=\(call.occurrence)",
             ])
             let out = MixedOutput(lines)
+            // The call that failed, as this run made it, and the step it failed.
+            var call = call
+            let injected = tracedCalls(trace).first { $0.hasSuffix("(INJECTED)") }
+            if let injected { call.text = injected }
+            if let step = out.failed.keys.min() { call.step = step }
             func found(_ symptom: Symptom, _ detail: String) {
                 findings.append(Finding(call: call, fault: error, symptom: symptom, detail: detail))
             }
             guard let status else { found(.hung, "no exit within the time limit; output \(lines.suffix(3))"); continue }
-            guard (try? String(contentsOfFile: trace, encoding: .utf8))?.contains("(INJECTED)") == true else {
+            if injected == nil && WorkerProcess.exitedNormally(status) && tracedCalls(trace).count < call.occurrence { skipped += 1; continue }
+            guard injected != nil else {
                 found(.notInjected, "strace did not inject (\(WorkerProcess.describe(status)), output \(lines.suffix(3)))")
                 continue
             }
@@ -156,9 +181,9 @@ import Glibc
             for p in problems { found(p.hasPrefix("verify") ? .verifyFailed : p.hasPrefix("cannot open") ? .openFailed : .contentsDiffer, p) }
             if problems.isEmpty, let error = commitAfterReopening(run.path) { found(.cannotCommitAfter, "\(error)") }
         }
-        print("CrashPointTests: \(faults.count) faults injected, \(failedSteps) steps failed, \(absorbed.count) absorbed without "
+        print("CrashPointTests: \(faults.count - skipped) faults injected, \(failedSteps) steps failed, \(absorbed.count) absorbed without "
               + "a failed step\(absorbed.isEmpty ? "" : ":\n  " + absorbed.prefix(12).joined(separator: "\n  "))")
-        report(findings, tried: faults.count, of: candidates.count * 2, kind: "faults", scenario: scenario, started: started)
+        report(findings, tried: faults.count - skipped, of: candidates.count * 2, kind: "faults", scenario: scenario, started: started)
     }
 
     // MARK: Helpers
@@ -173,6 +198,29 @@ import Glibc
         guard copyStep < run.scenario.limit else { return }
         let (copyMarkers, copyProblems) = mixedFileProblems(run.path + ".copy")
         #expect(copyMarkers == commits.filter { $0 < copyStep } && copyProblems.isEmpty, "the copy: \(copyMarkers.sorted()), \(copyProblems)")
+    }
+
+    /// The calls in a trace written with `-o`, without process ids and strace's own notes (`+++ killed by ...`);
+    /// a call another thread's event split (`<unfinished ...>`, `<... NAME resumed>`) joined again.
+    func tracedCalls(_ trace: String) -> [String] {
+        guard let text = try? String(contentsOfFile: trace, encoding: .utf8) else { return [] }  // no trace: no calls
+        var calls: [String] = []
+        var unfinished: [Substring: String] = [:]
+        for raw in text.split(separator: "\n") {
+            let pid = raw.prefix { $0 != " " }
+            let line = String(raw.dropFirst(pid.count).drop { $0 == " " })
+            if line.hasPrefix("+++") || line.hasPrefix("---") { continue }
+            if line.hasSuffix("<unfinished ...>") {
+                unfinished[pid] = String(line.dropLast("<unfinished ...>".count))
+            } else if line.hasPrefix("<..."), let end = line.range(of: "resumed>") {
+                calls.append((unfinished.removeValue(forKey: pid) ?? "") + line[end.upperBound...])
+            } else {
+                calls.append(line)
+            }
+        }
+        // A call the kill ended before it returned.
+        calls += unfinished.values
+        return calls
     }
 
     /// Opens the file and commits one more marker; the error if that fails.
@@ -199,9 +247,19 @@ import Glibc
             + String(format: "%.0f s", monotonicNow() - started)
         for (symptom, list) in bySymptom.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             text += "\n  \(symptom.rawValue): \(list.count)"
-            for f in list.prefix(40) { text += "\n    \(f)" }
+            for f in list.prefix(12) { text += "\n    \(f)" }
+            if list.count > 12 { text += "\n    ..." }
         }
         print(text)
+        // Every finding, with the traced call, for whoever fixes them.
+        if let file = Self.environment["REALM_CRASHPOINT_FINDINGS"], let out = FileHandle(forWritingAtPath: file) ?? {
+            FileManager.default.createFile(atPath: file, contents: nil)
+            return FileHandle(forWritingAtPath: file)
+        }() {
+            out.seekToEndOfFile()
+            out.write(Data((text.components(separatedBy: "\n").first! + "\n" + findings.map { "\($0)\n      call: \($0.call.text)\n" }.joined()).utf8))
+            out.closeFile()
+        }
         var known: [KnownDefect: [Finding]] = [:]
         for f in findings {
             if let d = KnownDefect.allCases.first(where: { $0.matches(f) }) { known[d, default: []].append(f) } else {
@@ -241,26 +299,56 @@ struct Finding: CustomStringConvertible {
     var fault: String
     var symptom: Symptom
     var detail: String
+    /// The file held markers of another database (one whose log was left at the path).
+    var foreignMarkers = false
     var description: String { "\(fault) at \(call.name) #\(call.occurrence), step \(call.step) (\(stepKind(call.step))): \(symptom.rawValue): \(detail)" }
 }
 
 /// Defects of today's engine the instruments find (issue "No acknowledged commit is ever lost"), each matched by
-/// where it shows and how. Recorded as known issues until fixed; a fix makes its `withKnownIssue` fail, and
-/// the case is then deleted.
+/// where it shows and how. Recorded as known issues until fixed; a fix makes its `withKnownIssue` fail (the
+/// defect no longer shows), and its case is then deleted. Every call these match is in the default sample (all
+/// syncs are), so a defect that still shows is always seen.
 enum KnownDefect: String, CaseIterable {
-    case largeCommitAfterLoggedOnes = "Defect 1: a direct commit retires the log before its meta slot is durable; a kill at that sync loses the logged commits before it"
+    case logRetiredBeforeMeta = """
+        Defect 1: a direct commit retires the commit log (new header, synced) before its meta slot is written and \
+        synced; a kill at the log header's fdatasync reopens at an older version: after 20 logged commits, at \
+        version 1 with none of them; after a compaction, at a version whose free list runs past the file (verify fails)
+        """
+    case staleLogReplayed = """
+        Defect 2: a commit log left by another database at the same path is replayed into the new one: after a kill, \
+        the new file holds the old database's objects and loses its own acknowledged commits
+        """
+    case checkpointFailureFailsCommit = """
+        Defect 3: a checkpoint run by commit() after the version is published fails (fdatasync or write of the data \
+        file, the log header's sync), and commit() throws although the commit is visible at once and durable
+        """
+    case failedSyncLeavesVersionVisible = """
+        Defect 4: the fdatasync after a direct commit's meta slot fails; commit() throws, but the version is \
+        visible at once and is there after reopening
+        """
 
     /// Whether the defect shows in this test's default sample of `kind` in `scenario`.
     func shows(in kind: String, _ scenario: Scenario) -> Bool {
         switch self {
-        case .largeCommitAfterLoggedOnes: kind == "crash points" && scenario != .frequentCheckpoints
+        case .logRetiredBeforeMeta: kind == "crash points" && scenario != .frequentCheckpoints
+        case .staleLogReplayed: kind == "crash points" && scenario == .besideStaleLog
+        case .checkpointFailureFailsCommit: kind == "faults" && scenario == .frequentCheckpoints
+        case .failedSyncLeavesVersionVisible: kind == "faults"
         }
     }
 
     func matches(_ f: Finding) -> Bool {
+        let kind = stepKind(f.call.step)
+        let threwButThere = f.symptom == .visibleAfterThrow || f.symptom == .presentAfterThrow
         switch self {
-        case .largeCommitAfterLoggedOnes:
-            f.fault == "SIGKILL" && f.symptom == .lostAcknowledged && stepKind(f.call.step) == "large commit"
+        case .logRetiredBeforeMeta:
+            return f.fault == "SIGKILL" && kind == "large commit" && f.call.name == "fdatasync" && f.call.text.contains(".log>")
+        case .staleLogReplayed:
+            return f.fault == "SIGKILL" && f.foreignMarkers
+        case .checkpointFailureFailsCommit:
+            return f.fault != "SIGKILL" && ["schema", "small commit", "delete", "schema change"].contains(kind) && threwButThere
+        case .failedSyncLeavesVersionVisible:
+            return f.fault != "SIGKILL" && kind == "large commit" && f.call.name == "fdatasync" && threwButThere
         }
     }
 }

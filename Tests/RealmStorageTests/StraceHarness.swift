@@ -207,7 +207,7 @@ struct MixedRun {
                 // its own (a crash point of the file's state too).
                 if let q = line.firstIndex(of: "\"") {
                     let words = line[line.index(after: q)...].split(separator: " ", maxSplits: 2)
-                    if words.first == "start" { step = 0 }
+                    if words.first?.hasPrefix("start\\n") == true { step = 0 }
                     if words.count > 1, let n = Int(words[1].prefix { $0.isNumber }), ["committed", "checkpointed", "compacted", "copied", "failed"].contains(words[0]) {
                         calls.append(FileCall(name: name, occurrence: counts[name]!, step: n, text: String(line.prefix(160)), isReport: true))
                         step = n + 1
@@ -254,7 +254,7 @@ func mixedFileProblems(_ path: String, ns: Int = 0) -> (markers: Set<Int>, probl
             let own = Set(found.filter { $0 / 1_000 == ns }.map { $0 % 1_000 })
             var problems = try mixedMismatches(s, expected: Mixed.model(applied: own, ns: ns))
             let foreign = found.filter { $0 / 1_000 != ns }
-            if !foreign.isEmpty { problems.insert("markers of another database (namespace \(Set(foreign.map { $0 / 1_000 }).sorted())): \(foreign.sorted().prefix(8))", at: 0) }
+            if !foreign.isEmpty { problems.insert("\(foreignMarkersProblem) (namespace \(Set(foreign.map { $0 / 1_000 }).sorted())): \(foreign.sorted().prefix(8))", at: 0) }
             return (own, problems)
         }
         problems += contents
@@ -263,6 +263,9 @@ func mixedFileProblems(_ path: String, ns: Int = 0) -> (markers: Set<Int>, probl
         return ([], ["cannot open or read: \(error)"])
     }
 }
+
+/// How `mixedFileProblems` begins the problem of a file holding another database's markers.
+let foreignMarkersProblem = "markers of another database"
 
 func mixedMarkers(_ s: Snapshot) throws -> [Int] {
     guard s.classSchema("Marker") != nil else { return [] }
