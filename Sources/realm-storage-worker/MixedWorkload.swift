@@ -19,6 +19,8 @@ import RealmStorage
 ///     failed N ERROR             step N threw; then, read back through the same handle:
 ///     after-failure N absent | visible | error ERROR
 ///     open-failed ERROR          opening failed (retried once, then exit status 3)
+///     reopen N                   step N was refused because an earlier failure stopped writes through the
+///                                handle (`StorageError.writesStopped`): the file is opened again, step N rerun
 ///     done                       every step ran
 ///
 /// A step that throws is not retried: the next step runs, on the same handle.
@@ -201,20 +203,11 @@ enum Mixed {
     /// `mixed PATH [--limit N] [--namespace NS] [--exit-without-closing]`: runs steps 0..<N (every step by default);
     /// without closing, the process ends with the commit log as the last commit left it.
     static func run(path: String, limit: Int, ns: Int, closes: Bool) throws {
-        var db: Database
-        do {
-            db = try Database.open(path: path, options: workerOptions)
-        } catch {
-            emit("open-failed \(error)")
-            do {
-                db = try Database.open(path: path, options: workerOptions)
-            } catch {
-                emit("open-failed \(error)")
-                exit(3)
-            }
-        }
+        var db = try open(path)
         emit("start")
-        for i in 0..<min(limit, steps.count) {
+        var i = 0
+        var reopened = false
+        while i < min(limit, steps.count) {
             do {
                 switch steps[i] {
                 case .checkpoint:
@@ -233,24 +226,60 @@ enum Mixed {
                     try db.write { tx in try apply(i, ns: ns, tx) }
                     emit("committed \(i)")
                 }
+            } catch where !reopened && stopsWrites(error) {
+                // An earlier failure stopped writes through this handle: let go of it, open the file again (as the
+                // error asks) and run the step again.
+                emit("reopen \(i)")
+                db = try reopen(path, releasing: db)
+                reopened = true
+                continue
             } catch {
                 emit("failed \(i) \(oneLine(error))")
-                guard steps[i].commits else { continue }
-                // What the same handle now shows: a commit that threw must have left nothing visible.
-                do {
-                    let visible = try db.read { s -> Bool in
-                        guard s.classSchema("Marker") != nil else { return false }
-                        return try s.object(s.table("Marker"), primaryKey: .int(markerNumber(i, ns: ns))) != nil
+                if steps[i].commits {
+                    // What the same handle now shows: a commit that threw must have left nothing visible.
+                    do {
+                        let visible = try db.read { s -> Bool in
+                            guard s.classSchema("Marker") != nil else { return false }
+                            return try s.object(s.table("Marker"), primaryKey: .int(markerNumber(i, ns: ns))) != nil
+                        }
+                        emit("after-failure \(i) \(visible ? "visible" : "absent")")
+                    } catch {
+                        emit("after-failure \(i) error \(oneLine(error))")
                     }
-                    emit("after-failure \(i) \(visible ? "visible" : "absent")")
-                } catch {
-                    emit("after-failure \(i) error \(oneLine(error))")
                 }
             }
+            i += 1
+            reopened = false
         }
         emit("done")
         if !closes { exit(0) }
         withExtendedLifetime(db) {}
+    }
+
+    /// Whether `error` refuses a write because an earlier failure stopped writes through the handle (a failed
+    /// sync leaves the page cache unreliable; the engine asks for the file to be opened again). Matched by its
+    /// message, which names it, so this workload runs against any version of the engine.
+    static func stopsWrites(_ error: any Error) -> Bool {
+        "\(error)".contains("writes stopped")
+    }
+
+    /// Opens the database; a failure is printed and tried once more, then ends the process (status 3).
+    static func open(_ path: String) throws -> Database {
+        for attempt in 0..<2 {
+            do {
+                return try Database.open(path: path, options: workerOptions)
+            } catch {
+                emit("open-failed \(oneLine(error))")
+                if attempt == 1 { exit(3) }
+            }
+        }
+        exit(3)
+    }
+
+    /// Lets go of `db` (this process's only handle on the file) and opens the file again.
+    static func reopen(_ path: String, releasing db: consuming Database) throws -> Database {
+        _ = consume db
+        return try open(path)
     }
 
     static func oneLine(_ error: any Error) -> String {

@@ -6,6 +6,7 @@ import RealmStorage
 /// A child process for the crash and multi-process tests. Output is line-oriented and written straight to
 /// file descriptor 1 (no buffering), so a line is visible to the parent as soon as it is printed.
 ///
+///     realm-storage-worker mixed PATH [--limit N] [--namespace NS] [--exit-without-closing]  (Mixed)
 ///     realm-storage-worker commit-loop PATH
 ///     realm-storage-worker writer PATH ID COUNT
 ///     realm-storage-worker reader PATH SECONDS [UNTIL]
@@ -13,7 +14,6 @@ import RealmStorage
 ///     realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
 ///     realm-storage-worker hold-writer PATH
 ///     realm-storage-worker write-then-idle PATH
-///     realm-storage-worker mixed PATH [--limit N] [--namespace NS] [--exit-without-closing]
 ///
 /// Options anywhere: `--key HEX` (an encrypted file), `--checkpoint-bytes N` (checkpoint the log every N bytes).
 @main

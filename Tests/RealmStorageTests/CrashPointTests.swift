@@ -21,8 +21,9 @@ import Glibc
 /// short and be retried, one more call of its name; so each run reads the call it hit from its own trace, and takes
 /// the step from what the worker printed.
 ///
-/// Bounded by default (every sync, rename, unlink, truncation and creation; a spread sample of the writes).
-/// Soak modes: `REALM_CRASHPOINT_ALL=1` (every call), `REALM_CRASHPOINT_STRIDE=N` (every sync, every N-th write);
+/// Bounded by default: every sync, rename, unlink, truncation and creation, but a spread sample of those in small
+/// commits (which repeat one pattern), and a spread sample of the writes. Soak modes: `REALM_CRASHPOINT_ALL=1`
+/// (every call), `REALM_CRASHPOINT_STRIDE=N` (every N-th write and small commits' other calls);
 /// `REALM_FAULT_ALL=1`, `REALM_FAULT_STRIDE=N` the same for faults; `REALM_CRASHPOINT_LIMIT`, `REALM_FAULT_LIMIT`
 /// the default sample sizes.
 @Suite(.serialized) struct CrashPointTests {
@@ -41,12 +42,16 @@ import Glibc
         let (calls, output) = try listing.listFileCalls(strace: strace)
         try expectWholeRun(listing, output)
 
-        // Syncs, renames, unlinks, truncations and creations all; the writes sampled.
+        // Syncs, renames, unlinks, truncations and creations all, but those of small commits (one pattern
+        // repeated: the record, and now and then a checkpoint) sampled; the writes sampled.
         let all = Self.flag("REALM_CRASHPOINT_ALL")
         let stride = Self.number("REALM_CRASHPOINT_STRIDE")
+        let limit = Self.number("REALM_CRASHPOINT_LIMIT") ?? 30
         let writes = calls.indices.filter { calls[$0].isWrite }
-        let chosen = Set(sample(writes, all: all, stride: stride, limit: Self.number("REALM_CRASHPOINT_LIMIT") ?? 40))
-        let points = calls.indices.filter { !calls[$0].isWrite || chosen.contains($0) }.map { calls[$0] }
+        let repeated = calls.indices.filter { !calls[$0].isWrite && stepKind(calls[$0].step) == "small commit" }
+        let sampled = Set(writes + repeated)
+        let chosen = Set(sample(writes, all: all, stride: stride, limit: limit) + sample(repeated, all: all, stride: stride, limit: limit))
+        let points = calls.indices.filter { chosen.contains($0) || !sampled.contains($0) }.map { calls[$0] }
         print("CrashPointTests: \(calls.count) crash points (\(writes.count) writes), trying \(points.count) "
               + "(REALM_CRASHPOINT_ALL=1 for every one, REALM_CRASHPOINT_STRIDE=N for every N-th write)")
 
@@ -79,6 +84,7 @@ import Glibc
                 continue
             }
             if !out.failed.isEmpty { found(.stepFailed, "steps failed before the kill: \(out.failed)") }
+            if !out.unexpected.isEmpty { found(.workerFailed, "unexpected output: \(out.unexpected.prefix(3))") }
             let (markers, problems) = mixedFileProblems(run.path)
             foreign = problems.contains { $0.hasPrefix(foreignMarkersProblem) }
             let lost = out.committed.subtracting(markers)
@@ -114,9 +120,11 @@ import Glibc
         let all = Self.flag("REALM_FAULT_ALL")
         let stride = Self.number("REALM_FAULT_STRIDE")
         let limit = Self.number("REALM_FAULT_LIMIT") ?? 24
-        // Every sync (where a commit's outcome is decided), EIO and ENOSPC in turn (both in soak mode); the other
-        // calls sampled.
-        let syncs = candidates.filter(\.isSync)
+        // Every sync (where a commit's outcome is decided) but those of small commits (one pattern repeated)
+        // sampled, EIO and ENOSPC in turn (both in soak mode); the other calls sampled.
+        let repeated = candidates.filter { $0.isSync && stepKind($0.step) == "small commit" }
+        let syncs = candidates.filter { $0.isSync && stepKind($0.step) != "small commit" }
+            + sample(repeated, all: all, stride: stride, limit: limit)
         let others = sample(candidates.filter { !$0.isSync }, all: all, stride: stride, limit: limit)
         let faults: [(FileCall, String)] = all
             ? (syncs + others).flatMap { [($0, "EIO"), ($0, "ENOSPC")] }
@@ -160,6 +168,7 @@ import Glibc
                 continue
             }
             if !cannotOpen && !out.done { found(.workerFailed, "the worker did not finish: \(lines.suffix(3))") }
+            if !out.unexpected.isEmpty { found(.workerFailed, "unexpected output: \(out.unexpected.prefix(3))") }
             failedSteps += out.failed.count
             if out.failed.isEmpty && out.openFailures.isEmpty { absorbed.append(call.description) }
             for (n, seen) in out.afterFailure.sorted(by: { $0.key < $1.key }) where seen != "absent" {
@@ -310,9 +319,10 @@ struct Finding: CustomStringConvertible {
 /// syncs are), so a defect that still shows is always seen.
 enum KnownDefect: String, CaseIterable {
     case logRetiredBeforeMeta = """
-        Defect 1: a direct commit retires the commit log (new header, synced) before its meta slot is written and \
-        synced; a kill at the log header's fdatasync reopens at an older version: after 20 logged commits, at \
-        version 1 with none of them; after a compaction, at a version whose free list runs past the file (verify fails)
+        Defect 1: a direct commit retires the commit log (new header, synced) before its meta slots are written and \
+        synced; a kill at the log header's fdatasync or at the first slot's write reopens at an older version: after \
+        20 logged commits, at version 1 with none of them; after a compaction, at a version whose free list runs past \
+        the file (verify fails)
         """
     case staleLogReplayed = """
         Defect 2: a commit log left by another database at the same path is replayed into the new one: after a kill, \
@@ -342,7 +352,10 @@ enum KnownDefect: String, CaseIterable {
         let threwButThere = f.symptom == .visibleAfterThrow || f.symptom == .presentAfterThrow
         switch self {
         case .logRetiredBeforeMeta:
-            return f.fault == "SIGKILL" && kind == "large commit" && f.call.name == "fdatasync" && f.call.text.contains(".log>")
+            // Killed at the retired log header's sync, or at the write of a meta slot after it.
+            let logSync = f.call.name == "fdatasync" && f.call.text.contains(".log>")
+            let slotWrite = f.call.name == "pwrite64" && f.call.text.contains(".realm>, \"RBDB")
+            return f.fault == "SIGKILL" && kind == "large commit" && (logSync || slotWrite)
         case .staleLogReplayed:
             return f.fault == "SIGKILL" && f.foreignMarkers
         case .checkpointFailureFailsCommit:

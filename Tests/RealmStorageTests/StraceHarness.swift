@@ -73,6 +73,8 @@ struct MixedOutput {
     /// What the worker saw through its handle after a failed commit: step → "absent" / "visible" / "error ...".
     var afterFailure: [Int: String] = [:]
     var openFailures: [String] = []
+    /// Steps refused because writes had stopped, run again on a new handle.
+    var reopened: Set<Int> = []
     var unexpected: [String] = []
 
     /// The step after the last one that reported anything (the one in flight when killed).
@@ -93,6 +95,7 @@ struct MixedOutput {
             case ("failed", let n?): failed[n] = parts.count > 2 ? parts[2] : ""
             case ("after-failure", let n?): afterFailure[n] = parts.count > 2 ? parts[2] : ""
             case ("open-failed", _): openFailures.append(String(line.dropFirst("open-failed ".count)))
+            case ("reopen", let n?): reopened.insert(n)
             default: unexpected.append(line)
             }
         }
@@ -155,11 +158,10 @@ struct MixedRun {
     /// status. A run that outlives `timeout` is killed and reported as hung (status nil).
     func run(strace: String?, _ straceArguments: [String], extra: [String] = [], timeout: Double = 120)
         throws -> (output: [String], status: Int32?, stderr: String) {
-        let worker = try workerExecutablePath()
         let workerArgs = ["mixed", path] + scenario.workerArguments + extra
         let child: WorkerProcess
         if let strace {
-            child = try WorkerProcess(straceArguments + ["--", worker] + workerArgs, stderrPath: dir.file("stderr"), executable: strace)
+            child = try WorkerProcess(workerArgs, stderrPath: dir.file("stderr"), launcher: [strace] + straceArguments + ["--"])
         } else {
             child = try WorkerProcess(workerArgs, stderrPath: dir.file("stderr"))
         }

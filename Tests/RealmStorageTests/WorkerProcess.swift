@@ -28,10 +28,11 @@ final class WorkerProcess {
     private var eof = false
     private var exitStatus: Int32?
 
-    /// Runs the worker with `arguments`, or `executable` with them (a program that runs the worker, such as
-    /// `strace`, given the worker's path among its arguments).
-    init(_ arguments: [String], stderrPath: String, executable: String? = nil) throws {
-        let exe = try executable ?? workerExecutablePath()
+    /// `launcher`: a program and its arguments that run the worker (e.g. `strace -f -e inject=...`); the
+    /// worker's path and `arguments` follow them.
+    init(_ arguments: [String], stderrPath: String, launcher: [String] = []) throws {
+        let worker = try workerExecutablePath()
+        let exe = launcher.first ?? worker
         self.arguments = arguments
         self.stderrPath = stderrPath
         // The pipe is created and made close-on-exec under a lock every spawn here takes, so no other child
@@ -53,7 +54,7 @@ final class WorkerProcess {
         // dup2 clears close-on-exec on the copies, so the child gets exactly fds 1 and 2 from these.
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errFD, 2)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([exe] + arguments).map { strdup($0) } + [nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = (launcher + [worker] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var child: pid_t = 0
         let rc = posix_spawn(&child, exe, &actions, nil, argv, environ)
