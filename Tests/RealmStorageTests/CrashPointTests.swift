@@ -92,14 +92,7 @@ import Glibc
             if !lost.isEmpty { found(.lostAcknowledged, "acknowledged commits missing: steps \(lost.sorted()) (file holds \(markers.count) of \(out.committed.count))") }
             if !extra.isEmpty { found(.unacknowledgedPresent, "steps never run or not in flight are present: \(extra.sorted())") }
             for p in problems { found(p.hasPrefix("verify") ? .verifyFailed : p.hasPrefix("cannot open") ? .openFailed : .contentsDiffer, p) }
-            // A copy the worker reported made holds the commits before it.
-            if let copied = out.maintained.first(where: { Mixed.steps[$0] == .writeCopy }) {
-                let (copyMarkers, copyProblems) = mixedFileProblems(run.path + ".copy")
-                let want = out.committed.filter { $0 < copied }
-                if copyMarkers != want || !copyProblems.isEmpty {
-                    found(.copyWrong, "the copy holds steps \(copyMarkers.subtracting(want).sorted()) extra, \(want.subtracting(copyMarkers).sorted()) missing; \(copyProblems.prefix(2))")
-                }
-            }
+            if let problem = copyProblem(run, out) { found(.copyWrong, problem) }
             // The file keeps working.
             if problems.isEmpty, let error = commitAfterReopening(run.path) { found(.cannotCommitAfter, "\(error)") }
         }
@@ -122,10 +115,12 @@ import Glibc
         let limit = Self.number("REALM_FAULT_LIMIT") ?? 24
         // Every sync (where a commit's outcome is decided) but those of small commits (one pattern repeated)
         // sampled, EIO and ENOSPC in turn (both in soak mode); the other calls sampled.
+        // Every truncation too (growing the file is a step of every commit that needs room).
+        let decisive = { (c: FileCall) in c.isSync || c.name == "ftruncate" || c.name == "fallocate" }
         let repeated = candidates.filter { $0.isSync && stepKind($0.step) == "small commit" }
-        let syncs = candidates.filter { $0.isSync && stepKind($0.step) != "small commit" }
+        let syncs = candidates.filter { decisive($0) && !($0.isSync && stepKind($0.step) == "small commit") }
             + sample(repeated, all: all, stride: stride, limit: limit)
-        let others = sample(candidates.filter { !$0.isSync }, all: all, stride: stride, limit: limit)
+        let others = sample(candidates.filter { !decisive($0) }, all: all, stride: stride, limit: limit)
         let faults: [(FileCall, String)] = all
             ? (syncs + others).flatMap { [($0, "EIO"), ($0, "ENOSPC")] }
             : (syncs + others).enumerated().map { ($0.element, $0.offset % 2 == 0 ? "EIO" : "ENOSPC") }
@@ -159,7 +154,8 @@ import Glibc
                 continue
             }
             if let sig = WorkerProcess.killedBy(status) {
-                found(.crashed, "the worker died of signal \(sig); stderr: \(stderr.suffix(800))")
+                let cause = stderr.split(separator: "\n").first { $0.contains("Fatal error") || $0.contains("failed:") }
+                found(.crashed, "the worker died of signal \(sig): \(cause.map(String.init) ?? String(stderr.suffix(800)))")
                 continue
             }
             let cannotOpen = out.openFailures.count == 2 && !out.started
@@ -188,6 +184,7 @@ import Glibc
                       "steps \(extra.sorted()) are present after reopening but were not acknowledged (failed: \(out.failed.keys.sorted()))")
             }
             for p in problems { found(p.hasPrefix("verify") ? .verifyFailed : p.hasPrefix("cannot open") ? .openFailed : .contentsDiffer, p) }
+            if let problem = copyProblem(run, out) { found(.copyWrong, problem) }
             if problems.isEmpty, let error = commitAfterReopening(run.path) { found(.cannotCommitAfter, "\(error)") }
         }
         print("CrashPointTests: \(faults.count - skipped) faults injected, \(failedSteps) steps failed, \(absorbed.count) absorbed without "
@@ -230,6 +227,16 @@ import Glibc
         // A call the kill ended before it returned.
         calls += unfinished.values
         return calls
+    }
+
+    /// What is wrong with the copy the worker reported made (it holds exactly the commits acknowledged before
+    /// it), or nil (also when no copy was reported).
+    func copyProblem(_ run: MixedRun, _ out: MixedOutput) -> String? {
+        guard let copied = out.maintained.first(where: { Mixed.steps[$0] == .writeCopy }) else { return nil }
+        let (markers, problems) = mixedFileProblems(run.path + ".copy")
+        let want = out.committed.filter { $0 < copied }
+        if markers == want && problems.isEmpty { return nil }
+        return "the copy holds steps \(markers.subtracting(want).sorted()) extra, \(want.subtracting(markers).sorted()) missing; \(problems.prefix(2))"
     }
 
     /// Opens the file and commits one more marker; the error if that fails.
@@ -275,8 +282,12 @@ import Glibc
                 Issue.record(Comment(rawValue: f.description))
             }
         }
-        for d in KnownDefect.allCases where d.shows(in: kind, scenario) {
-            withKnownIssue(Comment(rawValue: d.rawValue)) {
+        for d in KnownDefect.allCases {
+            // A defect this sample always reaches must show (or its marking comes off); one it may miss, recorded
+            // when it shows.
+            let expected = d.shows(in: kind, scenario)
+            guard expected || known[d] != nil else { continue }
+            withKnownIssue(Comment(rawValue: d.rawValue), isIntermittent: !expected) {
                 for f in known[d] ?? [] { Issue.record(Comment(rawValue: f.description)) }
             }
         }
@@ -316,7 +327,8 @@ struct Finding: CustomStringConvertible {
 /// Defects of today's engine the instruments find (issue "No acknowledged commit is ever lost"), each matched by
 /// where it shows and how. Recorded as known issues until fixed; a fix makes its `withKnownIssue` fail (the
 /// defect no longer shows), and its case is then deleted. Every call these match is in the default sample (all
-/// syncs are), so a defect that still shows is always seen.
+/// syncs and truncations are); `shows(in:_:)` says where a defect shows in every run (the others are recorded
+/// as intermittent known issues when they show).
 enum KnownDefect: String, CaseIterable {
     case logRetiredBeforeMeta = """
         Defect 1: a direct commit retires the commit log (new header, synced) before its meta slots are written and \
@@ -330,26 +342,35 @@ enum KnownDefect: String, CaseIterable {
         """
     case checkpointFailureFailsCommit = """
         Defect 3: a checkpoint run by commit() after the version is published fails (fdatasync or write of the data \
-        file, the log header's sync), and commit() throws although the commit is visible at once and durable
+        file, the log header's sync), and commit() throws although the commit is visible at once and durable \
+        (and in a later writeCopy)
+        """
+    case failedExtendCorruptsLogIndex = """
+        Defect 7: a logged commit whose record was written fails at extending the data file (ftruncate, ENOSPC); \
+        the process's index of the log still names the record, the next commits overwrite it, and a later commit \
+        reads a wrong node (debug builds trap: "DecodedLeaves: kept leaf ... is not the leaf there")
         """
     case failedSyncLeavesVersionVisible = """
         Defect 4: the fdatasync after a direct commit's meta slot fails; commit() throws, but the version is \
-        visible at once and is there after reopening
+        visible at once, is there after reopening and in a later writeCopy
         """
 
-    /// Whether the defect shows in this test's default sample of `kind` in `scenario`.
+    /// Whether the defect shows in every run of this test's default sample of `kind` in `scenario`.
     func shows(in kind: String, _ scenario: Scenario) -> Bool {
         switch self {
         case .logRetiredBeforeMeta: kind == "crash points" && scenario != .frequentCheckpoints
         case .staleLogReplayed: kind == "crash points" && scenario == .besideStaleLog
         case .checkpointFailureFailsCommit: kind == "faults" && scenario == .frequentCheckpoints
         case .failedSyncLeavesVersionVisible: kind == "faults"
+        // Not every run: in about one run in six the failed extend leaves nothing a later commit trips over.
+        case .failedExtendCorruptsLogIndex: false
         }
     }
 
     func matches(_ f: Finding) -> Bool {
         let kind = stepKind(f.call.step)
-        let threwButThere = f.symptom == .visibleAfterThrow || f.symptom == .presentAfterThrow
+        // The commit that threw is there: at once, after reopening, and in the copy writeCopy made after it.
+        let threwButThere = f.symptom == .visibleAfterThrow || f.symptom == .presentAfterThrow || f.symptom == .copyWrong
         switch self {
         case .logRetiredBeforeMeta:
             // Killed at the retired log header's sync, or at the write of a meta slot after it.
@@ -362,6 +383,9 @@ enum KnownDefect: String, CaseIterable {
             return f.fault != "SIGKILL" && ["schema", "small commit", "delete", "schema change"].contains(kind) && threwButThere
         case .failedSyncLeavesVersionVisible:
             return f.fault != "SIGKILL" && kind == "large commit" && f.call.name == "fdatasync" && threwButThere
+        case .failedExtendCorruptsLogIndex:
+            return f.fault != "SIGKILL" && f.call.name == "ftruncate" && ["small commit", "delete", "schema change"].contains(kind)
+                && (f.symptom == .crashed || f.symptom == .contentsDiffer || f.symptom == .verifyFailed)
         }
     }
 }
