@@ -203,7 +203,9 @@ enum Mixed {
     /// `mixed PATH [--limit N] [--namespace NS] [--exit-without-closing]`: runs steps 0..<N (every step by default);
     /// without closing, the process ends with the commit log as the last commit left it.
     static func run(path: String, limit: Int, ns: Int, closes: Bool) throws {
-        var db = try open(path)
+        // Implicitly unwrapped so that it can let go of its handle before opening the file again (opening a path
+        // this process has open returns the open database).
+        var db: Database! = try open(path)
         emit("start")
         var i = 0
         var reopened = false
@@ -230,7 +232,8 @@ enum Mixed {
                 // An earlier failure stopped writes through this handle: let go of it, open the file again (as the
                 // error asks) and run the step again.
                 emit("reopen \(i)")
-                db = try reopen(path, releasing: db)
+                db = nil
+                db = try open(path)
                 reopened = true
                 continue
             } catch {
@@ -274,12 +277,6 @@ enum Mixed {
             }
         }
         exit(3)
-    }
-
-    /// Lets go of `db` (this process's only handle on the file) and opens the file again.
-    static func reopen(_ path: String, releasing db: consuming Database) throws -> Database {
-        _ = consume db
-        return try open(path)
     }
 
     static func oneLine(_ error: any Error) -> String {

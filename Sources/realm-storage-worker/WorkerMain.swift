@@ -98,14 +98,14 @@ struct WorkerMain {
 
     static func usage() -> Never {
         emitError("""
-            usage: realm-storage-worker commit-loop PATH
+            usage: realm-storage-worker mixed PATH [--limit N] [--namespace NS] [--exit-without-closing]
+                   realm-storage-worker commit-loop PATH
                    realm-storage-worker writer PATH ID COUNT
                    realm-storage-worker reader PATH SECONDS [UNTIL]
                    realm-storage-worker pin PATH
                    realm-storage-worker append-objects PATH CLASS PROPERTY COUNT
                    realm-storage-worker hold-writer PATH
                    realm-storage-worker write-then-idle PATH
-                   realm-storage-worker mixed PATH [--limit N] [--namespace NS] [--exit-without-closing]
             """)
         exit(64)
     }
