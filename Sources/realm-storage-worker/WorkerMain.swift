@@ -6,6 +6,7 @@ import RealmStorage
 /// A child process for the crash and multi-process tests. Output is line-oriented and written straight to
 /// file descriptor 1 (no buffering), so a line is visible to the parent as soon as it is printed.
 ///
+///     realm-storage-worker mixed PATH [--limit N] [--namespace NS] [--exit-without-closing]  (Mixed)
 ///     realm-storage-worker commit-loop PATH
 ///     realm-storage-worker writer PATH ID COUNT
 ///     realm-storage-worker reader PATH SECONDS [UNTIL]
@@ -35,6 +36,21 @@ struct WorkerMain {
         // `--checkpoint-bytes N` anywhere: checkpoint the commit log after N bytes of records.
         if let i = args.firstIndex(of: "--checkpoint-bytes"), i + 1 < args.count, let n = UInt64(args[i + 1]) {
             workerOptions.checkpointBytes = n
+            args.removeSubrange(i...i + 1)
+        }
+        // `mixed`'s own options: run only steps 0..<N; number markers and items in namespace NS; end the process
+        // without closing the database (as a crash after the last step would: no checkpoint on close).
+        var limit = Int.max, namespace = 0, closes = true
+        if let i = args.firstIndex(of: "--exit-without-closing") {
+            closes = false
+            args.remove(at: i)
+        }
+        if let i = args.firstIndex(of: "--limit"), i + 1 < args.count, let n = Int(args[i + 1]), n >= 0 {
+            limit = n
+            args.removeSubrange(i...i + 1)
+        }
+        if let i = args.firstIndex(of: "--namespace"), i + 1 < args.count, let n = Int(args[i + 1]), n >= 0 {
+            namespace = n
             args.removeSubrange(i...i + 1)
         }
         do {
@@ -88,6 +104,8 @@ struct WorkerMain {
             case ("append-objects", 5):
                 guard let count = Int(args[4]), count >= 0 else { usage() }
                 try AppendObjects.run(path: args[1], className: args[2], property: args[3], count: count)
+            case ("mixed", 2):
+                try Mixed.run(path: args[1], limit: limit, ns: namespace, closes: closes)
             default:
                 usage()
             }
@@ -99,7 +117,8 @@ struct WorkerMain {
 
     static func usage() -> Never {
         emitError("""
-            usage: realm-storage-worker commit-loop PATH
+            usage: realm-storage-worker mixed PATH [--limit N] [--namespace NS] [--exit-without-closing]
+                   realm-storage-worker commit-loop PATH
                    realm-storage-worker writer PATH ID COUNT
                    realm-storage-worker reader PATH SECONDS [UNTIL]
                    realm-storage-worker pin PATH
