@@ -260,10 +260,10 @@ enum Mixed {
     }
 
     /// Whether `error` refuses a write because an earlier failure stopped writes through the handle (a failed
-    /// sync leaves the page cache unreliable; the engine asks for the file to be opened again). Matched by its
-    /// message, which names it, so this workload runs against any version of the engine.
+    /// sync leaves the page cache unreliable; the engine asks for the file to be opened again).
     static func stopsWrites(_ error: any Error) -> Bool {
-        "\(error)".contains("writes stopped")
+        if case .writesStopped? = error as? StorageError { return true }
+        return false
     }
 
     /// Opens the database; a failure is printed and tried once more, then ends the process (status 3).

@@ -254,9 +254,7 @@ import Glibc
         }
     }
 
-    /// Prints every finding grouped by symptom, then records each: those of a known defect inside
-    /// `withKnownIssue` (which fails once the defect no longer shows, so the marking comes off with the fix),
-    /// the rest as plain issues.
+    /// Prints every finding grouped by symptom, then records each as an issue.
     func report(_ findings: [Finding], tried: Int, of total: Int, kind: String, scenario: Scenario, started: Double) {
         let bySymptom = Dictionary(grouping: findings, by: \.symptom)
         var text = "CrashPointTests, \(scenario): \(tried) \(kind) tried (of \(total)), \(findings.count) findings, "
@@ -276,21 +274,7 @@ import Glibc
             out.write(Data((text.components(separatedBy: "\n").first! + "\n" + findings.map { "\($0)\n      call: \($0.call.text)\n" }.joined()).utf8))
             out.closeFile()
         }
-        var known: [KnownDefect: [Finding]] = [:]
-        for f in findings {
-            if let d = KnownDefect.allCases.first(where: { $0.matches(f) }) { known[d, default: []].append(f) } else {
-                Issue.record(Comment(rawValue: f.description))
-            }
-        }
-        for d in KnownDefect.allCases {
-            // A defect this sample always reaches must show (or its marking comes off); one it may miss, recorded
-            // when it shows.
-            let expected = d.shows(in: kind, scenario)
-            guard expected || known[d] != nil else { continue }
-            withKnownIssue(Comment(rawValue: d.rawValue), isIntermittent: !expected) {
-                for f in known[d] ?? [] { Issue.record(Comment(rawValue: f.description)) }
-            }
-        }
+        for f in findings { Issue.record(Comment(rawValue: f.description)) }
     }
 }
 
@@ -322,70 +306,4 @@ struct Finding: CustomStringConvertible {
     /// The file held markers of another database (one whose log was left at the path).
     var foreignMarkers = false
     var description: String { "\(fault) at \(call.name) #\(call.occurrence), step \(call.step) (\(stepKind(call.step))): \(symptom.rawValue): \(detail)" }
-}
-
-/// Defects of today's engine the instruments find (issue "No acknowledged commit is ever lost"), each matched by
-/// where it shows and how. Recorded as known issues until fixed; a fix makes its `withKnownIssue` fail (the
-/// defect no longer shows), and its case is then deleted. Every call these match is in the default sample (all
-/// syncs and truncations are); `shows(in:_:)` says where a defect shows in every run (the others are recorded
-/// as intermittent known issues when they show).
-enum KnownDefect: String, CaseIterable {
-    case logRetiredBeforeMeta = """
-        Defect 1: a direct commit retires the commit log (new header, synced) before its meta slots are written and \
-        synced; a kill at the log header's fdatasync or at the first slot's write reopens at an older version: after \
-        20 logged commits, at version 1 with none of them; after a compaction, at a version whose free list runs past \
-        the file (verify fails)
-        """
-    case staleLogReplayed = """
-        Defect 2: a commit log left by another database at the same path is replayed into the new one: after a kill, \
-        the new file holds the old database's objects and loses its own acknowledged commits
-        """
-    case checkpointFailureFailsCommit = """
-        Defect 3: a checkpoint run by commit() after the version is published fails (fdatasync or write of the data \
-        file, the log header's sync), and commit() throws although the commit is visible at once and durable \
-        (and in a later writeCopy)
-        """
-    case failedExtendCorruptsLogIndex = """
-        Defect 7: a logged commit whose record was written fails at extending the data file (ftruncate, ENOSPC); \
-        the process's index of the log still names the record, the next commits overwrite it, and a later commit \
-        reads a wrong node (debug builds trap: "DecodedLeaves: kept leaf ... is not the leaf there")
-        """
-    case failedSyncLeavesVersionVisible = """
-        Defect 4: the fdatasync after a direct commit's meta slot fails; commit() throws, but the version is \
-        visible at once, is there after reopening and in a later writeCopy
-        """
-
-    /// Whether the defect shows in every run of this test's default sample of `kind` in `scenario`.
-    func shows(in kind: String, _ scenario: Scenario) -> Bool {
-        switch self {
-        case .logRetiredBeforeMeta: kind == "crash points" && scenario != .frequentCheckpoints
-        case .staleLogReplayed: kind == "crash points" && scenario == .besideStaleLog
-        case .checkpointFailureFailsCommit: kind == "faults" && scenario == .frequentCheckpoints
-        case .failedSyncLeavesVersionVisible: kind == "faults"
-        // Not every run: in about one run in six the failed extend leaves nothing a later commit trips over.
-        case .failedExtendCorruptsLogIndex: false
-        }
-    }
-
-    func matches(_ f: Finding) -> Bool {
-        let kind = stepKind(f.call.step)
-        // The commit that threw is there: at once, after reopening, and in the copy writeCopy made after it.
-        let threwButThere = f.symptom == .visibleAfterThrow || f.symptom == .presentAfterThrow || f.symptom == .copyWrong
-        switch self {
-        case .logRetiredBeforeMeta:
-            // Killed at the retired log header's sync, or at the write of a meta slot after it.
-            let logSync = f.call.name == "fdatasync" && f.call.text.contains(".log>")
-            let slotWrite = f.call.name == "pwrite64" && f.call.text.contains(".realm>, \"RBDB")
-            return f.fault == "SIGKILL" && kind == "large commit" && (logSync || slotWrite)
-        case .staleLogReplayed:
-            return f.fault == "SIGKILL" && f.foreignMarkers
-        case .checkpointFailureFailsCommit:
-            return f.fault != "SIGKILL" && ["schema", "small commit", "delete", "schema change"].contains(kind) && threwButThere
-        case .failedSyncLeavesVersionVisible:
-            return f.fault != "SIGKILL" && kind == "large commit" && f.call.name == "fdatasync" && threwButThere
-        case .failedExtendCorruptsLogIndex:
-            return f.fault != "SIGKILL" && f.call.name == "ftruncate" && ["small commit", "delete", "schema change"].contains(kind)
-                && (f.symptom == .crashed || f.symptom == .contentsDiffer || f.symptom == .verifyFailed)
-        }
-    }
 }
