@@ -60,6 +60,23 @@ struct PowerLossTrace {
     /// `failed N` lines: commits that threw (none in a run without faults).
     var failedCommits: [Int] = []
 
+    /// The same operations without the syncs at `dropped` (renumbered): what an engine that left those syncs
+    /// out would have done, for showing that the states then fail.
+    func without(syncsAt dropped: Set<Int>) -> PowerLossTrace {
+        var out = self
+        out.ops = []
+        var renumbered: [Int: Int] = [:]
+        for (i, op) in ops.enumerated() {
+            switch op {
+            case .sync, .syncWrite, .syncDirectory: if dropped.contains(i) { continue }
+            default: break
+            }
+            renumbered[i] = out.ops.count
+            if case .syncWrite(let w) = op { out.ops.append(.syncWrite(op: renumbered[w]!)) } else { out.ops.append(op) }
+        }
+        return out
+    }
+
     func describe(_ i: Int) -> String {
         guard i >= 0 && i < ops.count else { return "#\(i) (start)" }
         let name = { (f: Int) in names[f] ?? "inode \(f)" }
