@@ -48,7 +48,7 @@ import Glibc
         let (trace, _, _) = try Self.record(scenario: "small-then-large", extra: [])
         let recordSyncs = trace.ops.indices.filter { if case .syncWrite = trace.ops[$0] { true } else { false } }
         let a = try Self.checkStates(trace.without(syncsAt: Set(recordSyncs)), lockCopy: nil, options: DatabaseOptions(),
-                                     sizes: Self.smallThenLargeSize, samples: 0, randomSubsets: 0)
+                                     sizes: Self.smallThenLargeSize, samples: 0, randomSubsets: 0, exhaustive: false)
         let lost = a.failures.filter { $0.contains("had returned, but the file holds 0") }
         #expect(lost.count > 0, "\(a.checked) states without the records' syncs, and none lost a returned commit")
         // The direct commit's first sync: the first sync of the data file after commit 19 returned.
@@ -59,7 +59,7 @@ import Glibc
             return f == dataFile
         })
         let b = try Self.checkStates(trace.without(syncsAt: [nodesSync]), lockCopy: nil, options: DatabaseOptions(),
-                                     sizes: Self.smallThenLargeSize, samples: 0, randomSubsets: 0)
+                                     sizes: Self.smallThenLargeSize, samples: 0, randomSubsets: 0, exhaustive: false)
         print("power loss, the instrument: without the records' syncs \(lost.count) of \(a.checked) states lost a returned commit; "
               + "without the sync before the direct commit's slot \(b.failures.count) of \(b.checked) failed")
         for f in b.failures.prefix(3) { print("  \(f)") }
@@ -135,7 +135,7 @@ import Glibc
 
     /// Builds the states a power cut after each operation of `trace` can leave and checks each distinct one.
     static func checkStates(_ trace: PowerLossTrace, lockCopy: [UInt8]?, options: DatabaseOptions, sizes: (Int) -> Int,
-                            samples: Int, randomSubsets: Int) throws -> Outcome {
+                            samples: Int, randomSubsets: Int, exhaustive: Bool = PowerLossTests.exhaustive) throws -> Outcome {
         let acks = trace.ops.compactMap { if case .ack(let n) = $0 { n } else { nil } }
         let durableAt = trace.durableAt()
         // The highest commit number reported as returned before each point.
@@ -163,9 +163,10 @@ import Glibc
                 states.append(PowerLossState(point: point, kept: states[0].kept, lockFile: .zeros(size),
                                              label: "every unsynced write kept, a lock file of zeros"))
             }
+            let bases = trace.baseImages(at: point, durableAt: durableAt)
             for state in states {
                 r.generated += 1
-                let files = trace.files(state, durableAt: durableAt)
+                let files = trace.files(state, durableAt: durableAt, bases: bases)
                 var hasher = Hasher()
                 hasher.combine(lastAck[point])
                 for f in files {

@@ -46,8 +46,9 @@ extension PowerLossTrace {
         return out
     }
 
-    /// The files `state` holds, by name.
-    func files(_ state: PowerLossState, durableAt: [Int]) -> [(name: String, bytes: [UInt8])] {
+    /// The files `state` holds, by name. `bases` (from `baseImages`, for the same point) saves applying the
+    /// durable operations again for each state.
+    func files(_ state: PowerLossState, durableAt: [Int], bases: [Int: [UInt8]] = [:]) -> [(name: String, bytes: [UInt8])] {
         var directory: [String: Int] = [:]
         for i in 0..<state.point where !state.undone.contains(i) {
             switch ops[i] {
@@ -58,33 +59,58 @@ extension PowerLossTrace {
             }
         }
         var images: [Int: [UInt8]] = [:]
-        for f in directory.values { images[f] = [] }
+        for f in directory.values { images[f] = bases[f] ?? [] }
         for i in 0..<state.point {
             guard let f = ops[i].file, ops[i].isDataOp, images[f] != nil else { continue }
-            let whole = durableAt[i] < state.point || state.kept.contains(i)
+            let durable = durableAt[i] < state.point
+            if durable && bases[f] != nil { continue }
+            let whole = durable || state.kept.contains(i)
             let sectors: [Int]? = whole ? nil : (state.torn?.op == i ? state.torn!.sectors : [])
             if sectors?.isEmpty == true { continue }
-            switch ops[i] {
-            case .truncate(_, let size):
-                // A negative size is a minimum (`fallocate`).
-                let n = size >= 0 ? size : max(images[f]!.count, -size)
-                if n < images[f]!.count { images[f]!.removeLast(images[f]!.count - n) } else {
-                    images[f]!.append(contentsOf: [UInt8](repeating: 0, count: n - images[f]!.count))
-                }
-            case .write(_, let offset, let bytes):
-                if let sectors {
-                    for s in sectors {
-                        let lo = max(offset, (offset / 512 + s) * 512), hi = min(offset + bytes.count, (offset / 512 + s + 1) * 512)
-                        if lo < hi { Self.put(bytes[(lo - offset)..<(hi - offset)], at: lo, into: &images[f]!) }
-                    }
-                } else {
-                    Self.put(bytes[...], at: offset, into: &images[f]!)
-                }
-            default:
-                break
-            }
+            apply(i, sectors: sectors, to: &images[f]!)
         }
         return directory.sorted { $0.key < $1.key }.map { (name: $0.key, bytes: images[$0.value]!) }
+    }
+
+    /// For each file whose durable operations at `point` all come before its unsynced ones (every file but
+    /// one written with `O_DSYNC` after a buffered write), its image with only the durable ones applied.
+    func baseImages(at point: Int, durableAt: [Int]) -> [Int: [UInt8]] {
+        var lastDurable: [Int: Int] = [:], firstUnsynced: [Int: Int] = [:]
+        for i in 0..<point where ops[i].isDataOp {
+            let f = ops[i].file!
+            if durableAt[i] < point { lastDurable[f] = i } else if firstUnsynced[f] == nil { firstUnsynced[f] = i }
+        }
+        var out: [Int: [UInt8]] = [:]
+        for f in Set(lastDurable.keys).union(firstUnsynced.keys) where (lastDurable[f] ?? -1) < (firstUnsynced[f] ?? Int.max) {
+            var image: [UInt8] = []
+            for i in 0..<point where ops[i].isDataOp && ops[i].file == f && durableAt[i] < point { apply(i, sectors: nil, to: &image) }
+            out[f] = image
+        }
+        return out
+    }
+
+    /// Applies the write or truncation at `op`: whole, or only the 512-byte `sectors` it touches (counted
+    /// from its first).
+    private func apply(_ op: Int, sectors: [Int]?, to image: inout [UInt8]) {
+        switch ops[op] {
+        case .truncate(_, let size):
+            // A negative size is a minimum (`fallocate`).
+            let n = size >= 0 ? size : max(image.count, -size)
+            if n < image.count { image.removeLast(image.count - n) } else {
+                image.append(contentsOf: [UInt8](repeating: 0, count: n - image.count))
+            }
+        case .write(_, let offset, let bytes):
+            if let sectors {
+                for s in sectors {
+                    let lo = max(offset, (offset / 512 + s) * 512), hi = min(offset + bytes.count, (offset / 512 + s + 1) * 512)
+                    if lo < hi { Self.put(bytes[(lo - offset)..<(hi - offset)], at: lo, into: &image) }
+                }
+            } else {
+                Self.put(bytes[...], at: offset, into: &image)
+            }
+        default:
+            break
+        }
     }
 
     private static func put(_ bytes: ArraySlice<UInt8>, at offset: Int, into image: inout [UInt8]) {
