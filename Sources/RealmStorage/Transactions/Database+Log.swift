@@ -50,10 +50,11 @@ extension Database {
     /// so that the data file stands alone again once every process has closed it. Errors are ignored (the
     /// next process to open the file first replays the log).
     func checkpointOnClose() {
-        guard commitLog != nil, let m = try? latestMeta(), Database.hasLoggedPages(m) else { return }
-        guard (try? coordinator.tryLockWriter()) == true else { return }
+        // Every error here leaves the commits where they are safe, in the log: the next first opener replays it.
+        guard commitLog != nil, let m = try? latestMeta(), Database.hasLoggedPages(m) else { return }  // (see above)
+        guard (try? coordinator.tryLockWriter()) == true else { return }  // another writer checkpoints instead
         defer { coordinator.unlockWriter() }
-        if let m = try? latestMeta(), Database.hasLoggedPages(m) { _ = try? checkpointLog(after: m) }
+        if let m = try? latestMeta(), Database.hasLoggedPages(m) { _ = try? checkpointLog(after: m) }  // (see above)
     }
 }
 
