@@ -205,10 +205,11 @@ public final class Database: @unchecked Sendable {
             if try store.currentSize() == 0 {
                 if readOnly { throw StorageError.readOnly(path: filePath) }
                 try Database.create(store: store)
-                opened.wasEmpty = false  // created here, with this store's key and salt
+                // The new file is now at the path (with this store's key and salt): open it.
+                opened = try Database.rebind(opened, options: options)
             }
-            try Database.replayCommitLog(store: store)
-            try Database.checkDamagedSlots(store: store)
+            try Database.replayCommitLog(store: opened.store)
+            try Database.checkDamagedSlots(store: opened.store)
         }
         do {
             coordinator = try LockFile(path: lockPath, firstOpener: setUp)
@@ -300,17 +301,27 @@ public final class Database: @unchecked Sendable {
                                  reason: "the file at this path was replaced while it was being opened, again and again")
     }
 
-    /// Makes the empty file of `store` a new database (the encryption header and an empty version), with blocks
-    /// for both meta slots though only slot B is written (`PageStore.reserveBlocks`). What a failed attempt
-    /// wrote (a full disk) is cut off again, so that the file is still empty, and the next open
-    /// creates it anew instead of finding a damaged one; once the version is synced, the file's name is too.
+    /// Makes a new database where `store`'s file is empty: the encryption header and an empty version are
+    /// written to `NAME.realm.new` (with blocks for both meta slots, though only slot B is written:
+    /// `PageStore.reserveBlocks`), synced, renamed over the empty file, and the directory synced. A power cut
+    /// at any moment leaves the empty file (the next open makes it again) or the whole new one, never one
+    /// written in part (which would be refused as damaged); a failure (a full disk) removes what was written.
+    /// The caller opens the path again: `store` still holds the empty file the rename replaced.
     private static func create(store: PageStore) throws {
+        let temp = store.path + ".new"
+        unlink(temp)  // (left by a creation cut short: never a database)
+        let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd < 0 { throw StorageError.io(path: temp, operation: "create", errno: errno) }
         do {
-            try store.reserveBlocks(pages: 2)
-            try store.writeEncryptionHeader()
-            try Database.writeEmpty(store: store)
+            let made = try PageStore(path: temp, fd: fd, readOnly: false, cipher: store.cipher)
+            try made.reserveBlocks(pages: 2)
+            try made.writeEncryptionHeader()
+            try Database.writeEmpty(store: made)  // (synced)
+            if rename(temp, store.path) != 0 {
+                throw StorageError.io(path: store.path, operation: "rename the new file into place", errno: errno)
+            }
         } catch {
-            _ = ftruncate(store.fd, 0)  // safe to ignore: the error above is what is reported; at worst the file stays part-written
+            unlink(temp)
             throw error
         }
         try syncParentDirectory(of: store.path)
