@@ -51,8 +51,12 @@ import Glibc
     /// whether `verify` passed.
     static func contents(_ path: String) throws -> (counts: [Int: Int], verify: VerifyReport) {
         let db = try Database.open(path: path)
-        let report = try db.verify()
-        let counts: [Int: Int] = try db.read { s in
+        return (try itemCounts(db), try db.verify())
+    }
+
+    /// How many `Item` objects of each commit number `db` holds (`DurabilityScenarios`).
+    static func itemCounts(_ db: Database) throws -> [Int: Int] {
+        try db.read { s in
             guard s.classSchema("Item") != nil else { return [:] }
             let t = try s.table("Item")
             let n = try s.property(t, "n")
@@ -62,7 +66,6 @@ import Glibc
             }
             return out
         }
-        return (counts, report)
     }
 
     /// Every commit reported as returned is in the file whole, every one reported as failed is absent, and

@@ -216,16 +216,7 @@ import Glibc
             let db = try Database.open(path: dir + "/d.realm", options: options)
             let report = try db.verify()
             if !report.isOK { problems.append("verify: \(report)") }
-            let counts: [Int: Int] = try db.read { s in
-                guard s.classSchema("Item") != nil else { return [:] }
-                let t = try s.table("Item")
-                let n = try s.property(t, "n")
-                var out: [Int: Int] = [:]
-                for k in try s.keys(t) {
-                    if case .int(let v) = try s.value(k, n) { out[Int(v), default: 0] += 1 }
-                }
-                return out
-            }
+            let counts = try DurabilityTests.itemCounts(db)
             for n in 0..<(returned + 1) where counts[n] != sizes(n) {
                 problems.append("commit \(n) had returned, but the file holds \(counts[n] ?? 0) of its \(sizes(n)) objects")
             }
