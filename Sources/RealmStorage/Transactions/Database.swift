@@ -454,20 +454,23 @@ public final class Database: @unchecked Sendable {
     static func latestMeta(store: PageStore, mapping: Mapping, coordinator: (any Coordinator)?,
                            slotCache: SlotCache? = nil) throws -> Meta {
         var best: Meta?
-        var valid: [Meta] = []
-        for s in slotCache.map({ readSlots(mapping: mapping, cache: $0) }) ?? readSlots(mapping: mapping) {
-            if case .valid(let m) = s {
-                valid.append(m)
-                if m.version > (best?.version ?? 0) { best = m }
-            }
+        let slots = slotCache.map({ readSlots(mapping: mapping, cache: $0) }) ?? readSlots(mapping: mapping)
+        // The valid slot matching `test` (the slots are read as they are: no array is made per call, which runs
+        // at every snapshot and write transaction).
+        func slot(where test: (Meta) -> Bool) -> Meta? {
+            for s in slots { if case .valid(let m) = s, test(m) { return m } }
+            return nil
+        }
+        for s in slots {
+            if case .valid(let m) = s, m.version > (best?.version ?? 0) { best = m }
             if case .newer(let v) = s { throw StorageError.newerFormat(path: store.path, fileVersion: v, supported: Meta.formatVersion) }
         }
         // (A published meta naming a log identity no slot has is of a file compaction replaced.)
-        if let c = coordinator, c.publishesMeta, let m = c.publishedMeta(current: true), valid.contains(where: { $0.logID == m.logID }) {
+        if let c = coordinator, c.publishesMeta, let m = c.publishedMeta(current: true), slot(where: { $0.logID == m.logID }) != nil {
             if m.version > (best?.version ?? 0) {
                 best = m
             } else if m.version < best!.version {
-                best = valid.first { $0.version == m.version } ?? m
+                best = slot(where: { $0.version == m.version }) ?? m
             }
         }
         guard let meta = best else {
