@@ -71,9 +71,8 @@ import Glibc
             var call = call
             if let line = tracedCalls(trace).last { call.text = line }
             call.step = out.started ? out.inFlight : -1
-            var foreign = false
             func found(_ symptom: Symptom, _ detail: String) {
-                findings.append(Finding(call: call, fault: "SIGKILL", symptom: symptom, detail: detail, foreignMarkers: foreign))
+                findings.append(Finding(call: call, fault: "SIGKILL", symptom: symptom, detail: detail))
             }
             guard let status else { found(.hung, "no exit within the time limit"); continue }
             guard WorkerProcess.killedBy(status) == SIGKILL else {
@@ -86,7 +85,6 @@ import Glibc
             if !out.failed.isEmpty { found(.stepFailed, "steps failed before the kill: \(out.failed)") }
             if !out.unexpected.isEmpty { found(.workerFailed, "unexpected output: \(out.unexpected.prefix(3))") }
             let (markers, problems) = mixedFileProblems(run.path)
-            foreign = problems.contains { $0.hasPrefix(foreignMarkersProblem) }
             let lost = out.committed.subtracting(markers)
             let extra = markers.subtracting(out.committed).subtracting([out.inFlight])
             if !lost.isEmpty { found(.lostAcknowledged, "acknowledged commits missing: steps \(lost.sorted()) (file holds \(markers.count) of \(out.committed.count))") }
@@ -303,7 +301,5 @@ struct Finding: CustomStringConvertible {
     var fault: String
     var symptom: Symptom
     var detail: String
-    /// The file held markers of another database (one whose log was left at the path).
-    var foreignMarkers = false
     var description: String { "\(fault) at \(call.name) #\(call.occurrence), step \(call.step) (\(stepKind(call.step))): \(symptom.rawValue): \(detail)" }
 }
