@@ -81,7 +81,15 @@ extension Results {
         let realm = rlmRealm
         realm.verifyCanObserve()
         realm.rlm.watchIfNeeded()
-        let n = ResultsNotifier(results: self, block: block)
+        let keys: [ObjectKey]
+        do {
+            keys = try evaluatedKeys()
+        } catch {
+            // The results cannot be read: the block is told once and hears nothing more.
+            block(.error(RealmError.wrapping(error)))
+            return NotificationToken(set: realm.rlm.notifiers, id: NotifierSet.noID)
+        }
+        let n = ResultsNotifier(results: self, keys: keys, block: block)
         let token = realm.rlm.notifiers.add(n)
         block(.initial(self))
         return token
