@@ -76,7 +76,9 @@ extension Results {
     /// Delivers `.initial` at once, then `.update` with exact indices after every change that touches the
     /// results (objects entering, leaving or changing, including objects they link to, up to four links away).
     /// The results are re-evaluated only when their class, or a class reachable from it through links or
-    /// linking objects, changed: a `filter` closure that reads anything else is not re-run for it.
+    /// linking objects, changed: a `filter` closure that reads anything else is not re-run for it. When the
+    /// results or their changes cannot be read (a damaged file), the block receives `.error` once and is not
+    /// called again.
     public func observe(_ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         let realm = rlmRealm
         realm.verifyCanObserve()
@@ -125,7 +127,8 @@ extension LinkingObjects {
 
 extension Object {
     /// Calls `block` with the properties that changed after every change to this object, and `.deleted` once
-    /// when it is deleted.
+    /// when it is deleted. When its changes cannot be read (a damaged file), the block receives `.error` once
+    /// and is not called again.
     public func observe<T: Object>(_ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
         guard let realm = _realm, let obj = self as? T else { preconditionFailure("only managed objects can be observed") }
         realm.verifyCanObserve()
