@@ -139,6 +139,26 @@ import Glibc
         Self.expectStoppedWithCorruptPerson(result, page: page)
     }
 
+    /// Observing results that cannot be evaluated delivers `.error` (not `.initial`), and nothing after it.
+    @Test func observingResultsThatCannotBeReadDeliversTheError() throws {
+        let dir = TempDir()
+        let (path, page) = try Self.damagedFile(dir)
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Dog.self, Person.self]))
+        var changes: [String] = []
+        let token = realm.objects(Person.self).observe { change in
+            switch change {
+            case .initial(let r): changes.append("initial \(r.count)")
+            case .update: changes.append("update")
+            case .error(let e): changes.append("error \(e)")
+            }
+        }
+        #expect(changes.count == 1 && changes.first?.hasPrefix("error") == true, "\(changes)")
+        #expect(changes.first?.contains("page \(page)") == true && changes.first?.contains("Person") == true, "\(changes)")
+        try realm.write { try realm.create(Person.self, value: ["id": 2_000, "name": "n-new"]) }
+        #expect(changes.count == 1, "\(changes)")
+        token.invalidate()
+    }
+
     /// Observers whose next delivery must read a damaged node (the version they are brought from) receive
     /// `.error` once, and nothing after it; before, the change was dropped without a word.
     @Test func observersReceiveTheErrorWhenTheChangesCannotBeRead() throws {
