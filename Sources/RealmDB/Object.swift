@@ -186,7 +186,7 @@ open class Object: CustomStringConvertible {
         } catch StorageError.noSuchObject {
             fatalError(RealmError.invalidatedObject(className: info.name).description)
         } catch {
-            fatalError("\(error)")
+            realm.rlm.readFailed(error, "read \(info.name).\(info.properties[index].name)")
         }
     }
 

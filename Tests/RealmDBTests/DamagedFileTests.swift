@@ -93,6 +93,18 @@ import Glibc
         Self.expectStoppedWithCorruptPerson(result, page: page)
     }
 
+    @Test func readingAPropertyInADamagedNodeStopsNamingTheProperty() async throws {
+        let dir = TempDir()
+        let (path, page) = try Self.damagedFile(dir)
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            let (_, person) = Self.ownerOfDog17(path)
+            Self.answer("name: \(person.name)")
+        }
+        Self.expectStoppedWithCorruptPerson(result, page: page)
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("cannot read Person.name in ") || stderr.contains("cannot read Person.name: "), "\(stderr)")
+    }
+
     @Test func objectForPrimaryKeyInADamagedNodeStopsInsteadOfReturningNil() async throws {
         let dir = TempDir()
         let (path, page) = try Self.damagedFile(dir)
