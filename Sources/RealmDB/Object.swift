@@ -47,7 +47,8 @@ open class Object: CustomStringConvertible {
     /// The Realm managing this object, or nil when unmanaged.
     public var realm: Realm? { _realm }
 
-    /// Whether the object was deleted or its Realm invalidated. Unmanaged objects are never invalidated.
+    /// Whether the object was deleted or its Realm invalidated. Unmanaged objects are never invalidated. A read
+    /// that fails (a damaged file) stops the process with the error; it never reads as "deleted".
     public var isInvalidated: Bool {
         guard let realm = _realm, let info = _info else { return false }
         realm.verifyThread("Object")

@@ -8,7 +8,8 @@ extension Realm {
         return Results(realm: self, source: .table(type.className()), model: type)
     }
 
-    /// The object of `type` whose primary key is `key`, or nil.
+    /// The object of `type` whose primary key is `key`, or nil. A read that fails (a damaged file) stops the
+    /// process with the error; it never reads as "no such object".
     public func object<T: Object, K>(ofType type: T.Type, forPrimaryKey key: K) -> T? {
         verifyThread("Realm")
         let info: ClassInfo

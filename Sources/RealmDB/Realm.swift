@@ -80,7 +80,8 @@ public struct Realm {
         nonmutating set { rlm.autorefresh = newValue }
     }
 
-    /// Advances to the newest committed version, delivering notifications; true if the version changed.
+    /// Advances to the newest committed version, delivering notifications; true if the version changed. A
+    /// newest version that cannot be opened stops the process with the error.
     @discardableResult
     public func refresh() -> Bool {
         verifyThread("Realm")
