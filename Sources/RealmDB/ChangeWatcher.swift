@@ -67,20 +67,18 @@ final class ChangeWatcher: @unchecked Sendable {
                 timer = nil
                 return
             }
-            var latest: [ObjectIdentifier: UInt64] = [:]
+            var latest: [ObjectIdentifier: Result<UInt64, Error>] = [:]
             for e in entries where !e.pending {
                 guard let db = e.database else { continue }
                 let id = ObjectIdentifier(db)
-                let v: UInt64
-                if let known = latest[id] {
-                    v = known
-                } else {
-                    guard let read = try? db.latestVersion() else { continue }
-                    latest[id] = read
-                    v = read
+                let read = latest[id] ?? Result { try db.latestVersion() }
+                latest[id] = read
+                // A version that cannot be read is not passed over: the Realm's refresh, on its own queue, reads
+                // it again and reports the error there (this timer has no one to tell).
+                if case .success(let v) = read {
+                    guard v != e.seenVersion else { continue }
+                    e.seenVersion = v
                 }
-                guard v != e.seenVersion else { continue }
-                e.seenVersion = v
                 e.pending = true
                 e.queue.async { [weak self] in
                     self?.lock.withLock { e.pending = false }
@@ -112,8 +110,14 @@ extension RealmCore {
         guard !isClosed, transaction == nil, !notifiers.isEmpty else { return }
         if autorefresh {
             _ = refresh()
-        } else if let s = snapshot, let latest = try? database.latestVersion(), latest != s.version {
-            notifiers.notifyRefreshRequired(realm: Realm(core: self))
+        } else if let s = snapshot {
+            let latest: UInt64
+            do {
+                latest = try database.latestVersion()
+            } catch {
+                readFailed(error, "read the newest version")
+            }
+            if latest != s.version { notifiers.notifyRefreshRequired(realm: Realm(core: self)) }
         }
     }
 }

@@ -43,7 +43,7 @@ public final class List<Element: RealmCollectionValue> {
         } catch StorageError.noSuchObject {
             fatalError(RealmError.invalidatedObject(className: owner.info.name).description)
         } catch {
-            fatalError("\(error)")
+            realm.rlm.readFailed(error, "read the list \(owner.info.name).\(p.name)")
         }
     }
 

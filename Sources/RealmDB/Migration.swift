@@ -48,7 +48,14 @@ public final class Migration {
         let tx = realm.rlm.transaction!
         let keys: [ObjectKey]
         do { keys = try tx.keys(oldInfo.table) } catch { readError = readError ?? error; return }
-        let newInfo = models.contains { $0.className == typeName } ? try? realm.rlm.dynamicInfo(typeName) : nil
+        let newInfo: ClassInfo?
+        do {
+            // Nil for a class the models no longer have: its `newObject` is nil.
+            newInfo = try models.contains { $0.className == typeName } ? realm.rlm.dynamicInfo(typeName) : nil
+        } catch {
+            readError = readError ?? error
+            return
+        }
         let skip = created[typeName] ?? []
         for k in keys where !skip.contains(k) {
             do {

@@ -5,14 +5,20 @@ import RealmStorage
 protocol Notifier: AnyObject {
     /// Advances the notifier's state to `changes.new` and, when `notify` is true, calls its block if anything it
     /// observes changed. A notifier skipped with `commitWrite(withoutNotifying:)` still advances (`notify` false),
-    /// so the skipped changes are never reported later.
-    func deliver(realm: Realm, changes: ChangeCache, notify: Bool)
+    /// so the skipped changes are never reported later. Throws what reading the changes met (a damaged node):
+    /// the notifier cannot be advanced, and `fail` is called instead.
+    func deliver(realm: Realm, changes: ChangeCache, notify: Bool) throws
+
+    /// Reports an error that ends delivery to this notifier (after it, the set no longer holds it).
+    func fail(_ error: Error)
 }
 
 /// The notifiers of one Realm, called in registration order after each version change.
 final class NotifierSet {
     private var notifiers: [(id: Int, notifier: Notifier)] = []
     private var nextID = 0
+    /// The id of a token for an observer that was never added (`add` hands out 1, 2, ...).
+    static let noID = 0
 
     var isEmpty: Bool { notifiers.isEmpty }
 
@@ -40,7 +46,14 @@ final class NotifierSet {
         let skip = Set(tokens.filter { $0.set === self }.map(\.id))
         let changes = ChangeCache(old: old, new: new)
         for (id, n) in notifiers where contains(id) {
-            n.deliver(realm: realm, changes: changes, notify: !skip.contains(id))
+            do {
+                try n.deliver(realm: realm, changes: changes, notify: !skip.contains(id))
+            } catch {
+                // What changed cannot be read: the observer is told once and hears nothing more (as realm-swift's
+                // `.error`), rather than missing the change without a word.
+                remove(id)
+                n.fail(RealmError.wrapping(error))
+            }
         }
     }
 }
@@ -48,11 +61,15 @@ final class NotifierSet {
 /// What changed between two versions, computed per class on first use and shared by all notifiers of a
 /// delivery: `Snapshot.changes(in:since:)` walks only the parts of the two object trees that differ, so the
 /// cost follows the size of the change, not of the class.
+///
+/// Every result is kept with the error that computing it met, if any: each notifier that needs it gets the error.
 final class ChangeCache {
     let old: Snapshot
     let new: Snapshot
-    private var tables: [String: TableChanges] = [:]
-    private var modified: [String: Set<ObjectKey>] = [:]
+    private var tables: [String: Result<TableChanges, Error>] = [:]
+    private var modified: [String: Result<Set<ObjectKey>, Error>] = [:]
+    private var changed: Result<Set<String>, Error>?
+    private var deepModified: Result<[String: Set<ObjectKey>], Error>?
     /// How many links deep a change still makes an object in a collection modified (as Realm Core).
     static let maxLinkDepth = 4
 
@@ -62,43 +79,44 @@ final class ChangeCache {
     }
 
     /// Classes whose contents or schema may differ (read from the two catalogues only).
-    lazy var changedClasses: Set<String> = {
-        if let c = try? new.changedClasses(since: old) { return c }
-        return Set(new.schema.map(\.name) + old.schema.map(\.name))
-    }()
+    func changedClasses() throws -> Set<String> {
+        if let c = changed { return try c.get() }
+        let c = Result { try new.changedClasses(since: old) }
+        changed = c
+        return try c.get()
+    }
 
     /// The changes of one class; empty when it did not change.
-    func changes(_ className: String) -> TableChanges {
-        if let t = tables[className] { return t }
-        var t = TableChanges()
-        if changedClasses.contains(className) {
-            if let c = try? new.changes(in: className, since: old) { t = c }
-        }
+    func changes(_ className: String) throws -> TableChanges {
+        if let t = tables[className] { return try t.get() }
+        let t = Result { try changedClasses().contains(className) ? new.changes(in: className, since: old) : TableChanges() }
         tables[className] = t
-        return t
+        return try t.get()
     }
 
     /// Keys of objects of `className` present in both versions whose stored values differ (backlinks excluded).
-    func modifiedKeys(_ className: String) -> Set<ObjectKey> {
-        if let m = modified[className] { return m }
-        let m = ChangeCache.scanEveryObject ? scanModifiedKeys(className) : Set(changes(className).modified.keys)
+    func modifiedKeys(_ className: String) throws -> Set<ObjectKey> {
+        if let m = modified[className] { return try m.get() }
+        let m = Result { try ChangeCache.scanEveryObject ? scanModifiedKeys(className) : Set(changes(className).modified.keys) }
         modified[className] = m
-        return m
+        return try m.get()
     }
 
     /// Find modified objects by comparing every object's values (the first implementation), for the
     /// before/after measurement in docs/DECISIONS.md (`NotificationBenchTests`); never set otherwise.
     nonisolated(unsafe) static var scanEveryObject = false
 
-    private func scanModifiedKeys(_ className: String) -> Set<ObjectKey> {
+    private func scanModifiedKeys(_ className: String) throws -> Set<ObjectKey> {
         var out = Set<ObjectKey>()
-        guard let o = old.classSchema(className), let n = new.classSchema(className),
-              let ot = try? old.table(className), let nt = try? new.table(className), let keys = try? new.keys(nt) else { return out }
+        // A class only one version has has no object in both.
+        guard let o = old.classSchema(className), let n = new.classSchema(className) else { return out }
+        let ot = try old.table(className), nt = try new.table(className)
         let names = o.properties.filter { $0.type != .linkingObjects && n.property(named: $0.name) != nil }.map(\.name)
-        let pairs = names.compactMap { name in (try? old.property(ot, name)).flatMap { a in (try? new.property(nt, name)).map { (a, $0) } } }
-        for k in keys where (try? old.exists(ot, k)) == true {
+        let pairs = try names.map { name in (try old.property(ot, name), try new.property(nt, name)) }
+        for k in try new.keys(nt) {
+            guard try old.exists(ot, k) else { continue }
             for (a, b) in pairs {
-                let differ = a.isList ? (try? old.list(k, a)) != (try? new.list(k, b)) : (try? old.value(k, a)) != (try? new.value(k, b))
+                let differ = try a.isList ? old.list(k, a) != new.list(k, b) : old.value(k, a) != new.value(k, b)
                 if differ { out.insert(k); break }
             }
         }
@@ -106,7 +124,7 @@ final class ChangeCache {
     }
 
     /// Whether any of `classes` may have changed.
-    func anyChanged(_ classes: Set<String>) -> Bool { !changedClasses.isDisjoint(with: classes) }
+    func anyChanged(_ classes: Set<String>) throws -> Bool { try !changedClasses().isDisjoint(with: classes) }
 
     /// Objects of `className` in both versions that changed themselves or through the objects they link to
     /// (to-one and to-many links, up to `maxLinkDepth` links away; backlinks do not count).
@@ -114,13 +132,16 @@ final class ChangeCache {
     /// Found from the changed side: starting at every directly modified object, incoming links (the stored
     /// backlinks of the newer version) are followed back `maxLinkDepth` steps, so the cost follows the size of
     /// the change and its fan-in, not the size of the observed collection.
-    func deepModifiedKeys(_ className: String) -> Set<ObjectKey> { deepModified[className] ?? [] }
+    func deepModifiedKeys(_ className: String) throws -> Set<ObjectKey> {
+        if deepModified == nil { deepModified = Result { try findDeepModified() } }
+        return try deepModified!.get()[className] ?? []
+    }
 
-    private lazy var deepModified: [String: Set<ObjectKey>] = {
+    private func findDeepModified() throws -> [String: Set<ObjectKey>] {
         var result: [String: Set<ObjectKey>] = [:]
         var frontier: [(String, ObjectKey)] = []
-        for c in changedClasses {
-            let m = modifiedKeys(c)
+        for c in try changedClasses() {
+            let m = try modifiedKeys(c)
             guard !m.isEmpty else { continue }
             result[c] = m
             frontier += m.map { (c, $0) }
@@ -131,8 +152,9 @@ final class ChangeCache {
         while !frontier.isEmpty && depth < ChangeCache.maxLinkDepth {
             depth += 1
             var next: [(String, ObjectKey)] = []
-            for (c, k) in frontier where targets.contains(c) {
-                guard let t = try? new.table(c), let incoming = try? new.allBacklinks(k, in: t) else { continue }
+            // A class only the older version has passes nothing on in the newer one.
+            for (c, k) in frontier where targets.contains(c) && new.classSchema(c) != nil {
+                let incoming = try new.allBacklinks(k, in: try new.table(c))
                 for (origin, _, keys) in incoming {
                     for o in keys where result[origin, default: []].insert(o).inserted { next.append((origin, o)) }
                 }
@@ -140,11 +162,12 @@ final class ChangeCache {
             frontier = next
         }
         // Objects that exist only in the newer version are insertions, not modifications.
-        for (c, keys) in result where !changes(c).inserted.isEmpty {
-            result[c] = keys.subtracting(changes(c).inserted)
+        for (c, keys) in result {
+            let inserted = try changes(c).inserted
+            if !inserted.isEmpty { result[c] = keys.subtracting(inserted) }
         }
         return result
-    }()
+    }
 }
 
 /// The classes whose changes may change what a collection of `className` shows: the class, every class
@@ -167,6 +190,9 @@ final class RealmNotifier: Notifier {
     func deliver(realm: Realm, changes: ChangeCache, notify: Bool) {
         if notify { block(.didChange, realm) }
     }
+
+    /// Never called: delivering `.didChange` reads nothing.
+    func fail(_ error: Error) {}
 }
 
 final class ResultsNotifier<Element: Object>: Notifier {
@@ -174,10 +200,11 @@ final class ResultsNotifier<Element: Object>: Notifier {
     let block: (RealmCollectionChange<Results<Element>>) -> Void
     var oldKeys: [ObjectKey]
 
-    init(results: Results<Element>, block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) {
+    /// `keys`: the results as the block's `.initial` showed them.
+    init(results: Results<Element>, keys: [ObjectKey], block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) {
         self.results = results
         self.block = block
-        oldKeys = results.keys
+        oldKeys = keys
     }
 
     /// The classes whose changes can change these results (computed at each delivery: the schema may change).
@@ -188,10 +215,10 @@ final class ResultsNotifier<Element: Object>: Notifier {
         }
     }
 
-    func deliver(realm: Realm, changes: ChangeCache, notify: Bool) {
-        guard changes.anyChanged(affecting(changes.new)) else { return }
-        let newKeys = results.keys
-        let modified = changes.deepModifiedKeys(results.className)
+    func deliver(realm: Realm, changes: ChangeCache, notify: Bool) throws {
+        guard try changes.anyChanged(affecting(changes.new)) else { return }
+        let newKeys = try results.evaluatedKeys()
+        let modified = try changes.deepModifiedKeys(results.className)
         let sortedByKey: Bool
         if case .table = results.source, results.operations.allSatisfy({ if case .filter = $0 { return true } else { return false } }) {
             sortedByKey = true
@@ -204,6 +231,8 @@ final class ResultsNotifier<Element: Object>: Notifier {
         guard notify, !d.isEmpty else { return }
         block(.update(results, deletions: d.deletions, insertions: d.insertions, modifications: d.modifications))
     }
+
+    func fail(_ error: Error) { block(.error(error)) }
 }
 
 final class ObjectNotifier<T: Object>: Notifier {
@@ -216,35 +245,48 @@ final class ObjectNotifier<T: Object>: Notifier {
         self.block = block
     }
 
-    func deliver(realm: Realm, changes: ChangeCache, notify: Bool) {
+    func deliver(realm: Realm, changes: ChangeCache, notify: Bool) throws {
         guard !done, let info = object._info else { return }
         let old = changes.old, new = changes.new
-        guard let nt = try? new.table(info.name), (try? new.exists(nt, object._key)) == true else {
+        // Gone with its class, or deleted.
+        guard new.classSchema(info.name) != nil, try new.exists(try new.table(info.name), object._key) else {
             done = true
             if notify { block(.deleted) }
             return
         }
-        guard notify, let names = changes.changes(info.name).modified[object._key], let ot = try? old.table(info.name) else { return }
+        guard notify, let names = try changes.changes(info.name).modified[object._key],
+              let oldSchema = old.classSchema(info.name) else { return }
+        let ot = try old.table(info.name)
         var out: [PropertyChange] = []
         for name in names {
-            guard let i = info.index(of: name), let oh = try? old.property(ot, name) else { continue }
+            // A property this Realm's class (or the older version) does not have has no change to show.
+            guard let i = info.index(of: name), let oldProperty = oldSchema.property(named: name) else { continue }
             let p = info.properties[i]
-            let newAny = flatten(try? realm.anyValue(of: object, property: i))
+            // Read through `new` first, so that a damaged node is this delivery's error, not a stop in an accessor.
+            if p.schema.isList { _ = try new.list(object._key, p.handle) } else { _ = try new.value(object._key, p.handle) }
+            let newAny = flatten(try realm.anyValue(of: object, property: i))
             var oldAny: Any?
-            if !p.schema.isList, let ov = try? old.value(object._key, oh) {
-                oldAny = typed(ov, property: i, info: info, realm: realm, new: new)
+            if !p.schema.isList && !oldProperty.isList {
+                oldAny = try typed(try old.value(object._key, try old.property(ot, name)), property: i, info: info, realm: realm, new: new)
             }
             out.append(PropertyChange(name: name, oldValue: oldAny, newValue: newAny))
         }
         if !out.isEmpty { block(.change(object, out)) }
     }
 
+    func fail(_ error: Error) {
+        guard !done else { return }
+        done = true
+        block(.error(error))
+    }
+
     /// An old stored value as the property's Swift value; a link to an object deleted since is nil.
-    private func typed(_ v: RealmStorage.Value, property i: Int, info: ClassInfo, realm: Realm, new: Snapshot) -> Any? {
+    private func typed(_ v: RealmStorage.Value, property i: Int, info: ClassInfo, realm: Realm, new: Snapshot) throws -> Any? {
         if case .null = v { return nil }
         let s = info.properties[i].schema
         if case .link(let k) = v {
-            guard let target = s.objectClassName, let t = try? new.table(target), (try? new.exists(t, k)) == true else { return nil }
+            // Its target deleted since (or its class gone since): nil.
+            guard let target = s.objectClassName, new.classSchema(target) != nil, try new.exists(try new.table(target), k) else { return nil }
             return realm.object(of: target, key: k, preferring: nil)
         }
         if let model = info.model, let typed = flatten(model.fields[i].accessor.typedValue(v, realm)) { return typed }

@@ -76,12 +76,22 @@ extension Results {
     /// Delivers `.initial` at once, then `.update` with exact indices after every change that touches the
     /// results (objects entering, leaving or changing, including objects they link to, up to four links away).
     /// The results are re-evaluated only when their class, or a class reachable from it through links or
-    /// linking objects, changed: a `filter` closure that reads anything else is not re-run for it.
+    /// linking objects, changed: a `filter` closure that reads anything else is not re-run for it. When the
+    /// results or their changes cannot be read (a damaged file), the block receives `.error` once and is not
+    /// called again.
     public func observe(_ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         let realm = rlmRealm
         realm.verifyCanObserve()
         realm.rlm.watchIfNeeded()
-        let n = ResultsNotifier(results: self, block: block)
+        let keys: [ObjectKey]
+        do {
+            keys = try evaluatedKeys()
+        } catch {
+            // The results cannot be read: the block is told once and hears nothing more.
+            block(.error(RealmError.wrapping(error)))
+            return NotificationToken(set: realm.rlm.notifiers, id: NotifierSet.noID)
+        }
+        let n = ResultsNotifier(results: self, keys: keys, block: block)
         let token = realm.rlm.notifiers.add(n)
         block(.initial(self))
         return token
@@ -117,7 +127,8 @@ extension LinkingObjects {
 
 extension Object {
     /// Calls `block` with the properties that changed after every change to this object, and `.deleted` once
-    /// when it is deleted.
+    /// when it is deleted. When its changes cannot be read (a damaged file), the block receives `.error` once
+    /// and is not called again.
     public func observe<T: Object>(_ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
         guard let realm = _realm, let obj = self as? T else { preconditionFailure("only managed objects can be observed") }
         realm.verifyCanObserve()

@@ -47,18 +47,36 @@ open class Object: CustomStringConvertible {
     /// The Realm managing this object, or nil when unmanaged.
     public var realm: Realm? { _realm }
 
-    /// Whether the object was deleted or its Realm invalidated. Unmanaged objects are never invalidated.
+    /// Whether the object was deleted or its Realm invalidated. Unmanaged objects are never invalidated. A read
+    /// that fails (a damaged file) stops the process with the error; it never reads as "deleted".
     public var isInvalidated: Bool {
         guard let realm = _realm, let info = _info else { return false }
         realm.verifyThread("Object")
-        return !((try? realm.reader.exists(info.table, _key)) ?? false)
+        do {
+            return try _rlmIsInvalidated()
+        } catch {
+            realm.rlm.readFailed(error, "check whether an object of \(info.name) exists")
+        }
+    }
+
+    /// `isInvalidated`, throwing a failed read instead of stopping (for callers that can throw).
+    final func _rlmIsInvalidated() throws -> Bool {
+        guard let realm = _realm, let info = _info else { return false }
+        // An object whose class the version no longer has reads as absent (its table root is empty), not as an error.
+        return try !RealmError.wrap { try realm.reader.exists(info.table, _key) }
     }
 
     /// The schema of the object's class.
     public var objectSchema: ObjectSchema {
         if let info = _info { return ObjectSchema(info.schema) }
-        if let m = try? ModelMapping.mapping(for: type(of: self)) { return ObjectSchema(m.schema) }
-        return ObjectSchema(ClassSchema(name: Self.className(), properties: []))
+        do {
+            return ObjectSchema(try ModelMapping.mapping(for: type(of: self)).schema)
+        } catch RealmError.invalidModel {
+            // A class that cannot be a model (an unmanaged DynamicObject, say) has no properties to show.
+            return ObjectSchema(ClassSchema(name: Self.className(), properties: []))
+        } catch {
+            preconditionFailure("mapping \(Self.className()) reads no file and throws only invalidModel, not \(error)")
+        }
     }
 
     /// Whether `other` is the same stored object (same Realm file and key), or the same instance.
@@ -169,7 +187,7 @@ open class Object: CustomStringConvertible {
         } catch StorageError.noSuchObject {
             fatalError(RealmError.invalidatedObject(className: info.name).description)
         } catch {
-            fatalError("\(error)")
+            realm.rlm.readFailed(error, "read \(info.name).\(info.properties[index].name)")
         }
     }
 
@@ -194,7 +212,11 @@ struct ObjectRef {
 
     var isInvalidated: Bool {
         realm.verifyThread("Object")
-        return !((try? realm.reader.exists(info.table, key)) ?? false)
+        do {
+            return try !RealmError.wrap { try realm.reader.exists(info.table, key) }
+        } catch {
+            realm.rlm.readFailed(error, "check whether an object of \(info.name) exists")
+        }
     }
 }
 

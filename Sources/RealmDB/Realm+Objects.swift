@@ -8,11 +8,20 @@ extension Realm {
         return Results(realm: self, source: .table(type.className()), model: type)
     }
 
-    /// The object of `type` whose primary key is `key`, or nil.
+    /// The object of `type` whose primary key is `key`, or nil. A read that fails (a damaged file) stops the
+    /// process with the error; it never reads as "no such object".
     public func object<T: Object, K>(ofType type: T.Type, forPrimaryKey key: K) -> T? {
         verifyThread("Realm")
-        guard let info = try? rlm.info(for: type), let k = primaryKeyLookup(info, key) else { return nil }
-        return try? managedObject(type, key: k)
+        let info: ClassInfo
+        do {
+            // Nil: the file has no table for the class yet (nothing of it was ever added), so no such object.
+            guard let i = try rlm.info(for: type) else { return nil }
+            info = i
+        } catch {
+            rlm.readFailed(error, "look up \(type.className()) by primary key")
+        }
+        guard let k = primaryKeyLookup(info, key) else { return nil }
+        return makeObject(type, key: k, info: info)
     }
 
     /// Every object of a class by name, as dynamic objects (no model class needed).
@@ -24,15 +33,29 @@ extension Realm {
     /// The object of a class by name whose primary key is `key`, or nil.
     public func dynamicObject(ofType className: String, forPrimaryKey key: Any) -> DynamicObject? {
         verifyThread("Realm")
-        guard let info = try? rlm.dynamicInfo(className), let k = primaryKeyLookup(info, key) else { return nil }
+        let info: ClassInfo
+        do {
+            // Nil: the file has no class of that name.
+            guard let i = try rlm.dynamicInfoIfPresent(className) else { return nil }
+            info = i
+        } catch {
+            rlm.readFailed(error, "look up \(className) by primary key")
+        }
+        guard let k = primaryKeyLookup(info, key) else { return nil }
         return dynamicObject(info, k)
     }
 
+    /// The object whose primary key is `key`; nil when the class has no primary key, `key` cannot be one of
+    /// its type, or no object has it. A failed read stops (`readFailed`), never reads as "no such object".
     private func primaryKeyLookup(_ info: ClassInfo, _ key: Any?) -> ObjectKey? {
         guard let pki = info.primaryKeyIndex else { return nil }
         let s = info.properties[pki].schema
         guard let v = AnyConversion.stored(key, type: s.type, optional: s.isOptional) else { return nil }
-        return try? reader.object(info.table, primaryKey: v)
+        do {
+            return try RealmError.wrap { try reader.object(info.table, primaryKey: v) }
+        } catch {
+            rlm.readFailed(error, "look up \(info.name) by primary key")
+        }
     }
 
     /// A managed instance of `type` for the object `key`.
@@ -60,13 +83,18 @@ extension Realm {
 
     /// An object of class `className` with `key`: typed when `info` (or a known model) says so.
     func object(of className: String, key: ObjectKey, preferring model: Object.Type?) -> Object {
-        if let model, model != DynamicObject.self, let info = try? rlm.info(for: model), info.name == className {
-            return makeObject(model, key: key, info: info)
+        do {
+            // A model of another class (or none) does not apply: the object is of a model in use, or dynamic.
+            if let model, model != DynamicObject.self, model.className() == className, let info = try rlm.info(for: model) {
+                return makeObject(model, key: key, info: info)
+            }
+            if let typed = rlm.typedInfos.values.first(where: { $0.name == className }), let m = typed.model {
+                return makeObject(m.type, key: key, info: typed)
+            }
+            return dynamicObject(try rlm.dynamicInfo(className), key)
+        } catch {
+            rlm.readFailed(error, "read the class \(className)")
         }
-        if let typed = rlm.typedInfos.values.first(where: { $0.name == className }), let m = typed.model {
-            return makeObject(m.type, key: key, info: typed)
-        }
-        return dynamicObject(try! rlm.dynamicInfo(className), key)
     }
 
     /// The value of property `i` of a managed object as a Swift value: typed for model classes (`List<Dog>`,

@@ -37,10 +37,20 @@ extension Realm {
         if rlm.configuration.readOnly { throw RealmError.readOnly(path: rlm.configuration.displayPath) }
         let tx = try RealmError.wrap { try rlm.database.beginWrite() }
         let old = rlm.snapshot
+        // Reads now see the newest version: observers learn about what others committed before this write. A
+        // version that cannot be opened fails the write before it begins, rather than hiding those commits.
+        var now: Snapshot?
+        if let old, old.version != tx.version {
+            do {
+                now = try RealmError.wrap { try rlm.database.snapshot() }
+            } catch {
+                tx.rollback()
+                throw error
+            }
+        }
         rlm.transaction = tx
         rlm.changed()
-        // Reads now see the newest version: observers learn about what others committed before this write.
-        if let old, old.version != tx.version, let now = try? rlm.database.snapshot() {
+        if let old, let now {
             rlm.snapshot = now
             rlm.notifiers.deliver(realm: self, from: old, to: now)
             old.close()
@@ -61,10 +71,18 @@ extension Realm {
         }
         rlm.transaction = nil
         let old = rlm.snapshot
-        rlm.snapshot = try? rlm.database.snapshot()
+        let now: Snapshot
+        do {
+            now = try rlm.database.snapshot()
+        } catch {
+            // The commit is durable: throwing would report it as failed (and invite writing it again), and going
+            // on would read nothing and tell observers nothing (DECISIONS 70).
+            rlm.readFailed(error, "read the version just committed (the commit is durable)")
+        }
+        rlm.snapshot = now
         rlm.changed()
         ChangeWatcher.shared.poke()
-        if let old, let now = rlm.snapshot {
+        if let old {
             rlm.notifiers.deliver(realm: self, from: old, to: now, skipping: tokens)
             old.close()
         }
@@ -175,10 +193,10 @@ extension Realm {
         let h = info.properties[i].handle
         try RealmError.wrap {
             if let list {
-                if policy == .modified, (try? tx.list(key, h)) == list { return }
+                if policy == .modified, try tx.list(key, h) == list { return }
                 try tx.setList(key, h, list)
             } else if let value {
-                if policy == .modified, (try? tx.value(key, h)) == value { return }
+                if policy == .modified, try tx.value(key, h) == value { return }
                 try tx.set(key, h, value)
             }
         }
@@ -281,10 +299,9 @@ extension Realm {
         }
         if let o = value as? Object {
             var out: [String: Any?] = [:]
-            for p in info.properties where p.schema.type != .linkingObjects {
-                if (try? o.value(forProperty: p.name)) != nil || o.objectSchema[p.name] != nil {
-                    out[p.name] = try o.value(forProperty: p.name)
-                }
+            // Properties the object's class lacks are left out (they take the defaults).
+            for p in info.properties where p.schema.type != .linkingObjects && o.objectSchema[p.name] != nil {
+                out[p.name] = try o.value(forProperty: p.name)
             }
             return out
         }
@@ -391,7 +408,9 @@ extension Realm {
     /// Deletes every object of a sequence (for example a `Results` or a `List`).
     public func delete<S: Sequence>(_ objects: S) throws where S.Element: Object {
         let all = Array(objects)
-        for o in all where !o.isInvalidated { try delete(o) }
+        for o in all {
+            if try !o._rlmIsInvalidated() { try delete(o) }
+        }
     }
 
     /// Deletes every object of every class.

@@ -60,7 +60,11 @@ public struct Realm {
     /// Whether the Realm holds no objects at all.
     public var isEmpty: Bool {
         verifyThread("Realm")
-        return reader.schema.allSatisfy { ((try? reader.count($0.name)) ?? 0) == 0 }
+        let reader = reader
+        return reader.schema.allSatisfy { c in
+            // Counts come from the version's commit root, and every class of its schema has one.
+            do { return try reader.count(c.name) == 0 } catch { rlm.readFailed(error, "count the objects of \(c.name)") }
+        }
     }
 
     public var isInWriteTransaction: Bool { rlm.transaction != nil }
@@ -76,7 +80,8 @@ public struct Realm {
         nonmutating set { rlm.autorefresh = newValue }
     }
 
-    /// Advances to the newest committed version, delivering notifications; true if the version changed.
+    /// Advances to the newest committed version, delivering notifications; true if the version changed. A
+    /// newest version that cannot be opened stops the process with the error.
     @discardableResult
     public func refresh() -> Bool {
         verifyThread("Realm")
@@ -231,6 +236,16 @@ final class RealmCore {
         }
     }
 
+    /// A storage read failed under a call that has no error channel (`isInvalidated`, `object(ofType:forPrimaryKey:)`,
+    /// `Results`, `refresh()`, ...): the process stops with the engine's error, which names the page and class,
+    /// as Realm Core's exceptions end a realm-swift process. Such a read never answers nil, empty, false or
+    /// "deleted" (DECISIONS 70).
+    func readFailed(_ error: Error, _ operation: String) -> Never {
+        let text = "\(error)"
+        let path = configuration.displayPath
+        fatalError("cannot \(operation)" + (text.contains(path) ? "" : " in \(path)") + ": \(text)")
+    }
+
     func verifyThread(_ what: String) {
         if !isOnOwnThread {
             fatalError(RealmError.wrongThread(what: what).description)
@@ -257,7 +272,7 @@ final class RealmCore {
             }
             snapshot = s
         } catch {
-            return false
+            readFailed(error, "read the newest version")
         }
         changed()
         if let old {
@@ -305,6 +320,13 @@ final class RealmCore {
         let info = try RealmError.wrap { try ClassInfo(reader: reader, schema: s, model: nil) }
         dynamicInfos[name] = info
         return info
+    }
+
+    /// The class info of a class by name, or nil when the version read has no class of that name (the one case
+    /// that means "not there"; any other error is thrown).
+    func dynamicInfoIfPresent(_ name: String) throws -> ClassInfo? {
+        guard reader.classSchema(name) != nil else { return nil }
+        return try dynamicInfo(name)
     }
 
     /// The class info of the target of a link read from an object of class `from`: the old class during a

@@ -73,6 +73,12 @@ public enum RealmError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension RealmError {
+    /// `error` as this module reports it: a storage error wrapped in `.storage`.
+    static func wrapping(_ error: Error) -> Error {
+        if let e = error as? StorageError { return RealmError.storage(e) }
+        return error
+    }
+
     /// Runs `body`, wrapping storage errors.
     static func wrap<T>(_ body: () throws -> T) throws -> T {
         do {

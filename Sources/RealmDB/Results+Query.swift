@@ -9,7 +9,16 @@ struct RealmQuerySchema: QuerySchema {
 
     func classSchema(_ name: String) -> ClassSchema? {
         if let s = realm.reader.classSchema(name) { return s }
-        if let m = model, m != DynamicObject.self, let info = try? realm.rlm.info(for: m), info.name == name { return info.schema }
+        if let m = model, m != DynamicObject.self, m.className() == name {
+            do {
+                // Nil: no table for the class yet and no write transaction to create it in.
+                if let info = try realm.rlm.info(for: m) { return info.schema }
+            } catch RealmError.invalidModel, RealmError.schemaMismatch {
+                // The model cannot describe this class (an invalid model, or one the file's class differs from).
+            } catch {
+                realm.rlm.readFailed(error, "create the class \(name)")
+            }
+        }
         return realm.rlm.typedInfos.values.first { $0.name == name }?.schema
     }
 }

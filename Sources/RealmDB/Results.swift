@@ -68,16 +68,20 @@ public struct Results<Element: Object> {
 
     /// The keys of the objects, in order; recomputed when the Realm's contents may have changed.
     var keys: [ObjectKey] {
+        do {
+            return try evaluatedKeys()
+        } catch {
+            rlmRealm.rlm.readFailed(error, "evaluate results of \(className)")
+        }
+    }
+
+    /// `keys`, throwing what evaluating them met (notifications deliver it as `.error`).
+    func evaluatedKeys() throws -> [ObjectKey] {
         let realm = rlmRealm
         realm.verifyThread("Results")
         let stamp = realm.rlm.changeCount
         if cache.stamp == stamp, let keys = cache.keys, cache.core === realm.rlm { return keys }
-        let keys: [ObjectKey]
-        do {
-            keys = try evaluate(realm)
-        } catch {
-            fatalError("cannot evaluate results of \(className): \(error)")
-        }
+        let keys = try evaluate(realm)
         cache.core = realm.rlm
         cache.keys = keys
         cache.stamp = stamp
@@ -91,7 +95,8 @@ public struct Results<Element: Object> {
             guard reader.classSchema(name) != nil else { return [] }
             return try RealmError.wrap { try reader.keys(reader.table(name)) }
         case .list(let o, let i), .linkingObjects(let o, let i):
-            guard (try? reader.exists(o.info.table, o.key)) == true else { return [] }
+            // An owner deleted in this version has no list: its results are empty (its List is invalidated).
+            guard try RealmError.wrap({ try reader.exists(o.info.table, o.key) }) else { return [] }
             return try RealmError.wrap {
                 try reader.list(o.key, o.info.properties[i].handle).compactMap { v -> ObjectKey? in
                     if case .link(let k) = v { return k }
@@ -140,8 +145,12 @@ public struct Results<Element: Object> {
     }
 
     func object(_ realm: Realm, _ className: String, _ key: ObjectKey) -> Element {
-        if model == DynamicObject.self, let info = try? realm.rlm.dynamicInfo(className) {
-            return realm.dynamicObject(info, key) as! Element
+        if model == DynamicObject.self {
+            do {
+                return realm.dynamicObject(try realm.rlm.dynamicInfo(className), key) as! Element
+            } catch {
+                realm.rlm.readFailed(error, "read the class \(className)")
+            }
         }
         if let info = cache.info(realm, model) {
             return realm.makeObject(model, key: key, info: info)
@@ -248,7 +257,12 @@ final class ResultsCache {
 
     func info(_ realm: Realm, _ model: Object.Type) -> ClassInfo? {
         if let i = typedInfo, realm.rlm.typedInfos[ObjectIdentifier(model)] === i { return i }
-        typedInfo = try? realm.rlm.info(for: model)
+        do {
+            // Nil: the file has no table for the class yet.
+            typedInfo = try realm.rlm.info(for: model)
+        } catch {
+            realm.rlm.readFailed(error, "read the class \(model.className())")
+        }
         return typedInfo
     }
 }

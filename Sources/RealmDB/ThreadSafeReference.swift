@@ -57,8 +57,15 @@ protocol _ResultsReference {
 extension Results: _ResultsReference {
     func _rlmResolved(in realm: Realm) -> Any? {
         func translate(_ owner: ObjectRef, _ i: Int) -> (ObjectRef, Int)? {
-            guard let info = try? realm.rlm.dynamicInfo(owner.info.name),
-                  let j = info.index(of: owner.info.properties[i].name) else { return nil }
+            let info: ClassInfo
+            do {
+                // Nil: this Realm's version has no class of that name.
+                guard let found = try realm.rlm.dynamicInfoIfPresent(owner.info.name) else { return nil }
+                info = found
+            } catch {
+                realm.rlm.readFailed(error, "read the class \(owner.info.name)")
+            }
+            guard let j = info.index(of: owner.info.properties[i].name) else { return nil }
             return (ObjectRef(realm: realm, key: owner.key, info: info), j)
         }
         let newSource: Source
@@ -84,12 +91,15 @@ extension Realm {
         if !isInWriteTransaction && reader.version < reference.version { refresh() }
         switch reference.payload {
         case .object(let type, let className, let key):
-            if type == DynamicObject.self {
-                guard let info = try? rlm.dynamicInfo(className), (try? reader.exists(info.table, key)) == true else { return nil }
-                return dynamicObject(info, key) as? Confined
+            do {
+                // No info: this Realm's version has no class of that name (no table), so no such object either.
+                let info = try type == DynamicObject.self ? rlm.dynamicInfoIfPresent(className) : rlm.info(for: type)
+                guard let info, try RealmError.wrap({ try reader.exists(info.table, key) }) else { return nil }
+                if type == DynamicObject.self { return dynamicObject(info, key) as? Confined }
+                return makeObject(type, key: key, info: info) as? Confined
+            } catch {
+                rlm.readFailed(error, "resolve a reference to an object of \(className)")
             }
-            guard let info = try? rlm.info(for: type), (try? reader.exists(info.table, key)) == true else { return nil }
-            return makeObject(type, key: key, info: info) as? Confined
         case .results(let resolve):
             return resolve(self)
         }
