@@ -135,6 +135,53 @@ import Glibc
         #expect(report.problems.contains { $0.contains("page \(ref)") && $0.contains("checksum") }, "\(report)")
     }
 
+    /// A primary-key lookup and a diff of two versions that meet a damaged node name its class, as every other
+    /// read does.
+    @Test func primaryKeyLookupAndChangesNameTheDamagedClass() throws {
+        let dir = TempDir()
+        let path = dir.file("acct.realm")
+        let db = try Database.open(path: path)
+        try db.write { tx in
+            try tx.createClasses([ClassSchema(name: "Acct", properties: [
+                PropertySchema(name: "id", type: .int, isPrimaryKey: true),
+                PropertySchema(name: "blob", type: .data),
+            ])])
+        }
+        // One direct commit, so the clusters lie in the data file.
+        try db.write { tx in
+            let t = try tx.table("Acct")
+            for i in 0..<200 { try tx.createObject(t, ["id": .int(Int64(i)), "blob": .data(Self.blob(i))]) }
+        }
+        let old = try db.snapshot()
+        let c = try #require(old.catalogue.classInfo(named: "Acct"))
+        var ref = c.tableRoot
+        var node = try old.node(ref, expected: nil)
+        while !TableTree.isLeafNode(node) {
+            ref = try InnerView(node: node, ref: ref, source: old).ref(0)
+            node = try old.node(ref, expected: nil)
+        }
+        try db.write { tx in try tx.set(ObjectKey.fromPrimaryKey(1), "Acct", "blob", .data([1, 2, 3])) }
+        // The first cluster of the older version: its checksum field, so no check this process made of it counts.
+        let fd = open(path, O_RDWR)
+        try #require(fd >= 0)
+        var byte: UInt8 = 0
+        #expect(pread(fd, &byte, 1, off_t(Int(ref) * pageSize + 9)) == 1)
+        byte ^= 0x5A
+        #expect(pwrite(fd, &byte, 1, off_t(Int(ref) * pageSize + 9)) == 1)
+        close(fd)
+        func expectNamed(_ body: () throws -> Void) {
+            do {
+                try body()
+                Issue.record("a read of the damaged cluster at page \(ref) succeeded")
+            } catch StorageError.corrupt(_, let location, _) {
+                #expect(location.contains("Acct") && location.contains("page \(ref)"), "\(location)")
+            } catch { Issue.record("expected a corrupt error, got \(error)") }
+        }
+        expectNamed { _ = try old.object(try old.table("Acct"), primaryKey: .int(0)) }
+        let new = try db.snapshot()
+        expectNamed { _ = try new.changes(in: "Acct", since: old) }
+    }
+
     /// `verify()` hashes every node again: damage after this process read (and checked) a node is reported.
     @Test func verifyFindsDamageAfterTheNodeWasRead() throws {
         let dir = TempDir()

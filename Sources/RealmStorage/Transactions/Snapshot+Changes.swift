@@ -48,7 +48,11 @@ extension Snapshot {
     /// Throws `noSuchClass` when neither version has the class, `differentDatabases`, `snapshotClosed` or
     /// `transactionEnded` when a side cannot be read.
     public func changes(in className: String, since older: Snapshot) throws -> TableChanges {
-        try diff(className, since: older).changes
+        do {
+            return try diff(className, since: older).changes
+        } catch StorageError.corrupt(let path, let location, let reason) where !location.hasPrefix("class ") {
+            throw StorageError.corrupt(path: path, location: "class \(className), \(location)", reason: reason)
+        }
     }
 
     /// Names of the classes whose contents or visible schema may differ between `older` and this snapshot, in

@@ -457,12 +457,14 @@ extension Snapshot {
         guard let pk = catalogue.classes[ci].properties.first(where: \.isPrimaryKey) else {
             throw StorageError.invalidSchema("class '\(table.name)' has no primary key")
         }
-        if pk.keyIsValue {
-            guard case .int(let v) = value else { return nil }
-            let key = ObjectKey.fromPrimaryKey(v)
-            return try locate(table.classID, key.rawValue) != nil ? key : nil
+        return try naming(table.classID) {
+            if pk.keyIsValue {
+                guard case .int(let v) = value else { return nil }
+                let key = ObjectKey.fromPrimaryKey(v)
+                return try locate(table.classID, key.rawValue) != nil ? key : nil
+            }
+            return try indexLookup(table.classID, pk, value, limit: 1).first.map(ObjectKey.init)
         }
-        return try indexLookup(table.classID, pk, value, limit: 1).first.map(ObjectKey.init)
     }
 
     func indexLookup(_ classID: UInt32, _ p: PropertyInfo, _ value: Value, limit: Int) throws -> [UInt64] {
