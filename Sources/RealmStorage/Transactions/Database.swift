@@ -71,6 +71,8 @@ public final class Database: @unchecked Sendable {
     var _writesStopped: String?
     /// The last checkpoint's failure, nil once one succeeds (`checkpointFailed`), under `ownerLock`.
     var _checkpointFailure: String?
+    /// `checkpointWriteErrorForTesting`, under `ownerLock`.
+    var _checkpointWriteErrorForTesting: Int32?
     let decryptedBudget = ManagedAtomic<Int>(256 << 20)
     /// Clusters the last commit of this process wrote, decoded; only used under the writer lock.
     var decodedLeaves = DecodedLeaves()
