@@ -9,11 +9,12 @@ import Glibc
 /// A commit that throws is invisible to every other process: the worker runs the first 26 steps of `mixed` (small
 /// logged commits, a direct commit of 1.2 MiB, deletes) while this process holds the same file open as a reader,
 /// and `strace` fails one of the worker's writes or syncs (`EIO` or `ENOSPC`, `-e inject=NAME:error=E:when=K`).
-/// Throughout, this process reads the newest version again and again: it must never see a step whose commit
-/// threw (its marker, or data the file's markers do not account for), must see every step from the moment the
-/// worker reported it returned, and must see the steps after the failure (the worker opens the file again when
-/// the failure stopped its writes, `StorageError.writesStopped`). After the worker ends, the file reopened here
-/// holds exactly the steps that returned.
+/// Throughout, this process reads the newest version again and again (and holds one snapshot, which must keep
+/// its version): it must never see a step whose commit threw (its marker, or data the file's markers do not
+/// account for), must see every step from the moment the worker reported it returned, and must see the steps
+/// after the failure (the worker opens the file again when the failure stopped its writes,
+/// `StorageError.writesStopped`). After the worker ends, the file reopened here holds exactly the steps that
+/// returned.
 @Suite(.serialized) struct FailedCommitVisibilityTests {
     static let limit = 26
     static let smallSteps = Set((0..<limit).filter { Mixed.steps[$0] == .small })
@@ -43,6 +44,8 @@ import Glibc
         var seen: Set<Int> = []
         var violations: [String] = []
         var reads = 0
+        // A snapshot held from the third step's commit to the end: it keeps its version throughout.
+        var pinned: (snapshot: Snapshot, markers: Set<Int>)?
         func look(_ when: String) {
             do {
                 let (markers, problems) = try reader!.read { s -> (Set<Int>, [String]) in
@@ -69,6 +72,10 @@ import Glibc
                     if parts[0] == "committed" { acknowledged.insert(n) }
                     if parts[0] == "failed" { failed.insert(n) }
                 }
+                if pinned == nil, acknowledged.contains(3) {
+                    let s = try reader!.snapshot()
+                    pinned = (s, Set(try mixedMarkers(s)))
+                }
             } else if child.hasExited() {
                 lines += child.remainingLines(timeout: 5)
                 break
@@ -82,6 +89,13 @@ import Glibc
         // A step that threw is never run again, so its marker may never have been seen at any moment.
         let everFailed = seen.intersection(failed)
         if !everFailed.isEmpty { violations.append("at some moment the reader saw steps \(everFailed.sorted()), whose commits threw") }
+        if let (snapshot, markers) = pinned {
+            let now = Set(try mixedMarkers(snapshot))
+            if now != markers { violations.append("a snapshot held throughout read \(markers.sorted()) at first, \(now.sorted()) at the end") }
+            snapshot.close()
+        } else {
+            violations.append("the worker never reported step 3, so no snapshot was held")
+        }
         let final = try reader!.read { s in Set(try mixedMarkers(s)) }
         if final != acknowledged { violations.append("after the worker ended the reader sees \(final.sorted()), not the steps that returned \(acknowledged.sorted())") }
         reader = nil
