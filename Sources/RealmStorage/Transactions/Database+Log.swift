@@ -44,8 +44,7 @@ extension Database {
     }
 
     /// For tests: while set, writing the logged pages into the data file (the first step of a checkpoint and of a
-    /// direct commit) fails with
-    /// this `errno` before anything is written, as it does on a full disk.
+    /// direct commit) fails with this `errno` before anything is written, as it does on a full disk.
     var checkpointWriteErrorForTesting: Int32? {
         get { ownerLock.withLock { _checkpointWriteErrorForTesting } }
         set { ownerLock.withLock { _checkpointWriteErrorForTesting = newValue } }
