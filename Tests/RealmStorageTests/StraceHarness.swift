@@ -190,11 +190,16 @@ struct MixedRun {
         }
         let text = try String(contentsOfFile: trace, encoding: .utf8)
         unlink(trace)
+        return (try MixedRun.fileCalls(inTrace: text, dir: dir.path), output)
+    }
+
+    /// The calls on the files in `dir` in a trace of the workload written with `-f -y -o` (tracing `fileSyscalls`),
+    /// in order, each with the step it belongs to.
+    static func fileCalls(inTrace text: String, dir dirPath: String) throws -> [FileCall] {
         var counts: [String: Int] = [:]
         var step = -1
         var calls: [FileCall] = []
         var threads: Set<Substring> = []
-        let dirPath = dir.path
         for raw in text.split(separator: "\n") {
             // "PID  name(args) = result"
             let afterPid = raw.drop { $0 != " " }.drop { $0 == " " }
@@ -227,7 +232,7 @@ struct MixedRun {
             throw WorkerProcessError("calls on the database's files came from \(threads.count) threads (\(threads.sorted())): "
                 + "strace counts `when=` per thread, so the crash points would not be exact")
         }
-        return (calls, output)
+        return calls
     }
 }
 

@@ -115,9 +115,9 @@ extension AppState {
             prompt = q
         case .success(let v):
             prompt = nil
-            commitEdit(target, v, data: data)
+            let written = commitEdit(target, v, data: data)
             // An engine refusal (a duplicate primary key) reopens the editor with the text and the reason.
-            if let m = message, m.isError, pendingWrite == nil {
+            if !written, let m = message, m.isError, pendingWrite == nil {
                 var q = p
                 q.error = PromptError(message: m.text)
                 prompt = q
@@ -126,7 +126,9 @@ extension AppState {
         }
     }
 
-    mutating func commitEdit(_ target: EditTarget, _ v: Value, data: BrowserData) {
+    /// Writes an edited value; whether it was written (see `perform`).
+    @discardableResult
+    mutating func commitEdit(_ target: EditTarget, _ v: Value, data: BrowserData) -> Bool {
         switch target.place {
         case .property: perform(.set(target.object, property: target.property.name, v), data: data)
         case .listElement(let i): perform(.listSet(target.object, property: target.property.name, index: i, v), data: data)
@@ -240,8 +242,7 @@ extension AppState {
         let count = try data.rowCount(t.source)
         let to = t.row + step
         guard to >= 0, to < count else { return }
-        perform(.listMove(owner, property: p, from: t.row, to: to), data: data)
-        if pendingWrite == nil, message?.isError != true {
+        if perform(.listMove(owner, property: p, from: t.row, to: to), data: data) {
             t.row = to
             stack[stack.count - 1] = .table(t)
         }
@@ -264,7 +265,7 @@ extension AppState {
         }
         let n = try data.commitTransaction()
         databaseChanged(data)
-        message = StatusMessage("Committed \(n) edit\(n == 1 ? "" : "s")")
+        message = committed("Committed \(n) edit\(n == 1 ? "" : "s")", data: data)
     }
 
     mutating func rollbackTransaction(data: BrowserData) throws {
@@ -291,18 +292,16 @@ extension AppState {
 
     /// Applies a change: in the open transaction, or committed at once. When another process holds the
     /// write lock the change waits (`pendingWrite`, retried by the app) and nothing is written meanwhile.
-    mutating func perform(_ intent: WriteIntent, data: BrowserData) {
+    /// Returns whether the change was made: the status line can be an error after a change that was (its
+    /// commit's checkpoint failed), so callers ask this, not the message.
+    @discardableResult
+    mutating func perform(_ intent: WriteIntent, data: BrowserData) -> Bool {
         do {
             let done = try apply(intent, data: data)
             pendingWrite = nil
             databaseChanged(data)
-            if !data.isInTransaction, let failure = data.database.checkpointFailure {
-                // The change is committed (durable in the commit log); only folding the log into the file failed.
-                message = StatusMessage(done + " — but the checkpoint failed (the commit is safe in the log; it is tried "
-                                        + "again at the next commit): \(failure)", isError: true)
-            } else {
-                message = StatusMessage(done + (data.isInTransaction ? " (uncommitted: Ctrl-S commits)" : ""))
-            }
+            message = data.isInTransaction ? StatusMessage(done + " (uncommitted: Ctrl-S commits)") : committed(done, data: data)
+            return true
         } catch WriteRefusal.busy {
             pendingWrite = intent
             message = StatusMessage("Waiting for the write lock: another process is writing… Esc gives up")
@@ -310,6 +309,15 @@ extension AppState {
             pendingWrite = nil
             message = StatusMessage("Not written: \(error)", isError: true)
         }
+        return false
+    }
+
+    /// What to say after a commit that returned: `done`, and, when the checkpoint after it failed, that it did.
+    private func committed(_ done: String, data: BrowserData) -> StatusMessage {
+        guard let failure = data.database.checkpointFailure else { return StatusMessage(done) }
+        // The change is committed (durable in the commit log); only folding the log into the file failed.
+        return StatusMessage(done + " — but the checkpoint failed (the commit is safe in the log; it is tried "
+                             + "again at the next commit): \(failure)", isError: true)
     }
 
     /// Tries a waiting write again (the app calls this at every poll).

@@ -133,10 +133,10 @@ final class CommitLog {
     private func openForWriting() throws {
         if fd < 0 {
             let created = access(path, F_OK) != 0
-            fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            fd = openRetrying(path, O_RDWR | O_CREAT | O_CLOEXEC)
             if fd < 0 { throw StorageError.io(path: path, operation: "open the commit log", errno: errno) }
             if created { nameSynced = false }
-            if directWrites && CommitLog.directFlag != 0 { directFD = Glibc.open(path, O_RDWR | O_DSYNC | CommitLog.directFlag | O_CLOEXEC) }
+            if directWrites && CommitLog.directFlag != 0 { directFD = openRetrying(path, O_RDWR | O_DSYNC | CommitLog.directFlag | O_CLOEXEC) }
         }
         if !nameSynced {
             try syncDirectory()
@@ -205,8 +205,7 @@ final class CommitLog {
         }
         if let headerPage { return Header.decode(UnsafeRawBufferPointer(start: headerPage, count: 56)) }
         var buf = [UInt8](repeating: 0, count: 56)
-        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 56, 0) }
-        if n < 0 { throw StorageError.io(path: path, operation: "read the commit log", errno: errno) }
+        let n = try buf.withUnsafeMutableBytes { try readFully(fd, into: $0, at: 0, path: path, operation: "read the commit log") }
         return n >= 40 ? buf.withUnsafeBytes { Header.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } : nil
     }
 
@@ -215,7 +214,7 @@ final class CommitLog {
     }
 
     private func sync() throws {
-        if fdatasync(fd) != 0 { throw StorageError.io(path: path, operation: "fdatasync the commit log", errno: errno) }
+        try syncData(fd, path: path, operation: "fdatasync the commit log")
     }
 
     /// Starts generation `generation` at `start`: records of earlier generations no longer count. Every
@@ -446,21 +445,20 @@ final class CommitLog {
 
     /// The header of the log at `path`; nil when there is no log or no whole header.
     static func readHeader(path: String) throws -> Header? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = openRetrying(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw StorageError.io(path: path, operation: "open the commit log", errno: errno)
         }
         defer { close(fd) }
         var buf = [UInt8](repeating: 0, count: 56)
-        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 56, 0) }
-        if n < 0 { throw StorageError.io(path: path, operation: "read the commit log", errno: errno) }
+        let n = try buf.withUnsafeMutableBytes { try readFully(fd, into: $0, at: 0, path: path, operation: "read the commit log") }
         return buf.withUnsafeBytes { Header.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
     }
 
     /// The whole records of the header's generation, in order, when the header names `logID`.
     static func readRecords(path: String, logID: UInt64) throws -> (header: Header, records: [Record])? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = openRetrying(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw StorageError.io(path: path, operation: "open the commit log", errno: errno)
@@ -471,16 +469,7 @@ final class CommitLog {
         let size = Int(st.st_size)
         guard size >= 40 else { return nil }
         var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        while done < size {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, size - done, off_t(done)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StorageError.io(path: path, operation: "read the commit log", errno: errno)
-            }
-            if n == 0 { break }
-            done += n
-        }
+        let done = try bytes.withUnsafeMutableBytes { try readFully(fd, into: $0, at: 0, path: path, operation: "read the commit log") }
         return bytes.withUnsafeBytes { buf -> (Header, [Record])? in
             let b = UnsafeRawBufferPointer(rebasing: buf[0..<done])
             guard let h = Header.decode(b), h.logID == logID else { return nil }

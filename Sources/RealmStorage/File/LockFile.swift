@@ -122,9 +122,9 @@ final class LockFile: @unchecked Sendable {
     ///
     /// A lock file this call creates has its name made durable (its directory synced) before it is used.
     init(path: String, firstOpener: () throws -> Void) throws {
-        var fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        var fd = openRetrying(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC)
         let created = fd >= 0
-        if fd < 0 && errno == EEXIST { fd = open(path, O_RDWR | O_CLOEXEC) }
+        if fd < 0 && errno == EEXIST { fd = openRetrying(path, O_RDWR | O_CLOEXEC) }
         guard fd >= 0 else { throw StorageError.io(path: path, operation: "open lock file", errno: errno) }
         let opened: Opened
         do {
@@ -609,9 +609,7 @@ final class LockFile: @unchecked Sendable {
         table.replaceSubrange(0..<magic.count, with: magic)
         withUnsafeBytes(of: UInt32(slotCount).littleEndian) { table.replaceSubrange(8..<12, with: $0) }
         try table.withUnsafeBytes { try writeFully(fd, $0, at: 0, path: path, operation: "initialise the lock file") }
-        guard ftruncate(fd, off_t(size)) == 0 else {  // a longer file (another slot count) loses its tail
-            throw StorageError.io(path: path, operation: "resize lock file", errno: errno)
-        }
+        try setFileSize(fd, to: size, path: path, operation: "resize lock file")  // a longer file (another slot count) loses its tail
         let base = try map(fd: fd, path: path, slotCount: slotCount)
         do {
             try firstOpener()
@@ -638,9 +636,9 @@ final class LockFile: @unchecked Sendable {
             return .invalid("lock file is too short (\(size) bytes, the header alone is \(headerSize))")
         }
         var header = [UInt8](repeating: 0, count: 12)
-        let n = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 12, 0) }
+        let n = try header.withUnsafeMutableBytes { try readFully(fd, into: $0, at: 0, path: path, operation: "read lock file header") }
         guard n == 12 else {
-            throw StorageError.io(path: path, operation: "read lock file header", errno: n < 0 ? errno : EIO)
+            throw StorageError.io(path: path, operation: "read lock file header (it ended at byte \(n))", errno: EIO)
         }
         if Array(header[0..<7]) == Array(magic[0..<7]), header[7] != magic[7] { return .otherFormat(header[7]) }
         if Array(header[0..<8]) != magic {

@@ -19,7 +19,7 @@ final class LogFileMap: @unchecked Sendable {
     static let reservation = 1 << 36
 
     init(path: String) throws {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = openRetrying(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT {
                 throw StorageError.corrupt(path: path, location: "commit log",

@@ -407,8 +407,8 @@ final class PageStore: @unchecked Sendable {
     func extend(toPages pages: UInt64) throws {
         let bytes = Int(pages) * pageSize
         if isMemory || cipher != nil || stateLock.withLock({ knownBytes }) >= bytes { return }
-        if try PageStore.fileSize(fd: fd, path: path) < bytes, ftruncate(fd, off_t(bytes)) != 0 {
-            throw StorageError.io(path: path, operation: "extend the file", errno: errno)
+        if try PageStore.fileSize(fd: fd, path: path) < bytes {
+            try setFileSize(fd, to: bytes, path: path, operation: "extend the file")
         }
         try ensureMapped(bytes: bytes)
     }
@@ -529,15 +529,13 @@ final class PageStore: @unchecked Sendable {
     /// Flushes written data to stable storage (one `fdatasync`).
     func sync() throws {
         if isMemory { return }
-        if fdatasync(fd) != 0 { throw StorageError.io(path: path, operation: "fdatasync", errno: errno) }
+        try syncData(fd, path: path, operation: "fdatasync")
     }
 
     func truncate(toPages pages: UInt64) throws {
         if isMemory { stateLock.withLock { memoryBytes = min(memoryBytes, Int(pages) * pageSize) }; return }
         let bytes = cipher != nil ? Int(EncryptedLayout.physicalPages(logical: pages)) * pageSize : Int(pages) * pageSize
-        if ftruncate(fd, off_t(bytes)) != 0 {
-            throw StorageError.io(path: path, operation: "ftruncate", errno: errno)
-        }
+        try setFileSize(fd, to: bytes, path: path, operation: "ftruncate")
         stateLock.withLock {
             knownBytes = Int(pages) * pageSize
             if cipher != nil {
@@ -614,43 +612,5 @@ final class PthreadMutex: @unchecked Sendable {
         pthread_mutex_lock(m)
         defer { pthread_mutex_unlock(m) }
         return try body()
-    }
-}
-
-/// `pwritev` until every byte of `vecs` is at `offset` of `fd`, in order (at most 1,024 vectors per call;
-/// retrying after signals, skipping written vectors and trimming a partly written one); an error names
-/// `path` and `operation`.
-func writeVectorsFully(_ fd: Int32, _ vecs: inout [iovec], at offset: Int, path: String, operation: String) throws {
-    var done = 0
-    var vi = 0
-    while vi < vecs.count {
-        if vecs[vi].iov_len == 0 { vi += 1; continue }
-        let n = vecs[vi...].withUnsafeBufferPointer { pwritev(fd, $0.baseAddress, Int32(min($0.count, 1024)), off_t(offset + done)) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw StorageError.io(path: path, operation: operation, errno: errno)
-        }
-        if n == 0 { throw StorageError.io(path: path, operation: operation + " (no progress)", errno: EIO) }
-        done += n
-        var left = n
-        while vi < vecs.count, left >= vecs[vi].iov_len { left -= vecs[vi].iov_len; vi += 1 }
-        if left > 0 {
-            vecs[vi].iov_base = vecs[vi].iov_base.advanced(by: left)
-            vecs[vi].iov_len -= left
-        }
-    }
-}
-
-/// `pwrite` until every byte of `bytes` is at `offset` of `fd` (retrying after signals); an error names
-/// `path` and `operation`.
-func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String, operation: String) throws {
-    var done = 0
-    while done < bytes.count {
-        let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw StorageError.io(path: path, operation: operation, errno: errno)
-        }
-        done += n
     }
 }

@@ -8,6 +8,9 @@ extension Database {
     func writeLoggedPages(of meta: Meta) throws {
         guard let index = try logPages?.index(for: meta) else { return }
         let store = self.store
+        if let e = checkpointWriteErrorForTesting {
+            throw StorageError.io(path: store.path, operation: "write", errno: e)
+        }
         try store.writePadded(sorted: index.checkpointCopies())
     }
 
@@ -38,6 +41,13 @@ extension Database {
         if coordinator.publishesMeta { coordinator.publish(meta: encoded, decoded: moved) }
         checkpointSucceeded()
         return moved
+    }
+
+    /// For tests: while set, writing the logged pages into the data file (the first step of a checkpoint and of a
+    /// direct commit) fails with this `errno` before anything is written, as it does on a full disk.
+    var checkpointWriteErrorForTesting: Int32? {
+        get { ownerLock.withLock { _checkpointWriteErrorForTesting } }
+        set { ownerLock.withLock { _checkpointWriteErrorForTesting = newValue } }
     }
 
     /// Whether `meta`'s version may have pages that only the commit log holds (slots of format 4 on: before,

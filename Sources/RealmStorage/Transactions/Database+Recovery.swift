@@ -56,26 +56,23 @@ extension Database {
             }
             // Read with `pread`, not through the mapping: the pages only the log held are holes in the data file,
             // and reading a hole through a shared mapping faults (SIGBUS) on a full tmpfs.
-            let readFD = Glibc.open(store.path, O_RDONLY | O_CLOEXEC)
+            let readFD = openRetrying(store.path, O_RDONLY | O_CLOEXEC)
             if readFD < 0 { throw StorageError.io(path: store.path, operation: "open to compare with the commit log", errno: errno) }
             defer { Glibc.close(readFD) }
             var page = [UInt8](repeating: 0, count: pageSize)
-            var readError: Int32 = 0
-            let holdsAll = latest.allSatisfy { p, at in
+            let holdsAll = try latest.allSatisfy { p, at in
                 guard (Int(p) + 1) * pageSize <= size else { return false }
-                let n = page.withUnsafeMutableBytes { pread(readFD, $0.baseAddress, pageSize, off_t(Int(p) * pageSize)) }
-                if n != pageSize {
-                    if n < 0 { readError = errno }
-                    return false
+                let n = try page.withUnsafeMutableBytes {
+                    try readFully(readFD, into: $0, at: Int(p) * pageSize, path: store.path, operation: "read to compare with the commit log")
                 }
+                if n != pageSize { return false }
                 return all[at.write].bytes.withUnsafeBytes { b in
                     page.withUnsafeBytes { memcmp($0.baseAddress!, b.baseAddress! + at.offset, pageSize) == 0 }
                 }
             }
-            if readError != 0 { throw StorageError.io(path: store.path, operation: "read to compare with the commit log", errno: readError) }
             if holdsAll { return }
             // The first opener opened read-only: replay through a descriptor of its own, or say what to do.
-            let fd = Glibc.open(store.path, O_RDWR | O_CLOEXEC)
+            let fd = openRetrying(store.path, O_RDWR | O_CLOEXEC)
             if fd < 0 {
                 throw StorageError.io(path: store.path, operation: "replay the commit log (opened read-only; "
                                       + "open the file read-write once to recover it)", errno: errno)
@@ -84,7 +81,7 @@ extension Database {
             for w in writes + metaWrites(moved: true) {
                 try w.bytes.withUnsafeBytes { try writeFully(fd, $0, at: Int(w.page) * pageSize, path: store.path, operation: "replay the commit log") }
             }
-            if fdatasync(fd) != 0 { throw StorageError.io(path: store.path, operation: "fdatasync", errno: errno) }
+            try syncData(fd, path: store.path, operation: "fdatasync")
         } else {
             for w in writes + metaWrites(moved: true) { try w.bytes.withUnsafeBytes { try store.write($0, atPage: w.page) } }
             try store.sync()

@@ -71,6 +71,8 @@ public final class Database: @unchecked Sendable {
     var _writesStopped: String?
     /// The last checkpoint's failure, nil once one succeeds (`checkpointFailed`), under `ownerLock`.
     var _checkpointFailure: String?
+    /// `checkpointWriteErrorForTesting`, under `ownerLock`.
+    var _checkpointWriteErrorForTesting: Int32?
     let decryptedBudget = ManagedAtomic<Int>(256 << 20)
     /// Clusters the last commit of this process wrote, decoded; only used under the writer lock.
     var decodedLeaves = DecodedLeaves()
@@ -97,7 +99,7 @@ public final class Database: @unchecked Sendable {
 
     /// Reopens the file after compaction renamed a new file over it.
     func reopenStore() throws {
-        let fd = Glibc.open(path, (isReadOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC)
+        let fd = openRetrying(path, (isReadOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC)
         if fd < 0 { throw StorageError.io(path: path, operation: "reopen", errno: errno) }
         var cipher: PageCipher?
         if let key = encryptionKey {
@@ -255,7 +257,7 @@ public final class Database: @unchecked Sendable {
     /// page store.
     private static func openFile(path: String, options: DatabaseOptions) throws -> OpenedFile {
         let flags = options.readOnly ? O_RDONLY : (O_RDWR | O_CREAT)
-        let fd = Glibc.open(path, flags | O_CLOEXEC, 0o644)
+        let fd = openRetrying(path, flags | O_CLOEXEC)
         if fd < 0 { throw StorageError.io(path: path, operation: "open", errno: errno) }
         let size: Int
         var cipher: PageCipher?
@@ -310,7 +312,7 @@ public final class Database: @unchecked Sendable {
     private static func create(store: PageStore) throws {
         let temp = store.path + ".new"
         unlink(temp)  // (left by a creation cut short: never a database)
-        let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = openRetrying(temp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC)
         if fd < 0 { throw StorageError.io(path: temp, operation: "create", errno: errno) }
         do {
             let made = try PageStore(path: temp, fd: fd, readOnly: false, cipher: store.cipher)
@@ -348,8 +350,9 @@ public final class Database: @unchecked Sendable {
     /// without a key.
     private static func precheckEncryption(fd: Int32, size: Int, path: String, key: [UInt8]?) throws -> PageCipher? {
         var head = [UInt8](repeating: 0, count: pageSize)
-        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min(size, pageSize), 0) }
-        if n < 0 { throw StorageError.io(path: path, operation: "read", errno: errno) }
+        let n = try head.withUnsafeMutableBytes {
+            try readFully(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<min(size, pageSize)]), at: 0, path: path, operation: "read")
+        }
         let encrypted = head.withUnsafeBytes { EncryptionHeader.isEncrypted(UnsafeRawBufferPointer(rebasing: $0[0..<max(0, n)])) }
         guard encrypted else { return nil }
         guard let key else { throw StorageError.encryptionKeyRequired(path: path) }
@@ -370,8 +373,9 @@ public final class Database: @unchecked Sendable {
     /// Reports a foreign, newer or truncated file before anything is created beside it.
     private static func precheckHeader(fd: Int32, size: Int, path: String) throws {
         var head = [UInt8](repeating: 0, count: 2 * pageSize)
-        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min(size, 2 * pageSize), 0) }
-        if n < 0 { throw StorageError.io(path: path, operation: "read", errno: errno) }
+        let n = try head.withUnsafeMutableBytes {
+            try readFully(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<min(size, 2 * pageSize)]), at: 0, path: path, operation: "read")
+        }
         let slots = head.withUnsafeBytes { buf in
             [Meta.decode(UnsafeRawBufferPointer(rebasing: buf[0..<pageSize])),
              Meta.decode(UnsafeRawBufferPointer(rebasing: buf[pageSize..<2 * pageSize]))]
