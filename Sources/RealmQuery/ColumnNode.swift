@@ -204,6 +204,11 @@ final class ColumnNode: Node {
         case (.double(let d), .int):
             guard d == d.rounded(), abs(d) < 9.2e18 else { return nil }
             return .int(Int64(d))
+        case (.float(let f), .int):
+            return converted(.double(Double(f)), to: .int)
+        case (.decimal128(let d), .int):
+            // `45`, `45.00` and `4.5E+1` equal the int 45.
+            return d.exactInt64.map { .int($0) }
         default: return nil
         }
     }
