@@ -44,6 +44,10 @@ extension Decimal128 {
         }
         if x.coefficient == 0 { return Decimal128(negative: y.negative, coefficient: y.coefficient, exponent: y.exponent) }
         let d = x.exponent - y.exponent
+        if d == 0 && x.negative == y.negative {
+            // The common case (a column of prices): one addition, rounded only when it carries past 34 digits.
+            return rounded(negative: x.negative, coefficient: x.coefficient + y.coefficient, exponent: x.exponent, sticky: false)
+        }
         let nx = digitCount(x.coefficient)
         if nx + d <= 37 {
             // Exact in 128 bits: x × 10^d < 10³⁷, plus y < 10³⁴.
@@ -101,6 +105,9 @@ extension Decimal128 {
     /// says the exact magnitude is a little above `c × 10^e` (by less than one unit of `c`'s last digit); it
     /// is set only when some digit of `c` is dropped here (`c` over 34 digits, or `e` below the range).
     static func rounded(negative: Bool, coefficient c0: UInt128, exponent e0: Int, sticky: Bool) -> Decimal128 {
+        if !sticky && c0 <= maxCoefficient && e0 >= minExponent && e0 <= maxExponent {
+            return Decimal128(negative: negative, coefficient: c0, exponent: e0)  // nothing to round
+        }
         var c = c0, e = e0
         let drop = Swift.max(0, digitCount(c) - maxDigits, minExponent - e)
         if drop > 38 {
@@ -172,8 +179,13 @@ extension Decimal128 {
         if d.isInfinite { self = d < 0 ? .negativeInfinity : .infinity; return }
         let negative = d.sign == .minus
         if d == 0 { self.init(negative: negative, coefficient: 0, exponent: 0); return }
-        let (digits, exponent) = Decimal128.exactDigits(d.magnitude)
-        let p = Decimal128.make(negative: negative, digits: digits, exponent: exponent).parts
+        let p: Parts
+        if let exact = Decimal128(exactly: d) {
+            p = exact.parts  // 34 digits or fewer: no rounding (integers, halves, quarters ...)
+        } else {
+            let (digits, exponent) = Decimal128.exactDigits(d.magnitude)
+            p = Decimal128.make(negative: negative, digits: digits, exponent: exponent).parts
+        }
         let n = Decimal128.digitCount(p.coefficient)
         if n <= significantDigits {
             self.init(negative: negative, coefficient: p.coefficient, exponent: p.exponent)
