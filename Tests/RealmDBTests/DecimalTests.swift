@@ -6,7 +6,7 @@ import TestSupport
 final class Account: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var balance = Decimal128.zero
-    @Persisted var limit: Decimal128?
+    @Persisted var credit: Decimal128?
     @Persisted var amounts: List<Decimal128>
 }
 
@@ -48,6 +48,21 @@ final class Account: Object {
         #expect(third.average(ofProperty: "balance") as Decimal128? == d("0.3333333333333333333333333333333333"))
         let close = try self.realm(["12345678901234567890.1", "12345678901234567890.3"]).objects(Account.self)
         #expect(close.average(ofProperty: "balance") as Decimal128? == d("12345678901234567890.2"))
+    }
+
+    /// A Double given for a decimal property is stored as Realm Core converts it (15 significant digits), the
+    /// conversion a double argument gets in a query: what is stored from a double is found with it.
+    @Test func aDoubleBecomesTheDecimalAQueryComparesWith() throws {
+        let realm = try memoryRealm([Account.self])
+        try realm.write {
+            try realm.create(Account.self, value: ["id": 1, "balance": 0.1 + 0.2, "credit": 1234567890123456789.0])
+        }
+        let accounts = realm.objects(Account.self)
+        #expect(accounts.first?.balance == d("0.3"))
+        #expect(accounts.first?.credit == d("1.23456789012346E+18"))
+        #expect(accounts.filter("balance == $0", 0.1 + 0.2).count == 1)
+        #expect(accounts.filter("balance == 0.3").count == 1)
+        #expect(accounts.filter("credit == $0", 1234567890123456789.0).count == 1)
     }
 
     @Test func minMaxAndSortBeyondSeventeenDigits() throws {
