@@ -218,7 +218,10 @@ extension Decimal128: RealmCollectionValue {
         switch any {
         case let v as Decimal128: return v
         case let v as Int: return Decimal128(Int64(v))
-        case let v as Double: return Decimal128(v)
+        // As realm-swift converts a number (Realm Core's conversion, 15 significant digits), and as a double
+        // query argument is compared with a decimal: a value stored from a double is found with it.
+        case let v as Double: return Decimal128(v, significantDigits: 15)
+        case let v as Float: return Decimal128(Double(v), significantDigits: 15)
         case let v as String: return Decimal128(string: v)
         default: return nil
         }

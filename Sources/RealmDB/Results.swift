@@ -209,31 +209,37 @@ public struct Results<Element: Object> {
         }
     }
 
+    /// The smallest value of a property (numbers across types, exactly; NaN and nulls skipped), or nil.
     public func min<T: _Persistable>(ofProperty property: String) -> T? {
-        values(ofProperty: property).min { StoredOrder.compare($0, $1) < 0 }.flatMap { convert($0) }
+        values(ofProperty: property).filter { !StoredOrder.isNaN($0) }.min { StoredOrder.compare($0, $1) < 0 }.flatMap { convert($0) }
     }
 
+    /// The largest value of a property (numbers across types, exactly; NaN and nulls skipped), or nil.
     public func max<T: _Persistable>(ofProperty property: String) -> T? {
-        values(ofProperty: property).max { StoredOrder.compare($0, $1) < 0 }.flatMap { convert($0) }
+        values(ofProperty: property).filter { !StoredOrder.isNaN($0) }.max { StoredOrder.compare($0, $1) < 0 }.flatMap { convert($0) }
     }
 
-    /// The sum of a numeric property (0 when empty); nulls are skipped.
+    /// The sum of a numeric property (0 when empty); nulls are skipped. A decimal128 property is summed in
+    /// decimal arithmetic, exact to 34 digits, as the query language's `@sum` (`ValueAggregate`).
     public func sum<T: _Persistable>(ofProperty property: String) -> T {
-        let vs = values(ofProperty: property)
-        if vs.allSatisfy({ if case .int = $0 { return true } else { return false } }) {
-            let s = vs.reduce(Int64(0)) { acc, v in if case .int(let i) = v { return acc &+ i } else { return acc } }
-            return T._rlmFromAny(Int(s)) ?? T._rlmDefaultValue()
-        }
-        let s = vs.reduce(0.0) { $0 + (StoredOrder.double($1) ?? 0) }
-        return T._rlmFromAny(s) ?? T._rlmDefaultValue()
+        numeric(ValueAggregate.sum(values(ofProperty: property))) ?? T._rlmDefaultValue()
     }
 
-    /// The mean of a numeric property, or nil when there are no non-null values.
+    /// The mean of a numeric property, or nil when there are no non-null values; a decimal128 property's is
+    /// a decimal (its decimal sum divided by the count), as the query language's `@avg`.
     public func average<T: _Persistable>(ofProperty property: String) -> T? {
-        let vs = values(ofProperty: property)
-        guard !vs.isEmpty else { return nil }
-        let s = vs.reduce(0.0) { $0 + (StoredOrder.double($1) ?? 0) }
-        return T._rlmFromAny(s / Double(vs.count))
+        numeric(ValueAggregate.average(values(ofProperty: property)))
+    }
+
+    /// A number as `T`: the value itself when `T` holds it, else through a double (a decimal sum asked for
+    /// as a `Double`).
+    private func numeric<T: _Persistable>(_ v: RealmStorage.Value) -> T? {
+        switch v {
+        case .int(let i): return T._rlmFromAny(Int(i))
+        case .double(let d): return T._rlmFromAny(d)
+        case .decimal128(let d): return T._rlmFromAny(d) ?? T._rlmFromAny(d.doubleValue)
+        default: return nil
+        }
     }
 
     private func convert<T: _Persistable>(_ v: RealmStorage.Value) -> T? {
@@ -355,13 +361,12 @@ struct KeyPathReader {
 
 /// Ordering and numeric helpers for stored values; the order itself is RealmQuery's `ValueOrder`.
 enum StoredOrder {
-    static func double(_ v: RealmStorage.Value) -> Double? {
+    static func isNaN(_ v: RealmStorage.Value) -> Bool {
         switch v {
-        case .int(let i): return Double(i)
-        case .float(let f): return Double(f)
-        case .double(let d): return d
-        case .decimal128(let d): return d.doubleValue
-        default: return nil
+        case .float(let f): return f.isNaN
+        case .double(let d): return d.isNaN
+        case .decimal128(let d): return d.isNaN
+        default: return false
         }
     }
 

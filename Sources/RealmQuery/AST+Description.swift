@@ -93,6 +93,12 @@ extension Literal: CustomStringConvertible {
             // Swift prints the shortest text that reads back as the same double.
             let s = "\(d)"
             return s.contains(".") || s.contains("e") ? s : s + ".0"
+        case .decimal(let d):
+            // Finite decimals print in a form the parser reads back as the same value.
+            if d.isNaN { return "nan" }
+            if d.isInfinite { return d.isNegative ? "-inf" : "inf" }
+            let s = d.description
+            return s.contains(".") || s.contains("E") ? s : s + ".0"
         case .string(let s): return Literal.quote(s)
         case .binary(let b): return "B64\"\(Base64.encode(b))\""
         case .date(let t): return "T\(t.seconds):\(t.nanoseconds)"

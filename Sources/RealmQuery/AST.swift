@@ -181,6 +181,12 @@ public enum Literal: Hashable, Sendable {
     case bool(Bool)
     case int(Int64)
     case double(Double)
+    /// A number with a fraction or an exponent whose value no double holds (`12345678901234567890.15`,
+    /// `0.1000000000000000000000000000000001`, `1e400`), read as decimal128 reads it (34 significant digits,
+    /// rounded half-to-even). Compared with a decimal128 it is this value; with anything else, the nearest
+    /// double, as Realm reads such a number. The parser gives `.double` when the double's shortest digits
+    /// are the number written, so the two never stand for the same number.
+    case decimal(Decimal128)
     case string(String)
     case binary([UInt8])
     case date(Timestamp)
@@ -194,6 +200,7 @@ public enum Literal: Hashable, Sendable {
         case (.int(let x), .int(let y)): return x == y
         // NaN equals NaN here: a tree equals itself.
         case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern || (x.isNaN && y.isNaN)
+        case (.decimal(let x), .decimal(let y)): return x == y
         case (.string(let x), .string(let y)): return x.utf8.elementsEqual(y.utf8)
         case (.binary(let x), .binary(let y)): return x == y
         case (.date(let x), .date(let y)): return x == y
@@ -209,6 +216,7 @@ public enum Literal: Hashable, Sendable {
         case .bool(let b): h.combine(b)
         case .int(let i): h.combine(i)
         case .double(let d): h.combine(d.isNaN ? 0 : d.bitPattern)
+        case .decimal(let d): h.combine(d)
         case .string(let s): h.combine(s)
         case .binary(let b): h.combine(b)
         case .date(let t): h.combine(t)
@@ -217,13 +225,25 @@ public enum Literal: Hashable, Sendable {
         }
     }
 
-    /// The stored value this literal stands for.
+    /// The value this literal stands for when compared with a value of type `hint` (nil: unknown or mixed):
+    /// a number with a fraction or exponent is a decimal128 against a decimal128, else a double.
+    func value(hint: PropertyType?) -> Value {
+        guard hint == .decimal128 else { return value }
+        switch self {
+        case .double(let d): return .decimal128(Decimal128(d))
+        case .decimal(let d): return .decimal128(d)
+        default: return value
+        }
+    }
+
+    /// The stored value this literal stands for (a number with a fraction or exponent as a double).
     var value: Value {
         switch self {
         case .null: return .null
         case .bool(let b): return .bool(b)
         case .int(let i): return .int(i)
         case .double(let d): return .double(d)
+        case .decimal(let d): return .double(d.doubleValue)
         case .string(let s): return .string(s)
         case .binary(let b): return .data(b)
         case .date(let t): return .date(t)

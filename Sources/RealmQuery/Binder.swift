@@ -134,7 +134,9 @@ struct Binder {
         var quantifier = c.quantifier
 
         // A value on the left and a key path on the right: `5.5 IN items.price`, `NULL != name`.
+        var constantSide = c.rhs
         if case .constant(_, let isList, let r) = lhs, !isList, case .path = rhs {
+            constantSide = c.lhs
             if op == .in {
                 op = .equal
             } else if let f = op.flipped {
@@ -150,6 +152,7 @@ struct Binder {
         }
 
         let lhsKind = kind(of: lhs)
+        if lhsKind.type == .decimal128, case .path = lhs { rhs = decimalLiterals(rhs, from: constantSide) }
         if let q = quantifier, !lhsKind.isMulti {
             throw fail(.invalidQuery, "\(q.rawValue) needs a key path through a list, and '\(c.lhs)' is not one", c.lhs.range)
         }
@@ -182,6 +185,32 @@ struct Binder {
 
         try typeCheck(lhs: lhs, lhsKind: lhsKind, op: op, options: c.options, rhs: rhs, comparison: c)
         return .comparison(BoundComparison(quantifier: quantifier!, lhs: lhs, op: op, options: c.options, rhs: rhs))
+    }
+
+    /// The constant `o`, bound from `e`, with its number literals read as decimal128 (`Literal.value(hint:)`):
+    /// compared with a decimal128 key path, `12345678901234567890.15` is that decimal, not a rounded double.
+    mutating func decimalLiterals(_ o: BoundOperand, from e: Expression) -> BoundOperand {
+        guard case .constant(var values, let isList, let r) = o else { return o }
+        switch e {
+        case .literal(let l, _):
+            return .constant([l.value(hint: .decimal128)], isList: isList, r)
+        case .list(let items, _):
+            // Every item gave one value (an argument holding several is refused in a list).
+            guard items.count == values.count else { return o }
+            for (i, item) in items.enumerated() {
+                if case .literal(let l, _) = item { values[i] = l.value(hint: .decimal128) }
+            }
+            if templates[r] != nil {
+                templates[r] = items.map { item in
+                    if case .argument(let n, _) = item { return .argument(n) }
+                    if case .literal(let l, _) = item { return .literal(l.value(hint: .decimal128)) }
+                    return .literal(.null)
+                }
+            }
+            return .constant(values, isList: isList, r)
+        default:
+            return o
+        }
     }
 
     func kind(of o: BoundOperand) -> ValueKind {

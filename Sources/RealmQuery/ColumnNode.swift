@@ -32,10 +32,17 @@ final class ColumnNode: Node {
         self.handle = try ex.handle(cls, prop)
         self.op = op
         self.options = options
-        self.constants = constants
+        // Against a decimal property, numbers are converted once here rather than for every row
+        // (`Semantics.decimal`: the same comparison).
+        self.constants = handle.type != .decimal128 ? constants : constants.map { c in
+            switch c {
+            case .int, .float, .double: return Semantics.decimal(c).map { .decimal128($0) } ?? c
+            default: return c
+            }
+        }
         self.isList = isList
-        nullMatches = matchValue(.null, op, options, constants, rhsIsList: isList)
-        kernel = ColumnNode.kernel(handle.type, op, options, constants, isList)
+        nullMatches = matchValue(.null, op, options, self.constants, rhsIsList: isList)
+        kernel = ColumnNode.kernel(handle.type, op, options, self.constants, isList)
     }
 
     override var cost: Int {
@@ -204,6 +211,11 @@ final class ColumnNode: Node {
         case (.double(let d), .int):
             guard d == d.rounded(), abs(d) < 9.2e18 else { return nil }
             return .int(Int64(d))
+        case (.float(let f), .int):
+            return converted(.double(Double(f)), to: .int)
+        case (.decimal128(let d), .int):
+            // `45`, `45.00` and `4.5E+1` equal the int 45.
+            return d.exactInt64.map { .int($0) }
         default: return nil
         }
     }

@@ -90,7 +90,10 @@ final class Executor {
         }
     }
 
-    /// `@count` of values, `@min`, `@max`, `@sum`, `@avg` (nulls and non-numbers skipped; empty: sum 0, the others null).
+    /// `@count` of values, `@min`, `@max`, `@sum`, `@avg` (nulls, NaNs in `@min`/`@max` and non-numbers
+    /// skipped; empty: sum 0, the others null). With a decimal among the values, `@sum` and `@avg` are
+    /// decimal arithmetic (`Decimal128 +` and `divided(by:)`, exact to 34 digits) and skip NaN decimals, as
+    /// Realm Core's do; ints and doubles join them converted as `Semantics.decimal` converts them.
     static func aggregate(_ a: Aggregate, _ values: [Value]) -> Value {
         if a == .count { return .int(Int64(values.count)) }
         let vs = values.filter { v in
@@ -114,16 +117,33 @@ final class Executor {
             if vs.allSatisfy({ if case .int = $0 { return true } else { return false } }) {
                 return .int(vs.reduce(Int64(0)) { if case .int(let i) = $1 { return $0 &+ i } else { return $0 } })
             }
-            if vs.contains(where: { if case .decimal128 = $0 { return true } else { return false } }) {
-                return .decimal128(Decimal128(vs.reduce(0.0) { $0 + doubleValue($1) }))
-            }
+            if let r = decimalSum(vs) { return .decimal128(r.sum) }
             return .double(vs.reduce(0.0) { $0 + doubleValue($1) })
         case .avg:
             if vs.isEmpty { return .null }
+            if let r = decimalSum(vs) { return r.count == 0 ? .null : .decimal128(r.sum.divided(by: r.count)) }
             let mean = vs.reduce(0.0) { $0 + doubleValue($1) } / Double(vs.count)
-            if vs.contains(where: { if case .decimal128 = $0 { return true } else { return false } }) { return .decimal128(Decimal128(mean)) }
             return .double(mean)
         }
+    }
+
+    /// The decimal sum of numbers and how many were added, when one of them is a decimal (else nil).
+    static func decimalSum(_ vs: [Value]) -> (sum: Decimal128, count: Int)? {
+        guard vs.contains(where: { if case .decimal128 = $0 { return true } else { return false } }) else { return nil }
+        var sum = Decimal128.zero
+        var n = 0
+        for v in vs {
+            if case .decimal128(let d) = v {
+                if d.isNaN { continue }
+                sum += d
+            } else if let d = Semantics.decimal(v) {
+                sum += d
+            } else {
+                sum = .nan  // a NaN double or float
+            }
+            n += 1
+        }
+        return (sum, n)
     }
 
     static func doubleValue(_ v: Value) -> Double {
@@ -135,6 +155,16 @@ final class Executor {
         default: return 0
         }
     }
+}
+
+/// Aggregates over stored values as the query language computes them (`@min`, `@max`, `@sum`, `@avg`), public
+/// so that the object layer's `min`, `max`, `sum` and `average` give the same answers.
+public enum ValueAggregate {
+    /// The sum of the numbers among `values`: an int when all are ints (0 when there are none), a decimal
+    /// when one is a decimal, else a double.
+    public static func sum(_ values: [Value]) -> Value { Executor.aggregate(.sum, values) }
+    /// The mean of the numbers among `values` (a decimal when one is a decimal, else a double), or null.
+    public static func average(_ values: [Value]) -> Value { Executor.aggregate(.avg, values) }
 }
 
 struct HandleKey: Hashable {

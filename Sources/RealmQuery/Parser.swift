@@ -339,12 +339,19 @@ struct Parser {
         if !isFloat {
             guard digits.utf8.allSatisfy(Lexer.isDigit) else { throw error("invalid number '\(digits)'", r) }
             if let v = Int64((negative ? "-" : "") + digits) { return .literal(.int(v), r) }
-            throw QueryError(.syntax, "integer '\(negative ? "-" : "")\(digits)' is out of range", query: text, range: r)
+            // Beyond Int64 (`9999999999999999999999999999999999` for a decimal128): the number written, as a
+            // decimal (Realm Core clamps it to Int64 instead).
+            guard let exact = Decimal128(string: digits) else { throw error("invalid number '\(digits)'", r) }
+            return .literal(.decimal(negative ? exact.negated : exact), r)
         }
-        guard let d = Double(digits), digits.utf8.allSatisfy({ Lexer.isDigit($0) || $0 == 46 || $0 == 101 || $0 == 69 || $0 == 43 || $0 == 45 }) else {
+        guard let d = Double(digits), let exact = Decimal128(string: digits),
+              digits.utf8.allSatisfy({ Lexer.isDigit($0) || $0 == 46 || $0 == 101 || $0 == 69 || $0 == 43 || $0 == 45 }) else {
             throw error("invalid number '\(digits)'", r)
         }
-        return .literal(.double(negative ? -d : d), r)
+        // The double when its shortest digits are the number written (`1.5`, `0.1`, `1.10`), else the
+        // decimal: a decimal128 property compares with the number written, never a rounded double.
+        if Decimal128(d) == exact { return .literal(.double(negative ? -d : d), r) }
+        return .literal(.decimal(negative ? exact.negated : exact), r)
     }
 
     mutating func subquery() throws(QueryError) -> Expression {

@@ -8,6 +8,9 @@ import RealmStorage
 /// - Numbers compare by value across int, float, double and decimal; an int and a double compare exactly
 ///   (no rounding of large ints). A float property compares with a double constant rounded to float, as
 ///   Realm converts constants to the column's type. NaN equals NaN; every ordering with NaN is false.
+/// - Decimals compare exactly (34 digits; `1.10 == 1.1`), with each other and with ints. A double or float
+///   compares with a decimal as Realm Core converts it, `Decimal128(_:significantDigits:)` with 15 digits
+///   for a double and 7 for a float (DECISIONS 71).
 /// - Strings compare by Unicode code point (their UTF-8 bytes); `==` is bytewise (no canonical equivalence),
 ///   the same as the indexes. `[c]` folds ASCII and Latin-1 letters; `[d]` removes diacritics (canonical
 ///   decomposition, then combining marks U+0300–U+036F dropped).
@@ -43,8 +46,8 @@ enum Semantics {
     static func decimal(_ v: Value) -> Decimal128? {
         switch v {
         case .int(let i): return Decimal128(i)
-        case .double(let d): return d.isNaN ? nil : Decimal128(d)
-        case .float(let f): return f.isNaN ? nil : Decimal128(Double(f))
+        case .double(let d): return d.isNaN ? nil : Decimal128(d, significantDigits: 15)
+        case .float(let f): return f.isNaN ? nil : Decimal128(Double(f), significantDigits: 7)
         default: return nil
         }
     }

@@ -311,3 +311,22 @@ import TestSupport
         if case .objectId = try ValueParser.parse("new", as: .objectId).get() {} else { Issue.record("new objectId") }
     }
 }
+
+/// A decimal128 shown in a cell and edited keeps all 34 digits and its exponent.
+@Suite struct DecimalCellTests {
+    @Test func displayAndEditRoundTripEveryDigit() throws {
+        for t in ["1234567890123456789012345678901234", "-12345678901234567890.10", "1.000000000000000000000000000000001",
+                  "9.999999999999999999999999999999999E+6144", "1E-6176", "0.00", "NaN"] {
+            let d = try #require(Decimal128(string: t))
+            let cell = ValueFormat().cell(.decimal128(d))
+            #expect(cell.text == d.description)
+            #expect(Decimal128(string: cell.text).map { $0.low == d.low && $0.high == d.high } == true, "\(t) shown as \(cell.text)")
+            let text = ValueParser.editText(.decimal128(d))
+            guard case .decimal128(let back) = try ValueParser.parse(text, as: .decimal128).get() else {
+                Issue.record("\(t) edited as \(text)"); continue
+            }
+            #expect(back.low == d.low && back.high == d.high, "\(t) edited as \(text)")
+        }
+        #expect(ValueFormat().cell(.decimal128(Decimal128(string: "12345678901234567890.10")!)).text == "12345678901234567890.10")
+    }
+}

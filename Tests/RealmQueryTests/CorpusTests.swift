@@ -71,6 +71,24 @@ enum Ref {
         }
     }
 
+    /// A decimal written as text, exactly (Foundation's `Decimal` holds 38 digits: an oracle independent of
+    /// `Decimal128`).
+    static func dec(_ s: String) -> Decimal { Decimal(string: s, locale: Locale(identifier: "en_US_POSIX"))! }
+
+    /// `v op c` for decimals as text (nil: null); NaN equals NaN and is unordered.
+    static func decimal(_ v: String?, _ op: String, _ c: String?) -> Bool {
+        if v == "NaN" || c == "NaN" {
+            let same = v == "NaN" && c == "NaN"
+            return op == "==" ? same : (op == "!=" ? !same : false)
+        }
+        return ordered(v.map(dec), op, c.map(dec))
+    }
+
+    /// The decimals of a list as aggregates take them: NaN skipped, as Realm Core skips it.
+    static func decimals(_ vs: [String]) -> [Decimal] { vs.filter { $0 != "NaN" }.map(dec) }
+    static func decimalSum(_ vs: [String]) -> Decimal { decimals(vs).reduce(Decimal(0), +) }
+    static func decimalAverage(_ vs: [String]) -> Decimal? { decimals(vs).isEmpty ? nil : decimalSum(vs) / Decimal(decimals(vs).count) }
+
     static func intVsDouble(_ v: Int64, _ op: String, _ d: Double) -> Bool {
         // Only integral or out-of-range doubles are used against ints in the corpus.
         if d >= 1e19 { return ["<", "<=", "!="].contains(op) }
@@ -255,6 +273,33 @@ func corpus(_ f: Fixture) -> [Case] {
     p("tags CONTAINS '東'") { $0.tags.contains { $0.contains("東") } }
     p("tags.@count > 1") { $0.tags.count > 1 }
     p("age IN scores") { x in x.scores.contains(x.age) }
+    // Decimal128: exact to 34 digits, cohort members equal (1.1 == 1.10), literals never read as doubles.
+    let decimals = ["12345678901234567890.15", "12345678901234567890.10", "12345678901234567890.1", "1.1", "1.10", "0.3",
+                    "1E20", "100000000000000000001.0", "1.000000000000000000000000000000001", "-12345678901234567890.1",
+                    "9999999999999999999999999999999999", "0", "-0.0", "0.30000000000000004", "9223372036854775807", "45"]
+    for op in ops {
+        for c in decimals { p("balance \(op) \(c)") { Ref.decimal($0.balance, op, c) } }
+    }
+    p("balance == nil") { $0.balance == nil }
+    p("balance == nan") { $0.balance == "NaN" }
+    p("balance != NaN") { $0.balance != "NaN" }
+    p("balance IN {12345678901234567890.10, 0.3, 1.1, nil}") { x in x.balance == nil || ["12345678901234567890.10", "0.3", "1.1"].contains { Ref.decimal(x.balance, "==", $0) } }
+    p("balance BETWEEN {0.3, 12345678901234567890.10}") { Ref.decimal($0.balance, ">=", "0.3") && Ref.decimal($0.balance, "<=", "12345678901234567890.10") }
+    p("ANY amounts == 12345678901234567890.1") { $0.amounts.contains { Ref.decimal($0, "==", "12345678901234567890.1") } }
+    p("ALL amounts > 0.05") { $0.amounts.allSatisfy { Ref.decimal($0, ">", "0.05") } }
+    p("12345678901234567890.15 IN amounts") { $0.amounts.contains { Ref.decimal($0, "==", "12345678901234567890.15") } }
+    for (op, c) in [("==", "0.3"), (">", "12345678901234567890.10"), ("==", "1"), ("<", "0"), ("==", "0"), (">", "1E20"),
+                    (">=", "100000000000000000000.05"), ("==", "24691357802469135780.25")] {
+        p("amounts.@sum \(op) \(c)") { Ref.ordered(Ref.decimalSum($0.amounts), op, Ref.dec(c)) }
+    }
+    for (op, c) in [(">", "0.1"), ("==", "0.15"), ("<", "-1"), (">", "6172839450617283945.1"), ("==", "2"),
+                    ("<", "0.3333333333333333333333333333333334"), (">", "0.3333333333333333333333333333333332"),
+                    ("==", "12345678901234567890.125"), ("==", "50000000000000000000.00000000000005")] {
+        p("amounts.@avg \(op) \(c)") { Ref.ordered(Ref.decimalAverage($0.amounts), op, Ref.dec(c)) }
+    }
+    p("amounts.@min == 12345678901234567890.10") { x in Ref.decimals(x.amounts).min() == Ref.dec("12345678901234567890.10") }
+    p("amounts.@max > 12345678901234567890.10") { x in Ref.decimals(x.amounts).max().map { $0 > Ref.dec("12345678901234567890.10") } ?? false }
+    p("amounts.@max == 12345678901234567890.15") { x in Ref.decimals(x.amounts).max() == Ref.dec("12345678901234567890.15") }
     // Backlinks.
     func buddiedBy(_ i: Int) -> Int { P.filter { $0.buddy == i }.count }
     func ownedBy(_ i: Int) -> Int { D.filter { $0.owner == i }.count }
@@ -390,5 +435,22 @@ func corpus(_ f: Fixture) -> [Case] {
         let firstFive = Array(P.indices.sorted { f.personKeys[$0] < f.personKeys[$1] }.prefix(5))
         #expect(try f.run("TRUEPREDICATE LIMIT(5) SORT(age DESC)") == keys(firstFive.sorted { P[$0].age > P[$1].age || (P[$0].age == P[$1].age && f.personKeys[$0] < f.personKeys[$1]) }))
         #expect(try f.run("TRUEPREDICATE SORT(height ASC)").count == P.count)
+        // Decimals in exact order (nulls, then NaN, then by value); DISTINCT takes 1.1 and 1.10, 0 and -0 as one.
+        func decimalRank(_ v: String?) -> (Int, Decimal) { v == nil ? (0, 0) : (v == "NaN" ? (1, 0) : (2, Ref.dec(v!))) }
+        let byBalance = P.indices.sorted { a, b in
+            let x = decimalRank(P[a].balance), y = decimalRank(P[b].balance)
+            if x.0 != y.0 { return x.0 < y.0 }
+            if x.1 != y.1 { return x.1 < y.1 }
+            return f.personKeys[a] < f.personKeys[b]
+        }
+        #expect(try f.run("TRUEPREDICATE SORT(balance ASC)") == keys(byBalance))
+        var seenBalances: [(Int, Decimal)] = []
+        let distinctBalances = byBalance.filter { i in
+            let r = decimalRank(P[i].balance)
+            if seenBalances.contains(where: { $0 == r }) { return false }
+            seenBalances.append(r)
+            return true
+        }
+        #expect(try f.run("TRUEPREDICATE SORT(balance ASC) DISTINCT(balance)") == keys(distinctBalances))
     }
 }

@@ -23,6 +23,9 @@ struct PersonModel {
     var dogs: [Int]
     var scores: [Int64]
     var tags: [String]
+    /// A decimal128 (its text; nil for null) and a list of decimals.
+    var balance: String?
+    var amounts: [String]
 }
 
 struct DogModel {
@@ -52,6 +55,8 @@ let fixtureSchema: [ClassSchema] = [
         .list("dogs", of: "Dog"),
         PropertySchema(name: "scores", type: .int, isList: true),
         PropertySchema(name: "tags", type: .string, isList: true),
+        PropertySchema(name: "balance", type: .decimal128, isOptional: true),
+        PropertySchema(name: "amounts", type: .decimal128, isList: true),
     ]),
     ClassSchema(name: "Dog", properties: [
         PropertySchema(name: "name", type: .string),
@@ -74,6 +79,19 @@ let fixtureBigs: [Int64] = [.min, .max, 0, -1, 1, Int64(Int32.max), Int64(Int32.
 let fixtureHeights: [Double] = [0, -0.0, 1.5, -1.5, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNonzeroMagnitude,
                                 .infinity, -.infinity, 2.25, 1e-300, 180.5]
 let fixtureWeights: [Float?] = [nil, 0, 2.2, -2.2, .greatestFiniteMagnitude, .infinity, 70.5, nil, 1e-40]
+/// Decimals that a double cannot tell apart, cohort members (1.1, 1.10), both zeros, 34 digits, NaN.
+let fixtureBalances: [String?] = [
+    "12345678901234567890.10", "12345678901234567890.15", "12345678901234567890.2", "-12345678901234567890.10", nil,
+    "1.1", "1.10", "0.3", "0", "-0", "1E20", "100000000000000000001", "9999999999999999999999999999999999",
+    "-9999999999999999999999999999999999", "1.000000000000000000000000000000001", "1.000000000000000000000000000000002",
+    "9223372036854775807.5", "NaN", "0.30000000000000004", "45",
+]
+/// Lists whose sums and means a double would round (each sum fits in 34 digits, so it is exact).
+let fixtureAmountLists: [[String]] = [
+    [], ["0.1", "0.2"], ["1E20", "1", "-1E20"], ["12345678901234567890.10"], ["12345678901234567890.10", "12345678901234567890.15"],
+    ["0.05", "0.25"], ["-0.1", "-0.2", "0.3"], ["12345678901234567890.1", "-12345678901234567890.10", "0.3"], ["1", "2", "3"],
+    ["1E20", "0.0000000000001"], ["NaN", "2"],
+]
 let fixtureTags = ["x", "東京", "🐶", "café", "CAFE", "milk", "", "tag"]
 let dogNames = ["Rex", "rex", "Fido", "Ace", "Bo", "Łajka", "犬", "🐕 dog", "Fífí", "Max"]
 
@@ -105,7 +123,9 @@ struct Fixture {
                 buddy: i % 3 == 2 ? nil : (i * 5 + 1) % count,
                 dogs: (0..<(i % 4 == 0 ? 0 : rng.below(4))).map { _ in rng.below(36) },
                 scores: (0..<(i % 5 == 0 ? 0 : rng.below(5))).map { _ in Int64(rng.below(100)) },
-                tags: (0..<rng.below(3)).map { _ in fixtureTags[rng.below(fixtureTags.count)] })
+                tags: (0..<rng.below(3)).map { _ in fixtureTags[rng.below(fixtureTags.count)] },
+                balance: fixtureBalances[i % fixtureBalances.count],
+                amounts: fixtureAmountLists[i % fixtureAmountLists.count])
             people.append(p)
         }
         for i in 0..<dogs.count where i % 4 != 3 { dogs[i].owner = (i * 7) % count }
@@ -125,10 +145,12 @@ struct Fixture {
                     "born": .date(p.born), "bornOpt": p.bornOpt.map(Value.date) ?? .null,
                     "oid": p.oid.map(Value.objectId) ?? .null, "uid": p.uid.map(Value.uuid) ?? .null,
                     "blob": p.blob.map(Value.data) ?? .null,
+                    "balance": p.balance.map { .decimal128(Decimal128(string: $0)!) } ?? .null,
                 ]
                 v["dogs"] = nil
                 pk.append(try tx.createObject("Person", v, lists: [
                     "dogs": p.dogs.map { .link(dk[$0]) }, "scores": p.scores.map(Value.int), "tags": p.tags.map(Value.string),
+                    "amounts": p.amounts.map { .decimal128(Decimal128(string: $0)!) },
                 ]))
             }
             for (i, p) in people.enumerated() where p.buddy != nil {
