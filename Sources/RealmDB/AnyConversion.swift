@@ -22,7 +22,8 @@ enum AnyConversion {
 
     /// The stored value of a primitive (non-link, non-list) property, or nil when `any` does not fit.
     static func stored(_ any: Any?, type: PropertyType, optional: Bool) -> RealmStorage.Value? {
-        guard let raw = any.flatMap(unwrap), !(raw is NSNull) else {
+        // An enum is stored as its raw value.
+        guard let raw = rawValueOfEnum(any.flatMap(unwrap)), !(raw is NSNull) else {
             return optional || type == .mixed ? .null : nil
         }
         switch type {

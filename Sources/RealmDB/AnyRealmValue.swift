@@ -68,6 +68,7 @@ public enum AnyRealmValue: Hashable, Sendable, RealmCollectionValue {
         case let v as ObjectId: return .objectId(v)
         case let v as UUID: return .uuid(v)
         case let v as Decimal128: return .decimal128(v)
+        case let v as _AnyPersistableEnum: return _rlmFromAny(v._rlmRawValueAny)
         default:
             if case Optional<Any>.none = any as Any? { return AnyRealmValue.none }
             return nil

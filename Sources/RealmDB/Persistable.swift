@@ -40,10 +40,31 @@ public protocol _Persistable {
     static func _rlmGet(_ object: Object, _ index: Int) -> Self
     /// Writes property `index` of a managed object (inside a write transaction).
     static func _rlmSet(_ object: Object, _ index: Int, _ value: Self)
+    /// `_rlmFromStored` for a value inside an optional: nil when the stored value has no Swift value of this
+    /// type (an enum's raw value that no case has), where `_rlmFromStored` stops.
+    static func _rlmFromStoredInsideOptional(_ value: RealmStorage.Value, _ realm: Realm) -> Self?
+    /// This value for key-value access: itself, an enum's raw value, nil for an optional holding nothing.
+    var _rlmKeyValue: Any? { get }
+    /// Property `index` of a managed object for key-value access (an enum gives its raw value).
+    static func _rlmKeyValue(_ object: Object, _ index: Int) -> Any?
+    /// A stored value for key-value access and the values of `PropertyChange` (an enum gives its raw value).
+    static func _rlmKeyValue(stored: RealmStorage.Value, _ realm: Realm) -> Any?
 }
 
 extension _Persistable {
     public static func _rlmFromAny(_ any: Any) -> Self? { any as? Self }
+
+    public static func _rlmFromStoredInsideOptional(_ value: RealmStorage.Value, _ realm: Realm) -> Self? {
+        _rlmFromStored(value, realm)
+    }
+
+    public var _rlmKeyValue: Any? { self }
+
+    public static func _rlmKeyValue(_ object: Object, _ index: Int) -> Any? { _rlmGet(object, index)._rlmKeyValue }
+
+    public static func _rlmKeyValue(stored: RealmStorage.Value, _ realm: Realm) -> Any? {
+        _rlmFromStored(stored, realm)._rlmKeyValue
+    }
 }
 
 /// Types that can be elements of a `List` or a `Results` of values.
@@ -235,9 +256,10 @@ extension Optional: _Persistable where Wrapped: _Persistable {
         return d
     }
     public static func _rlmDefaultValue() -> Wrapped? { nil }
+    public var _rlmKeyValue: Any? { self.flatMap { $0._rlmKeyValue } }
     public static func _rlmFromStored(_ v: RealmStorage.Value, _ realm: Realm) -> Wrapped? {
         if case .null = v { return nil }
-        return Wrapped._rlmFromStored(v, realm)
+        return Wrapped._rlmFromStoredInsideOptional(v, realm)
     }
     public func _rlmToStored(_ realm: Realm) throws -> RealmStorage.Value {
         guard let w = self else { return .null }
@@ -247,7 +269,10 @@ extension Optional: _Persistable where Wrapped: _Persistable {
         if case Optional<Any>.none = any as Any? { return .some(nil) }
         if any is NSNull { return .some(nil) }
         if let inner = any as? Wrapped? { return .some(inner) }
-        return Wrapped._rlmFromAny(any).map { .some($0) }
+        if let v = Wrapped._rlmFromAny(any) { return .some(v) }
+        // A raw value no case of an enum has is nil, as in realm-swift.
+        if let e = Wrapped.self as? _AnyPersistableEnum.Type, e._rlmIsRawValue(any) { return .some(nil) }
+        return nil
     }
 }
 

@@ -187,13 +187,13 @@ extension Persisted: RealmField {
         return true
     }
 
-    static func unmanagedValue(_ field: UnsafeRawPointer) -> Any? { current(field) }
+    static func unmanagedValue(_ field: UnsafeRawPointer) -> Any? { current(field)._rlmKeyValue }
 
-    static func managedValue(_ object: Object, _ index: Int) -> Any? { Value._rlmGet(object, index) }
+    static func managedValue(_ object: Object, _ index: Int) -> Any? { Value._rlmKeyValue(object, index) }
 
     static func typedValue(_ stored: RealmStorage.Value, _ realm: Realm) -> Any? {
         if Value.self is _AnyList.Type || Value.self is _AnyLinkingObjects.Type { return nil }
-        return Value._rlmFromStored(stored, realm)
+        return Value._rlmKeyValue(stored: stored, realm)
     }
 }
 

@@ -132,6 +132,7 @@ enum RealmQueryArguments {
         case let v as UUID: return .uuid(v)
         case let v as Decimal128: return .decimal128(v)
         case let v as AnyRealmValue: return v.stored
+        case let v as _AnyPersistableEnum: return try value(v._rlmRawValueAny)
         case let o as Object:
             guard o._realm != nil else {
                 throw RealmError.invalidValue(className: type(of: o).className(), property: "(query argument)",
