@@ -246,6 +246,18 @@ final class EnumKeyed: Object {
         #expect(stderr.contains("the value stored in EnumTask.status is the raw value of no case of TaskStatus"))
     }
 
+    @Test func aRawValueOfNoCaseStopsANonOptionalListElement() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let realm = try! memoryRealm([EnumTask.self])
+            let task = try! realm.write { try realm.create(EnumTask.self, value: ["id": 1]) }
+            try! realm.write { task["history"] = ["open", "archived"] }
+            precondition(task.history.count == 2 && task.history[0] == .open)
+            _ = task.history[1]
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("a stored String is the raw value of no case of TaskStatus"))
+    }
+
     @Test func notificationsCarryRawValues() throws {
         let realm = try seeded()
         let task = try #require(realm.object(ofType: EnumTask.self, forPrimaryKey: 2))
