@@ -170,6 +170,9 @@ final class EnumKeyed: Object {
         #expect(tasks.sum(ofProperty: "priority") as Int == 16)
         #expect(tasks.map(\.priority).sorted() == [.low, .medium, .high])
         #expect(TaskPriority.medium < .high && TaskStatus.done < .inProgress)
+        #expect(tasks.distinct(by: ["reviewed"]).map(\.id) == [1, 3])
+        let history = try #require(tasks.last?.history)
+        #expect(history.max() == .open && history.min() == .done)
     }
 
     @Test func anEnumIsAPrimaryKey() throws {
