@@ -110,7 +110,9 @@ public class Snapshot: NodeSource {
             }
             if let t = expected, b[0] != t.rawValue { throw corrupt(ref, "expected node type \(t.rawValue), found \(b[0])") }
             // Checked as a node in the file is: a checkpoint copies it there with the same checksum.
-            guard mapping.checksumMatches(b, ref: ref) else { throw corrupt(ref, "its copy in the commit log: " + Snapshot.checksumFailure(b)) }
+            guard mapping.checksumMatches(b, ref: ref, pageBound: meta.hasPageBoundChecksums) else {
+                throw corrupt(ref, "its copy in the commit log: " + Snapshot.checksumFailure(b, pageBound: meta.hasPageBoundChecksums))
+            }
             return b
         }
         try mapping.materializeNode(ref, limit: pageLimit)
@@ -123,12 +125,15 @@ public class Snapshot: NodeSource {
             throw corrupt(ref, "expected node type \(t.rawValue), found \(start.load(as: UInt8.self))")
         }
         let node = UnsafeRawBufferPointer(start: start, count: length)
-        guard mapping.checksumMatches(node, ref: ref) else { throw corrupt(ref, Snapshot.checksumFailure(node)) }
+        guard mapping.checksumMatches(node, ref: ref, pageBound: meta.hasPageBoundChecksums) else {
+            throw corrupt(ref, Snapshot.checksumFailure(node, pageBound: meta.hasPageBoundChecksums))
+        }
         return node
     }
 
     /// What a node that fails its checksum is said to be, by the type its first byte names.
-    static func checksumFailure(_ node: UnsafeRawBufferPointer) -> String {
+    /// `pageBound` (format 6): the checksum covers the page too, so the bytes may be whole but another page's.
+    static func checksumFailure(_ node: UnsafeRawBufferPointer, pageBound: Bool) -> String {
         let kind: String
         switch NodeType(rawValue: node[0]) {
         case .tableInner: kind = "table inner node"
@@ -139,7 +144,7 @@ public class Snapshot: NodeSource {
         case .catalogue: kind = "commit root"
         case nil: kind = "node of unknown type \(node[0])"
         }
-        return "\(kind) of \(node.count) bytes fails its checksum (damaged)"
+        return "\(kind) of \(node.count) bytes fails its checksum (" + (pageBound ? "damaged, or not the node written at this page)" : "damaged)")
     }
 
     // MARK: Schema
