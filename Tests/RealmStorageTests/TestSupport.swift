@@ -46,3 +46,19 @@ func dumpObjects(_ s: Snapshot) throws -> [String] {
     return lines
 }
 
+
+/// Rewrites the checksum of every node of the plain file `bytes` (every page from 2 that starts a node whose
+/// checksum holds with its page's term, format 6) to the rule of format 5 and before: the node's hash alone.
+/// Only for forging a file of an older format from one this build wrote.
+func unbindNodeChecksums(_ bytes: inout [UInt8]) {
+    for page in 2..<bytes.count / pageSize {
+        let o = page * pageSize
+        let sum: UInt64? = bytes.withUnsafeBytes { raw in
+            let length = Int(raw.u32(at: o + 4))
+            guard length >= nodeHeaderSize, o + length <= raw.count else { return nil }
+            let node = UnsafeRawBufferPointer(rebasing: raw[o..<o + length])
+            return checksumHolds(node, page: UInt64(page), pageBound: true) ? nodeChecksum(node) : nil
+        }
+        if let sum { withUnsafeBytes(of: sum.littleEndian) { bytes.replaceSubrange(o + 8..<o + 16, with: $0) } }
+    }
+}
