@@ -185,35 +185,25 @@ import Glibc
         let dir = TempDir()
         let path = try Self.copyOfFormatFiveFixture(in: dir)
         do { _ = try Database.open(path: path, options: DatabaseOptions(readOnly: true)) }  // makes the lock file
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/bin/sh")
-        holder.arguments = ["-c", "exec 9<\"$1\"; flock -s 9; echo locked; exec sleep 30", "sh", path + ".lock"]
-        let out = Pipe()
-        holder.standardOutput = out
-        try holder.run()
-        defer { if holder.isRunning { holder.terminate(); holder.waitUntilExit() } }
-        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        try #require(line.hasPrefix("locked"), "the helper did not take the lock: '\(line)'")
-
-        do {
-            let db = try Database.open(path: path)
-            #expect(try db.latestMeta().format == 5)
-            for _ in 0..<3 { try db.write { tx in try tx.createObject(tx.table("Location"), [:]) } }
-            #expect(try db.latestMeta().format == 5)
-            #expect(try db.read { try Self.counts($0)["Location"] } == 6)
-            let report = try db.verify()
-            #expect(report.isOK, "\(report)")
-        }
-        // What it wrote is read by the format-5 rule alone (as a build of format 5 reads it).
-        try Database.open(path: path, options: DatabaseOptions(readOnly: true)).read { s in
-            try TableTree.forEachLeaf(s.root(of: try #require(s.catalogue.classInfo(named: "Location")).classID), source: s) { leaf in
-                guard case .clean(let view) = leaf else { return true }
-                #expect(nodeChecksum(view.node) == view.node.u64(at: 8), "a node of a format-5 file holds a format-6 checksum")
-                return true
+        try whileAnotherProcessHasItOpen(path) {
+            do {
+                let db = try Database.open(path: path)
+                #expect(try db.latestMeta().format == 5)
+                for _ in 0..<3 { try db.write { tx in try tx.createObject(tx.table("Location"), [:]) } }
+                #expect(try db.latestMeta().format == 5)
+                #expect(try db.read { try Self.counts($0)["Location"] } == 6)
+                let report = try db.verify()
+                #expect(report.isOK, "\(report)")
+            }
+            // What it wrote is read by the format-5 rule alone (as a build of format 5 reads it).
+            try Database.open(path: path, options: DatabaseOptions(readOnly: true)).read { s in
+                try TableTree.forEachLeaf(s.root(of: try #require(s.catalogue.classInfo(named: "Location")).classID), source: s) { leaf in
+                    guard case .clean(let view) = leaf else { return true }
+                    #expect(nodeChecksum(view.node) == view.node.u64(at: 8), "a node of a format-5 file holds a format-6 checksum")
+                    return true
+                }
             }
         }
-        holder.terminate()
-        holder.waitUntilExit()
 
         let db = try Database.open(path: path)
         #expect(try db.latestMeta().format == 6)

@@ -62,3 +62,24 @@ func unbindNodeChecksums(_ bytes: inout [UInt8]) {
         if let sum { withUnsafeBytes(of: sum.littleEndian) { bytes.replaceSubrange(o + 8..<o + 16, with: $0) } }
     }
 }
+
+/// Runs `body` while another process holds the lock file of `path` shared, as every process with the
+/// database open does (the lock file must exist: open the database once first). A file of format 5 opened
+/// writable meanwhile is not upgraded (`Database.upgradeNodeChecksumsIfNeeded`), and compaction is refused.
+func whileAnotherProcessHasItOpen<R>(_ path: String, _ body: () throws -> R) throws -> R {
+    let holder = Process()
+    holder.executableURL = URL(fileURLWithPath: "/bin/sh")
+    holder.arguments = ["-c", "exec 9<\"$1\"; flock -s 9; echo locked; exec sleep 60", "sh", path + ".lock"]
+    let out = Pipe()
+    holder.standardOutput = out
+    try holder.run()
+    defer {
+        holder.terminate()
+        holder.waitUntilExit()
+    }
+    let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+    guard line.hasPrefix("locked") else {
+        throw StorageError.io(path: path + ".lock", operation: "hold the lock file from another process ('\(line)')", errno: EIO)
+    }
+    return try body()
+}
