@@ -34,6 +34,9 @@ public class Snapshot: NodeSource {
     /// Pages of this version that only the commit log holds (DECISIONS 53); nil when the data file holds all.
     let logIndex: LogIndex?
     var meta: Meta
+    /// `meta.hasPageBoundChecksums`, in a constant: every node read passes it (a `var` of a class is
+    /// accessed with an exclusivity check).
+    let pageBoundChecksums: Bool
     var catalogue: Catalogue
     private var readerSlot: Int?
     /// Set by `close()`: the version's pages may be reused from then on.
@@ -65,6 +68,7 @@ public class Snapshot: NodeSource {
     init(database: Database, meta: Meta, mapping: Mapping, readerSlot: Int?, catalogue handed: Catalogue? = nil) throws {
         self.database = database
         self.meta = meta
+        self.pageBoundChecksums = meta.hasPageBoundChecksums
         self.mapping = mapping
         self.readerSlot = nil
         self.pageLimit = meta.pageCount
@@ -110,8 +114,8 @@ public class Snapshot: NodeSource {
             }
             if let t = expected, b[0] != t.rawValue { throw corrupt(ref, "expected node type \(t.rawValue), found \(b[0])") }
             // Checked as a node in the file is: a checkpoint copies it there with the same checksum.
-            guard mapping.checksumMatches(b, ref: ref, pageBound: meta.hasPageBoundChecksums) else {
-                throw corrupt(ref, "its copy in the commit log: " + Snapshot.checksumFailure(b, pageBound: meta.hasPageBoundChecksums))
+            guard mapping.checksumMatches(b, ref: ref, pageBound: pageBoundChecksums) else {
+                throw corrupt(ref, "its copy in the commit log: " + Snapshot.checksumFailure(b, pageBound: pageBoundChecksums))
             }
             return b
         }
@@ -125,8 +129,8 @@ public class Snapshot: NodeSource {
             throw corrupt(ref, "expected node type \(t.rawValue), found \(start.load(as: UInt8.self))")
         }
         let node = UnsafeRawBufferPointer(start: start, count: length)
-        guard mapping.checksumMatches(node, ref: ref, pageBound: meta.hasPageBoundChecksums) else {
-            throw corrupt(ref, Snapshot.checksumFailure(node, pageBound: meta.hasPageBoundChecksums))
+        guard mapping.checksumMatches(node, ref: ref, pageBound: pageBoundChecksums) else {
+            throw corrupt(ref, Snapshot.checksumFailure(node, pageBound: pageBoundChecksums))
         }
         return node
     }

@@ -51,7 +51,7 @@ extension WriteTransaction {
         precondition(entries.count <= estimate, "free list grew past its estimate")
         var rootNode = CommitRoot.encode(catalogue: catalogueBytes, free: entries, log: log, pages: rootPages,
                                          reusing: smallNodeBuffer())
-        if meta.hasPageBoundChecksums { bindNode(&rootNode, toPage: rootRef) }
+        if pageBoundChecksums { bindNode(&rootNode, toPage: rootRef) }
         try stage(rootNode, at: rootRef, pages: rootPages)
         try flushWrites()
 

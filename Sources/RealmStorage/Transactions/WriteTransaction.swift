@@ -166,7 +166,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
     func write(_ node: inout [UInt8]) throws -> UInt64 {
         let pages = pagesFor(bytes: node.count)
         let page = freeSpace.allocate(pages)
-        if meta.hasPageBoundChecksums { bindNode(&node, toPage: page) }
+        if pageBoundChecksums { bindNode(&node, toPage: page) }
         try stage(node, at: page, pages: pages)
         return page
     }
