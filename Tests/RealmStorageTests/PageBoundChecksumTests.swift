@@ -178,6 +178,40 @@ import Glibc
         #expect(try db.verify().isOK)
     }
 
+    /// `Fixtures/format5-encrypted.realm`: `realm-browser demo --objects 20` with this key (byte i is
+    /// `i * 7 + 3`), written by the build of format 5.
+    static let encryptedFixtureKey = (0..<64).map { UInt8(truncatingIfNeeded: $0 * 7 + 3) }
+    static let encryptedFixtureCounts = ["Company": 1, "Contact": 1, "Location": 1, "Venue": 1, "Person": 6, "Dog": 8, "AllTypes": 2]
+
+    @Test func anEncryptedFormatFiveFileIsReadReadOnlyAndUpgradedWhenOpenedWritable() throws {
+        let dir = TempDir()
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/format5-encrypted.realm").path
+        let path = dir.file("five-encrypted.realm")
+        try FileManager.default.copyItem(atPath: fixture, toPath: path)
+        let before = Kit.bytes(path)
+        var dump: [String] = []
+        do {
+            let db = try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: Self.encryptedFixtureKey))
+            #expect(try db.latestMeta().format == 5)
+            #expect(try db.read { try Self.counts($0) } == Self.encryptedFixtureCounts)
+            dump = try db.read { try dumpObjects($0) }
+            #expect(try db.verify().isOK)
+        }
+        #expect(Kit.bytes(path) == before, "a read-only open changed the file")
+        do {
+            let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: Self.encryptedFixtureKey))
+            #expect(try db.latestMeta().format == 6)
+            #expect(db.isEncrypted)
+            #expect(try db.read { try dumpObjects($0) } == dump)
+            let report = try db.verify()
+            #expect(report.isOK, "\(report)")
+        }
+        // Still encrypted with the same key: opening without it is refused.
+        #expect(Kit.storageError { _ = try Database.open(path: path, options: DatabaseOptions(readOnly: true)) }
+                == .encryptionKeyRequired(path: path))
+    }
+
     /// While another process has a format-5 file open (it may be a build that reads only format 5), a writable
     /// open leaves it of format 5 and commits keep to its rule; the first writable open that finds it alone
     /// upgrades it.
