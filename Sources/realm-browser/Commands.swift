@@ -311,12 +311,15 @@ struct Upgrade: ParsableCommand {
             guard case .olderFormat(_, let v, _) = e else { throw e }
             from = v
         }
-        let now = try openExisting(path, readOnly: false, key: keyBytes).fileFormat
-        if now < Database.fileFormatVersion {
-            // Upgrading a file of format 5 rewrites it whole, which waits for every other process to close it.
-            throw CommandFailure(message: "\(path): still file format \(now): another process has the file open; "
+        let db = try openExisting(path, readOnly: false, key: keyBytes)
+        do {
+            try db.upgradeFileFormat()
+        } catch StorageError.inUseByAnotherProcess {
+            // Upgrading a file of format 5 rewrites it whole, which needs it to itself.
+            throw CommandFailure(message: "\(path): still file format \(try db.fileFormat): another process has the file open; "
                                  + "run this again once it is closed")
-        } else if from < Database.fileFormatVersion {
+        }
+        if from < Database.fileFormatVersion {
             print("\(path): upgraded from file format \(from) to \(Database.fileFormatVersion)")
         } else {
             print("\(path): nothing to upgrade (file format \(Database.fileFormatVersion))")

@@ -212,6 +212,37 @@ import Glibc
                 == .encryptionKeyRequired(path: path))
     }
 
+    /// On a full disk the upgrade cannot write its new file: the file stays of format 5, whole and unchanged,
+    /// the open still succeeds (a database that could not be opened could not be emptied to make room), nothing
+    /// of the attempt is left behind, and the next writable open with room upgrades it.
+    @Test(.enabled(if: SmallFileSystem.canMount, "cannot mount a tmpfs here (needs root; CI runs as root)"))
+    func anUpgradeThatFindsNoRoomLeavesTheFileAsItWas() throws {
+        let fs = try SmallFileSystem(kilobytes: 2048)
+        let path = fs.file("five.realm")
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/format5-demo.realm").path
+        try FileManager.default.copyItem(atPath: fixture, toPath: path)
+        do { _ = try Database.open(path: path, options: DatabaseOptions(readOnly: true)) }  // makes the lock file
+        // Opened writable once without upgrading, so that its commit log exists before the disk is full.
+        try whileAnotherProcessHasItOpen(path) { _ = try Database.open(path: path) }
+        let before = Kit.bytes(path)
+        try fs.fill()
+        do {
+            let db = try Database.open(path: path)
+            #expect(try db.latestMeta().format == 5)
+            #expect(try db.read { try Self.counts($0) } == Self.fixtureCounts)
+            let e = Kit.storageError { try db.upgradeFileFormat() }
+            #expect("\(e.map { "\($0)" } ?? "")".contains("No space left"), "\(String(describing: e))")
+        }
+        #expect(Kit.bytes(path) == before, "a failed upgrade changed the file")
+        #expect(!Kit.exists(path + ".compact") && !Kit.exists(path + ".compact.lock"), "the failed upgrade left its new file behind")
+        fs.free(1 << 20)
+        let db = try Database.open(path: path)
+        #expect(try db.latestMeta().format == 6)
+        #expect(try db.read { try Self.counts($0) } == Self.fixtureCounts)
+        #expect(try db.verify().isOK)
+    }
+
     /// While another process has a format-5 file open (it may be a build that reads only format 5), a writable
     /// open leaves it of format 5 and commits keep to its rule; the first writable open that finds it alone
     /// upgrades it.
