@@ -17,6 +17,8 @@ public struct InfoReport {
     public var metaSlotProblems: [String]
     /// Why this process's last checkpoint failed (its commits are safe in the commit log meanwhile).
     public var checkpointFailure: String?
+    /// The file's format (`Database.fileFormat`); older than `Database.fileFormatVersion` until upgraded.
+    public var fileFormat: UInt32
 
     public init(database db: Database) throws {
         path = db.path
@@ -32,7 +34,15 @@ public struct InfoReport {
         isEncrypted = db.isEncrypted
         metaSlotProblems = db.metaSlotProblems
         checkpointFailure = db.checkpointFailure
+        fileFormat = try ToolError.wrap { try db.fileFormat }
         classes = try s.schema.map { c in (c.name, try ToolError.wrap { try s.count(c.name) }) }
+    }
+
+    /// The file's format, and for an older one what upgrading it does and how.
+    var formatText: String {
+        guard fileFormat < Database.fileFormatVersion else { return "\(fileFormat)" }
+        return "\(fileFormat) (node checksums do not cover their pages; open it once without read-only, "
+            + "or run `realm-browser upgrade`, to upgrade it to format \(Database.fileFormatVersion))"
     }
 
     public var text: String {
@@ -42,6 +52,7 @@ public struct InfoReport {
             ("size", InfoReport.bytes(fileBytes)),
             ("live data", InfoReport.bytes(usedBytes)),
             ("free space", "\(InfoReport.bytes(free)) (\(fileBytes > 0 ? free * 100 / fileBytes : 0) %)"),
+            ("format", formatText),
             ("version", "\(version)"),
             ("schema version", "\(schemaVersion)"),
             ("versions held", "\(versionsHeld)"),

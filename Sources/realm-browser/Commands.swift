@@ -304,18 +304,25 @@ struct Upgrade: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        var from: UInt32?
+        var from: UInt32
         do {
-            _ = try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: keyBytes))
+            from = try Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: keyBytes)).fileFormat
         } catch let e as StorageError {
             guard case .olderFormat(_, let v, _) = e else { throw e }
             from = v
         }
-        _ = try openExisting(path, readOnly: false, key: keyBytes)
-        if let from {
+        let db = try openExisting(path, readOnly: false, key: keyBytes)
+        do {
+            try db.upgradeFileFormat()
+        } catch StorageError.inUseByAnotherProcess {
+            // Upgrading a file of format 5 rewrites it whole, which needs it to itself.
+            throw CommandFailure(message: "\(path): still file format \(try db.fileFormat): another process has the file open; "
+                                 + "run this again once it is closed")
+        }
+        if from < Database.fileFormatVersion {
             print("\(path): upgraded from file format \(from) to \(Database.fileFormatVersion)")
         } else {
-            print("\(path): nothing to upgrade (this build reads it as it is; file format \(Database.fileFormatVersion))")
+            print("\(path): nothing to upgrade (file format \(Database.fileFormatVersion))")
         }
     }
 }

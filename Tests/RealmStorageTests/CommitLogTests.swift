@@ -252,8 +252,9 @@ import Glibc
             expected = try db.read { try Self.dump($0) }
         }
         unlink(path + ".log")
-        // Rewrite both meta slots as format 1: no log fields.
+        // Rewrite both meta slots as format 1: no log fields, and node checksums without their pages.
         var bytes = Kit.bytes(path)
+        unbindNodeChecksums(&bytes)
         for s in 0..<2 {
             let o = s * pageSize
             guard bytes[o] == Meta.magic[0] else { continue }

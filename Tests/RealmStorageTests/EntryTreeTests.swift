@@ -49,7 +49,7 @@ private final class FakeStore: NodeSink {
         return bytes
     }
 
-    func write(_ node: [UInt8]) throws -> UInt64 {
+    func write(_ node: inout [UInt8]) throws -> UInt64 {
         let ref = nextRef
         nextRef += UInt64(pagesFor(bytes: node.count))
         let b = UnsafeMutableRawBufferPointer.allocate(byteCount: node.count, alignment: 8)

@@ -331,6 +331,7 @@ import Glibc
                     let length = bytes.withUnsafeBytes { Int($0.u32(at: o + 4)) }
                     if length >= nodeHeaderSize, o + length <= bytes.count {
                         let sum = bytes.withUnsafeBytes { nodeChecksum(UnsafeRawBufferPointer(rebasing: $0[o..<o + length])) }
+                            ^ pageChecksumTerm(UInt64(node.page))
                         withUnsafeBytes(of: sum.littleEndian) { bytes.replaceSubrange(o + 8..<o + 16, with: $0) }
                     }
                 }

@@ -360,11 +360,12 @@ import Glibc
         withUnsafeBytes(of: v.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
     }
 
-    /// Recomputes the checksum of the node at byte `o` when its length fits in the file.
+    /// Recomputes the checksum of the node at byte `o` (bound to its page) when its length fits in the file.
     func reseal(node o: Int, in bytes: inout [UInt8]) {
         let length = bytes.withUnsafeBytes { Int($0.u32(at: o + 4)) }
         guard length >= nodeHeaderSize, o + length <= bytes.count else { return }
         let sum = bytes.withUnsafeBytes { nodeChecksum(UnsafeRawBufferPointer(rebasing: $0[o..<o + length])) }
+            ^ pageChecksumTerm(UInt64(o / pageSize))
         store(sum, at: o + 8, in: &bytes)
     }
 }

@@ -46,3 +46,40 @@ func dumpObjects(_ s: Snapshot) throws -> [String] {
     return lines
 }
 
+
+/// Rewrites the checksum of every node of the plain file `bytes` (every page from 2 that starts a node whose
+/// checksum holds with its page's term, format 6) to the rule of format 5 and before: the node's hash alone.
+/// Only for forging a file of an older format from one this build wrote.
+func unbindNodeChecksums(_ bytes: inout [UInt8]) {
+    for page in 2..<bytes.count / pageSize {
+        let o = page * pageSize
+        let sum: UInt64? = bytes.withUnsafeBytes { raw in
+            let length = Int(raw.u32(at: o + 4))
+            guard length >= nodeHeaderSize, o + length <= raw.count else { return nil }
+            let node = UnsafeRawBufferPointer(rebasing: raw[o..<o + length])
+            return checksumHolds(node, page: UInt64(page), pageBound: true) ? nodeChecksum(node) : nil
+        }
+        if let sum { withUnsafeBytes(of: sum.littleEndian) { bytes.replaceSubrange(o + 8..<o + 16, with: $0) } }
+    }
+}
+
+/// Runs `body` while another process holds the lock file of `path` shared, as every process with the
+/// database open does (the lock file must exist: open the database once first). A file of format 5 opened
+/// writable meanwhile is not upgraded (`Database.upgradeNodeChecksumsIfNeeded`), and compaction is refused.
+func whileAnotherProcessHasItOpen<R>(_ path: String, _ body: () throws -> R) throws -> R {
+    let holder = Process()
+    holder.executableURL = URL(fileURLWithPath: "/bin/sh")
+    holder.arguments = ["-c", "exec 9<\"$1\"; flock -s 9; echo locked; exec sleep 60", "sh", path + ".lock"]
+    let out = Pipe()
+    holder.standardOutput = out
+    try holder.run()
+    defer {
+        holder.terminate()
+        holder.waitUntilExit()
+    }
+    let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+    guard line.hasPrefix("locked") else {
+        throw StorageError.io(path: path + ".lock", operation: "hold the lock file from another process ('\(line)')", errno: EIO)
+    }
+    return try body()
+}

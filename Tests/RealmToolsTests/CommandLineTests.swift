@@ -73,6 +73,28 @@ let peopleSchema = """
         #expect(verify.status == 0 && verify.stdout.contains("no problems"), "\(verify.stdout)")
     }
 
+    /// A file of format 5 (node checksums without their pages): read-only commands read it and `info` names
+    /// the upgrade; `upgrade` rewrites it as format 6, and the same objects are exported.
+    @Test func formatFiveFileIsReadAndUpgradedByTheUpgradeCommand() throws {
+        let dir = TempDir()
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../RealmStorageTests/Fixtures/format5-demo.realm").standardized.path
+        try FileManager.default.copyItem(atPath: fixture, toPath: dir.file("five.realm"))
+        let info = try cli(dir, "info", "five.realm")
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdout.contains("format          5 (") && info.stdout.contains("realm-browser upgrade"), "\(info.stdout)")
+        let before = try cli(dir, "export", "five.realm", "--read-only")
+        #expect(before.status == 0 && !before.stdout.isEmpty, "\(before.stderr)")
+        let upgrade = try cli(dir, "upgrade", "five.realm")
+        #expect(upgrade.status == 0, "\(upgrade.stderr)")
+        #expect(upgrade.stdout.contains("upgraded from file format 5 to \(Database.fileFormatVersion)"), "\(upgrade.stdout)")
+        let after = try cli(dir, "info", "five.realm")
+        #expect(after.stdout.contains("format          \(Database.fileFormatVersion)\n"), "\(after.stdout)")
+        #expect(try cli(dir, "export", "five.realm", "--read-only").stdout == before.stdout)
+        let verify = try cli(dir, "verify", "five.realm")
+        #expect(verify.status == 0 && verify.stdout.contains("no problems"), "\(verify.stdout)")
+    }
+
     @Test func exportImportExportIsByteIdentical() throws {
         let dir = TempDir()
         #expect(try cli(dir, "demo", "a.realm", "--objects", "1500").status == 0)

@@ -305,7 +305,7 @@ struct TreeMutator {
     /// Writes an inner node whose children are all clean, as `writeInner` would write its entries.
     private func writeInnerNode(_ n: DirtyInner) throws -> (ref: UInt64, bytes: Int) {
         // The refs gathered on the stack (at most `innerChildLimit` of them).
-        let node = withUnsafeTemporaryAllocation(of: Int64.self, capacity: n.children.count) { refs in
+        var node = withUnsafeTemporaryAllocation(of: Int64.self, capacity: n.children.count) { refs in
             for i in refs.indices {
                 guard case .clean(let ref) = n.children[i] else { preconditionFailure("a dirty child left unwritten") }
                 refs[i] = Int64(bitPattern: ref)
@@ -322,7 +322,8 @@ struct TreeMutator {
                 }
             }
         }
-        return (try sink.write(node), node.count)
+        let ref = try sink.write(&node)
+        return (ref, node.count)
     }
 
     /// A table inner node: its entry count and level, then the first keys, refs and counts of its children as
@@ -344,7 +345,7 @@ struct TreeMutator {
         if rows.isEmpty { return .many([]) }
         // Encode into a scratch list of blobs first, so a leaf that must be split does not leak its blobs.
         var blobs: [UInt64] = []
-        let bytes = try l.encode(rows: rows, properties: properties, storeBlob: { buf in
+        var bytes = try l.encode(rows: rows, properties: properties, storeBlob: { buf in
             var b = NodeBuilder(.blob, capacity: buf.count + nodeHeaderSize)
             b.w.raw(buf)
             let ref = try sink.write(b.finish())
@@ -356,7 +357,8 @@ struct TreeMutator {
             let mid = rows.lowerBound + rows.count / 2
             return .many(try writeLeaf(l, rows: rows.lowerBound..<mid).entries + writeLeaf(l, rows: mid..<rows.upperBound).entries)
         }
-        let ref = try sink.write(bytes)
+        // In place: the leaf may keep these bytes (`wroteLeaf`), and a copy of a cluster per commit costs.
+        let ref = try sink.write(&bytes)
         if blobs.isEmpty, rows == 0..<l.keys.count, l.isFullyDecoded { sink.wroteLeaf(l, ref: ref, node: bytes, properties: properties) }
         return .one(Entry(firstKey: l.keys[rows.lowerBound], ref: ref, count: rows.count))
     }

@@ -18,6 +18,10 @@
     return h
 }
 
+/// `avalanche` for other uses: a bijection of 64-bit values (each step is invertible) whose every output bit
+/// depends on every input bit.
+@inline(__always) func mix64(_ x: UInt64) -> UInt64 { avalanche(x) }
+
 /// The four lanes folded into one value (inputs of 32 bytes or more).
 @inline(__always) private func mergeLanes(_ v1: UInt64, _ v2: UInt64, _ v3: UInt64, _ v4: UInt64) -> UInt64 {
     var h = ((v1 << 1) | (v1 >> 63)) &+ ((v2 << 7) | (v2 >> 57)) &+ ((v3 << 12) | (v3 >> 52)) &+ ((v4 << 18) | (v4 >> 46))

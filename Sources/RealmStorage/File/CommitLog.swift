@@ -331,7 +331,8 @@ final class CommitLog {
                     sources[0] = UnsafeRawPointer(head.baseAddress!)
                     lengths[0] = headSize
                     for i in entries.indices {
-                        assert(Self.isWholeNode(entries[i].bytes), "a commit log entry is one whole, sealed node")
+                        assert(Self.isWholeNode(entries[i], pageBound: encodedMeta.withUnsafeBytes { $0.u32(at: 8) } > Meta.lastUnboundFormat),
+                               "a commit log entry is one whole, sealed node")
                         let node = entries[i].bytes.withUnsafeBytes { $0 }
                         hash.update(UnsafeRawBufferPointer(rebasing: node[0..<nodeHeaderSize]))
                         sources[i + 1] = node.baseAddress
@@ -416,24 +417,26 @@ final class CommitLog {
     /// One whole record read back.
     /// The checksum a whole record of `magic` ends with; nil when one of its nodes is not whole (its own
     /// checksum or length does not match its bytes: a torn write).
+    /// `pageBound`: the record's meta slot is of format 6, so its nodes' checksums include their pages' terms.
     static func checksum(of b: UnsafeRawBufferPointer, record: Range<Int>, headEnd: Int, entries: [Entry], magic: UInt32,
-                         logID: UInt64, generation: UInt64) -> UInt64? {
+                         logID: UInt64, generation: UInt64, pageBound: Bool) -> UInt64? {
         if magic == wholeHashRecordMagic {
             return hash64(UnsafeRawBufferPointer(rebasing: b[record.lowerBound..<record.upperBound - 8]), seed: generation)
         }
         var hash = Hash64Stream(seed: recordSeed(magic: magic, logID: logID, generation: generation))
         hash.update(UnsafeRawBufferPointer(rebasing: b[record.lowerBound..<headEnd]))
         for e in entries {
-            guard isWholeNode(e.bytes) else { return nil }
+            guard isWholeNode(e, pageBound: pageBound) else { return nil }
             e.bytes.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<nodeHeaderSize])) }
         }
         return hash.finish()
     }
 
-    /// Whether `bytes` are one node whose length and checksum fields match them.
-    static func isWholeNode(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { b in
-            b.count >= nodeHeaderSize && Int(b.u32(at: 4)) == b.count && nodeChecksum(b) == b.u64(at: 8)
+    /// Whether the entry's bytes are one node whose length and checksum fields match them and its page
+    /// (`checksumHolds`).
+    static func isWholeNode(_ entry: Entry, pageBound: Bool) -> Bool {
+        entry.bytes.withUnsafeBytes { b in
+            b.count >= nodeHeaderSize && Int(b.u32(at: 4)) == b.count && checksumHolds(b, page: entry.page, pageBound: pageBound)
         }
     }
 
@@ -500,9 +503,12 @@ final class CommitLog {
                     entries.append(Entry(page: page, bytes: Array(b[at..<at + Int(length)])))
                     at += Int(length)
                 }
-                guard ok, at == end - 8, Self.checksum(of: b, record: o..<end, headEnd: headEnd, entries: entries, magic: magic,
-                                                       logID: h.logID, generation: h.generation) == b.u64(at: end - 8) else { break }
+                // The record's meta slot (part of the bytes its checksum covers) says which rule its nodes follow.
                 let metaStart = o + recordHeaderSize + count * entrySize
+                let pageBound = b.u32(at: metaStart + 8) > Meta.lastUnboundFormat
+                guard ok, at == end - 8, Self.checksum(of: b, record: o..<end, headEnd: headEnd, entries: entries, magic: magic,
+                                                       logID: h.logID, generation: h.generation,
+                                                       pageBound: pageBound) == b.u64(at: end - 8) else { break }
                 let meta = Array(b[metaStart..<metaStart + Meta.encodedSize])
                 guard case .valid(let m) = meta.withUnsafeBytes({ Meta.decode($0) }), m.version == version else { break }
                 records.append(Record(version: version, meta: meta, entries: entries))

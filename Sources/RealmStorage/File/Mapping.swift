@@ -40,13 +40,16 @@ final class Mapping: @unchecked Sendable {
     /// Whether the node at `ref` (its bytes `node`, length from its header) matches its checksum: computed the
     /// first time this process reads the node, then taken as known while the page holds a node with the same
     /// checksum field (a node never changes while a version can reach it; a node written over a freed one
-    /// brings its own checksum, so it is checked in turn).
-    @inline(__always) func checksumMatches(_ node: UnsafeRawBufferPointer, ref: UInt64) -> Bool {
+    /// brings its own checksum, so it is checked in turn). `pageBound`: the field includes the term of the
+    /// node's page (format 6, `checksumHolds`), so a node found at another page than its own fails. A file's
+    /// nodes follow one rule for as long as a store has it open (only compaction, which makes a new store,
+    /// changes a file's format), so a word found right under one rule is never taken for the other.
+    @inline(__always) func checksumMatches(_ node: UnsafeRawBufferPointer, ref: UInt64, pageBound: Bool) -> Bool {
         guard let words = sumWords else { return true }
         let stored = node.u64(at: 8)
         let word = ref < sumPages ? CheckedChecksums.word(words, ref) : nil
         if let word, word.load(ordering: .relaxed) == stored { return true }
-        guard nodeChecksum(node) == stored else { return false }
+        guard checksumHolds(node, page: ref, pageBound: pageBound) else { return false }
         word?.store(stored, ordering: .relaxed)
         return true
     }

@@ -6,7 +6,13 @@ struct Meta: Equatable {
     /// upgraded when opened writable (`Database.upgradeBacklinks`). 4: a logged commit's pages may be only in
     /// the commit log until a checkpoint (`logStart`, DECISIONS 53); a build that reads format 3 would miss them.
     /// 5: commit log records carry the log's identity ("RRC3"), which a build reading format 4 would not replay.
-    static let formatVersion: UInt32 = 5
+    /// 6: a node's checksum field includes the term of its page (`pageChecksumTerm`, DECISIONS 73), which a
+    /// build reading format 5 would take for damage everywhere.
+    static let formatVersion: UInt32 = 6
+    /// The newest format whose nodes' checksums are not bound to their pages. A file of this format or older
+    /// is upgraded (compacted into a file of `formatVersion`) when opened writable by the only process that has
+    /// it open; until then every commit to it keeps to this format (`Database.upgradeNodeChecksumsIfNeeded`).
+    static let lastUnboundFormat: UInt32 = 5
     static let encodedSize = 128
     /// Largest page count a slot may claim (4 PiB): keeps `pageCount * pageSize` and the like from overflowing.
     static let maxPageCount: UInt64 = 1 << 40
@@ -29,8 +35,16 @@ struct Meta: Equatable {
     /// byte after the log's header). Pages a record of the generation wrote, between here and `logEnd`, may
     /// be only in the log (DECISIONS 53).
     var logStart: UInt64 = 0
-    /// The format of the file when the slot was written (`encode` always writes `formatVersion`).
+    /// The format of the file when the slot was written. `encode` writes `formatVersion` for a version whose
+    /// nodes are bound to their pages, `lastUnboundFormat` for any other: a commit to a file not yet upgraded
+    /// carries its format on (`WriteTransaction.commit`).
     var format: UInt32 = Meta.formatVersion
+
+    /// Whether the nodes of this version hold checksums bound to their pages (format 6 on).
+    var hasPageBoundChecksums: Bool { format > Meta.lastUnboundFormat }
+
+    /// The format `encode` writes for this version.
+    var encodedFormat: UInt32 { hasPageBoundChecksums ? Meta.formatVersion : Meta.lastUnboundFormat }
 
     /// Where the records of `logGeneration` begin (`logStart`, or right after the log's header when 0).
     var logRecordsStart: UInt64 { max(logStart, UInt64(CommitLog.headerSize)) }
@@ -54,7 +68,7 @@ struct Meta: Equatable {
             raw.initializeMemory(as: UInt8.self, repeating: 0)
             var w = FieldWriter(raw.baseAddress!)
             for b in Meta.magic { w.u8(b) }
-            w.u32(Meta.formatVersion)
+            w.u32(encodedFormat)
             w.u32(UInt32(pageSize))
             w.u64(version)
             w.u64(catalogueRef)

@@ -55,13 +55,34 @@ func sealNode(_ bytes: inout [UInt8], type: NodeType) {
     bytes.withUnsafeMutableBytes { $0.storeBytes(of: sum.littleEndian, toByteOffset: 8, as: UInt64.self) }
 }
 
-/// The checksum of a node: `hash64` of its bytes with the checksum field (bytes 8..<16) taken as zero.
+/// The checksum of a node's bytes: `hash64` of them with the checksum field (bytes 8..<16) taken as zero. The
+/// field holds it XOR the term of the node's page in files of format 6 (`pageChecksumTerm`, `bindNode`).
 func nodeChecksum(_ node: UnsafeRawBufferPointer) -> UInt64 {
     let head = hash64(word: UInt64(littleEndian: node.loadUnaligned(as: UInt64.self)), seed: 0x5245_414C)
     return hash64(UnsafeRawBufferPointer(rebasing: node[nodeHeaderSize...]), seed: head)
 }
 
 func nodeChecksum(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { nodeChecksum($0) } }
+
+/// The term a node's page adds to its stored checksum (format 6, DECISIONS 73): a bijective 64-bit mix of the
+/// page number, so that no two pages share a term and a node's bytes checked at any page but their own fail.
+@inline(__always) func pageChecksumTerm(_ page: UInt64) -> UInt64 { mix64(page ^ 0x5041_4745_5345_4544) }
+
+/// Whether the checksum field of `node` is right for the node at `page`: `nodeChecksum` XOR the page's term
+/// when `pageBound` (format 6), `nodeChecksum` alone in files of format 5 and before.
+@inline(__always) func checksumHolds(_ node: UnsafeRawBufferPointer, page: UInt64, pageBound: Bool) -> Bool {
+    (nodeChecksum(node) ^ (pageBound ? pageChecksumTerm(page) : 0)) == node.u64(at: 8)
+}
+
+/// Binds a sealed node to the page it is about to be written at (format 6): its checksum field gets the page's
+/// term, XORed in place. Done once, where the page is chosen (`WriteTransaction.write`, the commit root);
+/// every later copy of the bytes (the commit log record, a checkpoint, a replay) keeps the field as it is.
+@inline(__always) func bindNode(_ bytes: inout [UInt8], toPage page: UInt64) {
+    let term = pageChecksumTerm(page).littleEndian
+    bytes.withUnsafeMutableBytes { raw in
+        raw.storeBytes(of: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) ^ term, toByteOffset: 8, as: UInt64.self)
+    }
+}
 
 /// Number of pages a node of `length` bytes occupies.
 @inline(__always) func pagesFor(bytes length: Int) -> Int { (length + pageSize - 1) / pageSize }
@@ -90,8 +111,9 @@ extension NodeSource {
 /// Allocation within one write transaction. Written nodes become visible to this transaction at once and to
 /// others at commit; freed nodes are reused only once no reader can still see them.
 protocol NodeSink: NodeSource {
-    /// Writes a finished node (from `NodeBuilder.finish()`) into free space and returns its ref.
-    func write(_ node: [UInt8]) throws -> UInt64
+    /// Writes a finished node (from `NodeBuilder.finish()`) into free space and returns its ref. In a file of
+    /// format 6 the node is bound to its page first (`bindNode`): `node` becomes the bytes written there.
+    func write(_ node: inout [UInt8]) throws -> UInt64
     /// Marks the node at `ref`, which belongs to the version this transaction started from, as free from the
     /// version this transaction commits.
     func free(_ ref: UInt64) throws
@@ -129,6 +151,12 @@ protocol NodeSink: NodeSource {
 }
 
 extension NodeSink {
+    /// `write(_:)` of a node the caller keeps no copy of.
+    func write(_ node: consuming [UInt8]) throws -> UInt64 {
+        var bytes = consume node
+        return try write(&bytes)
+    }
+
     func decodedLeaf(_ ref: UInt64, properties: [PropertyInfo]) -> (leaf: DirtyLeaf, bytes: Int)? { nil }
     func wroteLeaf(_ leaf: DirtyLeaf, ref: UInt64, node: [UInt8], properties: [PropertyInfo]) {}
     func free(_ ref: UInt64, bytes: Int) throws { try free(ref) }

@@ -64,8 +64,9 @@ private struct Verifier {
             return false
         }
         // Hashed again: a read takes a node this process checked before as checked, and damage may be newer.
-        if nodeChecksum(node) != node.u64(at: 8) {
-            problem("\(what): corrupt node at page \(ref): \(Snapshot.checksumFailure(node))")
+        // With its page (format 6): a whole node copied to another page (swapped, misdirected) fails here.
+        if !checksumHolds(node, page: ref, pageBound: s.meta.hasPageBoundChecksums) {
+            problem("\(what): corrupt node at page \(ref): \(Snapshot.checksumFailure(node, pageBound: s.meta.hasPageBoundChecksums))")
             return false
         }
         report.nodes += 1

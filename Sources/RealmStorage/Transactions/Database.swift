@@ -150,6 +150,7 @@ public final class Database: @unchecked Sendable {
             return (db, true)
         }
         // Only on launch: a database already open in this process may have snapshots and transactions in use.
+        if launched { try db.upgradeNodeChecksumsIfNeeded() }
         if launched, let decide = options.shouldCompactOnLaunch, !db.isReadOnly {
             let total = try db.store.currentSize()
             let used = try db.usedBytes()

@@ -34,6 +34,9 @@ public class Snapshot: NodeSource {
     /// Pages of this version that only the commit log holds (DECISIONS 53); nil when the data file holds all.
     let logIndex: LogIndex?
     var meta: Meta
+    /// `meta.hasPageBoundChecksums`, in a constant: every node read passes it (a `var` of a class is
+    /// accessed with an exclusivity check).
+    let pageBoundChecksums: Bool
     var catalogue: Catalogue
     private var readerSlot: Int?
     /// Set by `close()`: the version's pages may be reused from then on.
@@ -65,6 +68,7 @@ public class Snapshot: NodeSource {
     init(database: Database, meta: Meta, mapping: Mapping, readerSlot: Int?, catalogue handed: Catalogue? = nil) throws {
         self.database = database
         self.meta = meta
+        self.pageBoundChecksums = meta.hasPageBoundChecksums
         self.mapping = mapping
         self.readerSlot = nil
         self.pageLimit = meta.pageCount
@@ -110,7 +114,9 @@ public class Snapshot: NodeSource {
             }
             if let t = expected, b[0] != t.rawValue { throw corrupt(ref, "expected node type \(t.rawValue), found \(b[0])") }
             // Checked as a node in the file is: a checkpoint copies it there with the same checksum.
-            guard mapping.checksumMatches(b, ref: ref) else { throw corrupt(ref, "its copy in the commit log: " + Snapshot.checksumFailure(b)) }
+            guard mapping.checksumMatches(b, ref: ref, pageBound: pageBoundChecksums) else {
+                throw corrupt(ref, "its copy in the commit log: " + Snapshot.checksumFailure(b, pageBound: pageBoundChecksums))
+            }
             return b
         }
         try mapping.materializeNode(ref, limit: pageLimit)
@@ -123,12 +129,15 @@ public class Snapshot: NodeSource {
             throw corrupt(ref, "expected node type \(t.rawValue), found \(start.load(as: UInt8.self))")
         }
         let node = UnsafeRawBufferPointer(start: start, count: length)
-        guard mapping.checksumMatches(node, ref: ref) else { throw corrupt(ref, Snapshot.checksumFailure(node)) }
+        guard mapping.checksumMatches(node, ref: ref, pageBound: pageBoundChecksums) else {
+            throw corrupt(ref, Snapshot.checksumFailure(node, pageBound: pageBoundChecksums))
+        }
         return node
     }
 
     /// What a node that fails its checksum is said to be, by the type its first byte names.
-    static func checksumFailure(_ node: UnsafeRawBufferPointer) -> String {
+    /// `pageBound` (format 6): the checksum covers the page too, so the bytes may be whole but another page's.
+    static func checksumFailure(_ node: UnsafeRawBufferPointer, pageBound: Bool) -> String {
         let kind: String
         switch NodeType(rawValue: node[0]) {
         case .tableInner: kind = "table inner node"
@@ -139,7 +148,7 @@ public class Snapshot: NodeSource {
         case .catalogue: kind = "commit root"
         case nil: kind = "node of unknown type \(node[0])"
         }
-        return "\(kind) of \(node.count) bytes fails its checksum (damaged)"
+        return "\(kind) of \(node.count) bytes fails its checksum (" + (pageBound ? "damaged, or not the node written at this page)" : "damaged)")
     }
 
     // MARK: Schema

@@ -49,9 +49,10 @@ extension WriteTransaction {
         freeSpace.closeArena()
         let entries = freeSpace.entries(newVersion: newVersion)
         precondition(entries.count <= estimate, "free list grew past its estimate")
-        try stage(CommitRoot.encode(catalogue: catalogueBytes, free: entries, log: log, pages: rootPages,
-                                    reusing: smallNodeBuffer()),
-                  at: rootRef, pages: rootPages)
+        var rootNode = CommitRoot.encode(catalogue: catalogueBytes, free: entries, log: log, pages: rootPages,
+                                         reusing: smallNodeBuffer())
+        if pageBoundChecksums { bindNode(&rootNode, toPage: rootRef) }
+        try stage(rootNode, at: rootRef, pages: rootPages)
         try flushWrites()
 
         // 5. Durability (docs/RELIABILITY.md walks through a crash between any two steps): a small commit
@@ -60,6 +61,8 @@ extension WriteTransaction {
         var newMeta = Meta(version: newVersion, catalogueRef: rootRef, freeListRef: 0, commitLogRef: 0,
                            pageCount: freeSpace.endPage, logID: meta.logID, logGeneration: meta.logGeneration,
                            logEnd: meta.logEnd, logStart: meta.logStart)
+        // The version keeps its file's rule for node checksums: a file of format 5 stays so until it is upgraded.
+        newMeta.format = meta.encodedFormat
         if let log = database.commitLog, meta.logID != 0, !logOverflow {
             newMeta = try commitLogged(newMeta, log: log, catalogueBytes: catalogueBytes, rootRef: rootRef, freeList: entries)
         } else {

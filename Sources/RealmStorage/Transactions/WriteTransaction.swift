@@ -163,9 +163,10 @@ public final class WriteTransaction: Snapshot, NodeSink {
         return try super.node(ref, expected: expected)
     }
 
-    func write(_ node: [UInt8]) throws -> UInt64 {
+    func write(_ node: inout [UInt8]) throws -> UInt64 {
         let pages = pagesFor(bytes: node.count)
         let page = freeSpace.allocate(pages)
+        if pageBoundChecksums { bindNode(&node, toPage: page) }
         try stage(node, at: page, pages: pages)
         return page
     }
@@ -231,7 +232,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
         database.recycled.smallNodes = small
     }
 
-    /// Takes a node for page `page`: a logged commit's go straight into its record (`logEntries`); otherwise
+    /// Takes a node for page `page`, bound to it already (`bindNode`) in a file of format 6: a logged commit's go straight into its record (`logEntries`); otherwise
     /// they are queued, and runs of adjacent pages are issued together by `flushWrites` (one `pwritev` each).
     func stage(_ node: [UInt8], at page: UInt64, pages: Int) throws {
         // A small commit stages ~10 nodes: one allocation instead of the array's growth steps.
