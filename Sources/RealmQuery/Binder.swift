@@ -147,8 +147,24 @@ struct Binder {
             if quantifier != nil { throw fail(.invalidQuery, "\(quantifier!.rawValue) needs a key path on its left", r) }
             swap(&lhs, &rhs)
         }
-        if case .constant(_, true, let r) = lhs {
-            throw fail(.invalidQuery, "a list of values cannot be on the left of '\(op.rawValue)'", r)
+        if case .constant(let vs, true, let r) = lhs {
+            // `{1, 2} == age`, `ALL {10, 20} < age`: each value of the list against the key path, the quantifier
+            // (ANY by default) over the list.
+            guard case .path(let p) = rhs else {
+                throw fail(.invalidQuery, "a list of values on the left of '\(op.rawValue)' needs a key path on its right", rhs.range)
+            }
+            if op == .between { throw fail(.invalidQuery, "BETWEEN needs a key path on its left", r) }
+            if let rt = p.kind.type {
+                let items: [Expression]
+                if case .list(let xs, _) = c.lhs, xs.count == vs.count { items = xs } else { items = [] }
+                for (n, v) in vs.enumerated() {
+                    guard let vt = v.type, !Binder.compatible(vt, rt) else { continue }
+                    throw fail(.typeMismatch, "type mismatch: \(Binder.typeName(vt)) in the list cannot be compared with '\(c.rhs)', \(Binder.typeName(rt))",
+                               items.isEmpty ? r : items[n].range)
+                }
+            }
+            if p.typeOf { throw fail(.invalidQuery, "@type needs a type name on its right, such as 'string'", r) }
+            return .comparison(BoundComparison(quantifier: quantifier ?? .any, lhs: lhs, op: op, options: c.options, rhs: rhs))
         }
 
         let lhsKind = kind(of: lhs)
@@ -157,6 +173,12 @@ struct Binder {
             throw fail(.invalidQuery, "\(q.rawValue) needs a key path through a list, and '\(c.lhs)' is not one", c.lhs.range)
         }
         if quantifier == nil { quantifier = .any }
+        if case .path(let p) = rhs, p.typeOf {
+            throw fail(.invalidQuery, "@type compares with a type name: write '\(c.rhs) == 'string'' or IN {...}", p.range)
+        }
+        if case .path(let p) = lhs, p.typeOf {
+            return try typeComparison(quantifier: quantifier!, lhs: lhs, op: op, rhs: rhs, comparison: c)
+        }
 
         // IN: the right side is a list of values, or a key path through a list.
         if op == .in {
@@ -178,10 +200,9 @@ struct Binder {
                 throw fail(.invalidQuery, "BETWEEN needs two values, {low, high}", rhs.range)
             }
             _ = r
-        } else if case .constant(let vs, true, let r) = rhs {
-            // An argument given as an array outside IN.
-            if vs.count != 1 { throw fail(.invalidArgument, "a list of values needs IN, not '\(op.rawValue)'", r) }
         }
+        // A list of values on the right of any other operator (`age == {1, 2}`, `name BEGINSWITH {'a', 'b'}`):
+        // true when the operator holds for any of them, as in Realm.
 
         try typeCheck(lhs: lhs, lhsKind: lhsKind, op: op, options: c.options, rhs: rhs, comparison: c)
         return .comparison(BoundComparison(quantifier: quantifier!, lhs: lhs, op: op, options: c.options, rhs: rhs))
@@ -219,6 +240,41 @@ struct Binder {
             return ValueKind(type: vs.first?.type, objectClass: nil, isMulti: isList, nullable: vs.contains(.null))
         case .path(let p): return p.kind
         case .subqueryCount: return ValueKind(type: .int, objectClass: nil, isMulti: false, nullable: false)
+        }
+    }
+
+    /// `x.@type == 'string'`, `!=`, `IN {'int', 'double'}`: the names checked and expanded to the type names
+    /// values give (`numeric` is four), then a membership test. `!=` is "not among": with the quantifier over a
+    /// list turned around (ANY not-among is NOT ALL among).
+    mutating func typeComparison(quantifier: Comparison.Quantifier, lhs: BoundOperand, op: Comparison.Operator,
+                                 rhs: BoundOperand, comparison c: Comparison) throws(QueryError) -> BoundPredicate {
+        guard op == .equal || op == .notEqual || op == .in else {
+            throw fail(.typeMismatch, "@type compares with ==, != or IN and a type name, not '\(op.rawValue)'", c.range)
+        }
+        guard case .constant(let vs, _, let r) = rhs else {
+            throw fail(.typeMismatch, "@type compares with a type name in quotes, such as 'string' or 'numeric'", rhs.range)
+        }
+        var names: [Value] = []
+        for v in vs {
+            guard case .string(let s) = v else {
+                throw fail(.typeMismatch, "@type compares with a type name in quotes, such as 'string' or 'numeric', not \(Binder.typeName(v.type))", r)
+            }
+            guard let expanded = Semantics.typeNames[s.lowercased()] else {
+                throw fail(.typeMismatch, "unknown type name '\(s)'; expected one of 'int', 'double', 'float', 'decimal', 'numeric', 'string', 'bool', 'date', 'objectId', 'uuid', 'binary', 'null', 'object', 'list', 'dictionary'", r)
+            }
+            for n in expanded where !names.contains(.string(n)) { names.append(.string(n)) }
+        }
+        // The names depend on the argument's value, not only its type: an argument here is bound every time.
+        constantPlaces[r, default: 0] += 1
+        let among = BoundOperand.constant(names, isList: true, r)
+        func test(_ q: Comparison.Quantifier) -> BoundPredicate {
+            .comparison(BoundComparison(quantifier: q, lhs: lhs, op: .in, options: [], rhs: among))
+        }
+        if op != .notEqual { return test(quantifier) }
+        switch quantifier {
+        case .any: return .not(test(.all))
+        case .all: return test(.none)
+        case .none: return test(.all)
         }
     }
 
@@ -378,6 +434,13 @@ struct Binder {
             }
             if p.isList {
                 var agg: Aggregate?
+                if i < comps.count, comps[i].name == "@type" {
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '@type'", comps[i + 1].range) }
+                    steps.append(.primitiveList(cls: cls, prop: p.name, aggregate: nil))
+                    var typed = done(ValueKind(type: .string, objectClass: nil, isMulti: true, nullable: false))
+                    typed.typeOf = true
+                    return typed
+                }
                 if i < comps.count {
                     agg = try aggregate(comps[i])
                     guard let a = agg else {
@@ -395,7 +458,15 @@ struct Binder {
             // A value.
             if i < comps.count {
                 let next = comps[i]
-                if (next.name == "@count" || next.name == "@size"), p.type == .string || p.type == .data {
+                if next.name == "@type" {
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '@type'", comps[i + 1].range) }
+                    steps.append(.value(cls: cls, prop: p.name))
+                    var typed = done(ValueKind(type: .string, objectClass: nil, isMulti: multi, nullable: false))
+                    typed.typeOf = true
+                    return typed
+                }
+                // `.length` is Realm's other name for `@size` of a string or binary value.
+                if (next.name == "@count" || next.name == "@size" || next.name == "length"), p.type == .string || p.type == .data {
                     if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '\(next.name)'", comps[i + 1].range) }
                     steps.append(.length(cls: cls, prop: p.name))
                     return done(ValueKind(type: .int, objectClass: nil, isMulti: multi, nullable: p.isOptional || nullable))
@@ -518,6 +589,7 @@ struct Binder {
     /// A key path for SORT or DISTINCT: to-one links only, ending at a value.
     mutating func orderingPath(_ k: KeyPath, on cls: String, clause: String) throws(QueryError) -> BoundPath {
         let p = try path(k, on: cls, variables: [:])
+        if p.typeOf { throw fail(.invalidQuery, "\(clause) key path '\(k)' must lead through to-one links to a value", k.range) }
         for s in p.steps {
             switch s {
             case .toOne, .value: continue

@@ -68,9 +68,11 @@ struct BoundPath: Sendable {
     var steps: [BoundStep]
     var kind: ValueKind
     var range: SourceRange
+    /// `@type` ends the path: the values the steps yield are tested by their type (`TypeNode`), not compared.
+    var typeOf = false
     /// The whole path is a single non-list property of the object itself (a column scan applies).
     var directProperty: String? {
-        guard variable == nil, steps.count == 1, case .value(_, let p) = steps[0] else { return nil }
+        guard variable == nil, !typeOf, steps.count == 1, case .value(_, let p) = steps[0] else { return nil }
         return p
     }
 }

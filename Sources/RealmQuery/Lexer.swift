@@ -34,6 +34,8 @@ struct Lexer {
     let text: String
     let bytes: [UInt8]
     var pos = 0
+    /// How many `%@` placeholders came before: the n-th one is argument n - 1, as NSPredicate numbers them.
+    var placeholders = 0
 
     init(_ text: String) {
         self.text = text
@@ -86,12 +88,27 @@ struct Lexer {
             if (lower == "oid" || lower == "uuid"), peek() == 40 {
                 return tok(try objectIdOrUUID(lower, start))
             }
+            if lower == "bin", peek() == 40 { return tok(.binary(try binaryLiteral(start))) }
             return tok(.identifier(name))
         }
         if c == 64 {  // @
             pos += 1
             guard let d = peek(), Lexer.isIdentStart(d) else { throw error("expected a name after '@'", start, pos) }
             return tok(.atIdentifier(identifier()))
+        }
+        if c == 37 {  // %@, NSPredicate's placeholder
+            pos += 1
+            guard peek() == 64 else {
+                if peek() == 75 || peek() == 107 {
+                    pos += 1
+                    throw error("%K (a key path given as an argument) is not supported; write the property name in the query", start, pos)
+                }
+                if let d = peek(), d > 32 { pos += 1 }
+                throw error("expected '%@', an argument placeholder, after '%'", start, pos)
+            }
+            pos += 1
+            placeholders += 1
+            return tok(.argument(placeholders - 1))
         }
         if c == 36 {  // $
             pos += 1
@@ -279,6 +296,18 @@ struct Lexer {
             throw error("seconds and nanoseconds must have the same sign", start, pos)
         }
         return Timestamp(seconds: s, nanoseconds: Int32(ns))
+    }
+
+    /// `bin('text')`: the bytes of the string (Realm's binary literal); `pos` is at the `(`.
+    mutating func binaryLiteral(_ start: Int) throws(QueryError) -> [UInt8] {
+        pos += 1
+        while let c = peek(), c == 32 { pos += 1 }
+        guard let q = peek(), q == 39 || q == 34 else { throw error("bin(...) needs a quoted string: bin('text')", start, pos) }
+        let s = try string(quote: q)
+        while let c = peek(), c == 32 { pos += 1 }
+        guard peek() == 41 else { throw error("expected ')' to close bin(", start, pos) }
+        pos += 1
+        return Array(s.utf8)
     }
 
     /// `oid(24 hex digits)` or `uuid(8-4-4-4-12)`; `pos` is at the `(`.

@@ -335,6 +335,14 @@ struct Parser {
             let v = Int64(bitPattern: u)
             return .literal(.int(negative ? 0 &- v : v), r)
         }
+        // The float suffix (`70.5f`): the number as a float holds it, compared as that value.
+        if lower.hasSuffix("f"), lower.count > 1 {
+            let body = lower.dropLast()
+            guard body.utf8.allSatisfy({ Lexer.isDigit($0) || $0 == 46 || $0 == 101 || $0 == 43 || $0 == 45 }),
+                  let d = Double(body) else { throw error("invalid number '\(digits)'", r) }
+            let f = Double(Float(negative ? -d : d))
+            return .literal(.double(f), r)
+        }
         let isFloat = lower.contains(".") || lower.contains("e")
         if !isFloat {
             guard digits.utf8.allSatisfy(Lexer.isDigit) else { throw error("invalid number '\(digits)'", r) }

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import RealmStorage
+@testable import RealmQuery
+import TestSupport
+
+/// Forms of Realm's query language beyond the corpus's comparisons: NSPredicate's `%@` placeholders, `@type`,
+/// and the diagnostics of their wrong uses.
+@Suite(.serialized) struct QueryLanguageTests {
+    let fixture = try! Fixture(people: 24)
+
+    func bindError(_ text: String, _ args: [QueryArgument] = []) -> QueryError? {
+        let s = try! fixture.db.snapshot()
+        defer { s.close() }
+        do {
+            _ = try Query.parse(text).bind(to: "Person", in: s, arguments: args)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func percentPlaceholdersTakeTheArgumentsInOrder() throws {
+        let f = fixture
+        #expect(try f.run("age > %@ AND name BEGINSWITH %@", [.value(.int(40)), .value(.string("J"))])
+            == f.expectedPeople { $0.age > 40 && $0.name.hasPrefix("J") })
+        #expect(try f.run("name IN %@", [.list([.string("Ann"), .string("Bob")])]) == f.expectedPeople { ["Ann", "Bob"].contains($0.name) })
+        #expect(try f.run("age BETWEEN {%@, %@}", [.value(.int(10)), .value(.int(20))]) == f.expectedPeople { (10...20).contains($0.age) })
+        #expect(try f.run("buddy == %@", [.value(.link(f.personKeys[1]))]) == f.expectedPeople { $0.buddy == 1 })
+        // The n-th `%@` is `$n-1`: the printed query says so and means the same.
+        let q = try Query.parse("age > %@ || name ==[c] %@")
+        #expect(q.description == "age > $0 OR name ==[c] $1")
+        #expect(try Query.parse(q.description) == q)
+    }
+
+    @Test func percentPlaceholderDiagnostics() throws {
+        let missing = try #require(bindError("age > %@ AND age < %@", [.value(.int(1))]))
+        #expect(missing.kind == .invalidArgument)
+        #expect(missing.column == 20)
+        #expect(throws: QueryError.self) { try Query.parse("age > %") }
+        do {
+            _ = try Query.parse("%K == 3")
+            Issue.record("%K parsed")
+        } catch {
+            #expect(error.kind == .syntax)
+            #expect(error.column == 1)
+            #expect(error.message.contains("%K"))
+        }
+        do {
+            _ = try Query.parse("age > %d")
+            Issue.record("%d parsed")
+        } catch {
+            #expect(error.column == 7)
+            #expect(error.message.contains("%@"))
+        }
+    }
+
+    @Test func typeDiagnostics() throws {
+        let unknown = try #require(bindError("mixed.@type == 'strng'"))
+        #expect(unknown.kind == .typeMismatch)
+        #expect(unknown.column == 16)
+        #expect(unknown.message.contains("unknown type name 'strng'"))
+        #expect(unknown.message.contains("'string'"))
+        let order = try #require(bindError("mixed.@type > 'int'"))
+        #expect(order.column == 13)
+        #expect(order.message.contains("@type"))
+        #expect(bindError("mixed.@type == 5")?.kind == .typeMismatch)
+        #expect(bindError("mixed.@type BEGINSWITH 'in'")?.kind == .typeMismatch)
+        let after = try #require(bindError("mixed.@type.@count == 1"))
+        #expect(after.column == 13)
+        #expect(bindError("mixed.@type == $0", [.value(.string("double"))]) == nil)
+        #expect(bindError("mixed.@type == $0", [.value(.string("doubel"))])?.kind == .typeMismatch)
+        #expect(try fixture.run("mixed.@type == $0", [.value(.string("double"))]) == fixture.expectedPeople { Ref.typeName($0.mixed) == "double" })
+        #expect(bindError("name == mixed.@type")?.kind == .invalidQuery)
+        #expect(bindError("mixed.@type == name")?.kind == .typeMismatch)
+        #expect(bindError("TRUEPREDICATE SORT(mixed.@type ASC)")?.kind == .invalidQuery)
+    }
+
+    @Test func aPreparedTypeQueryFollowsItsArgument() throws {
+        let f = fixture
+        let prepared = try PreparedQuery("mixed.@type == $0", on: "Person")
+        let s = try f.db.snapshot()
+        defer { s.close() }
+        for name in ["double", "string", "numeric", "null", "double"] {
+            let types = try #require(Ref.typeNames.first { $0.0 == name }?.1)
+            #expect(try prepared.evaluate(in: s, arguments: [.value(.string(name))]) == f.expectedPeople { types.contains(Ref.typeName($0.mixed)) })
+        }
+        #expect(throws: QueryError.self) { try prepared.evaluate(in: s, arguments: [.value(.string("strng"))]) }
+    }
+
+    @Test func listLiteralDiagnostics() throws {
+        // A list of values on both sides compares nothing stored.
+        #expect(bindError("{1, 2} == {1, 3}")?.kind == .invalidQuery)
+        // Still no key paths inside braces.
+        #expect(bindError("age == {1, age}")?.kind == .invalidQuery)
+        // A type mismatch in a list literal on the left names the element.
+        let e = try #require(bindError("{1, 'x'} == age"))
+        #expect(e.kind == .typeMismatch)
+    }
+
+    @Test func literalForms() throws {
+        #expect(try Query.parse("weight == 70.5f") == Query.parse("weight == 70.5"))
+        #expect(try Query.parse("blob == bin('Ann')") == Query.parse("blob == B64\"QW5u\""))
+        #expect(throws: QueryError.self) { try Query.parse("blob == bin('Ann'") }
+    }
+}
