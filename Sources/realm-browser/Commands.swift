@@ -200,7 +200,8 @@ struct Query: ParsableCommand {
     }
 
     /// `--arg` text as a value: a JSON literal when it parses as one (numbers, strings, true/false, null,
-    /// arrays for IN), the text itself otherwise.
+    /// arrays for IN, and the tagged values of the data files: `{"$date": "…"}`, `{"$oid": "…"}`,
+    /// `{"$uuid": "…"}`, `{"$decimal": "…"}`, `{"$binary": "…"}`, `{"$float": …}`), the text itself otherwise.
     static func argument(_ text: String) -> QueryArgument {
         guard let j = try? JSONParser.parse(text) else { return .value(.string(text)) }
         func value(_ j: JSONValue) -> Value {
@@ -209,11 +210,13 @@ struct Query: ParsableCommand {
             case .bool(let b): return .bool(b)
             case .number(let n): return Int64(n).map { .int($0) } ?? .double(Double(n) ?? .nan)
             case .string(let s): return .string(s)
-            case .array, .object: return .string(text)
+            case .object:
+                if case .success(let v) = ValueCodec.value(j, type: .mixed, optional: true) { return v }
+                return .string(text)
+            case .array: return .string(text)
             }
         }
         if case .array(let items) = j { return .list(items.map(value)) }
-        if case .object = j { return .value(.string(text)) }
         return .value(value(j))
     }
 }
