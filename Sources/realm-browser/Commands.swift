@@ -126,8 +126,9 @@ struct Query: ParsableCommand {
         abstract: "Print the objects of a class that match a predicate.",
         discussion: """
         The predicate is Realm's query language, e.g. "age > 30 AND name BEGINSWITH[c] 'a'", with SORT, \
-        DISTINCT and LIMIT. --arg values fill $0, $1, ... (JSON literals when they parse as JSON, strings \
-        otherwise).
+        DISTINCT and LIMIT. --arg values fill $0, $1, ... and %@ in order (JSON literals when they parse as \
+        JSON, tagged values such as {"$date": "2024-01-01T00:00:00Z"} or {"$oid": "…"} for other types, \
+        strings otherwise).
         """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, json, csv, count }
