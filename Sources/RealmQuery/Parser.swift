@@ -245,8 +245,11 @@ struct Parser {
         }
         let rhs = try expression(after: opToken)
         if op == .between {
-            guard case .list(let items, _) = rhs, items.count == 2 else {
-                throw error("BETWEEN needs a list of two values, {low, high}", rhs.range)
+            // `{low, high}`, or an argument holding two values (`BETWEEN %@` with [42, 43], as NSPredicate takes it).
+            if case .argument = rhs {} else {
+                guard case .list(let items, _) = rhs, items.count == 2 else {
+                    throw error("BETWEEN needs a list of two values, {low, high}, or an argument holding two", rhs.range)
+                }
             }
         }
         return Comparison(quantifier: quantifier, lhs: lhs, op: op, options: options, rhs: rhs, range: opRange)

@@ -104,3 +104,16 @@ import TestSupport
         #expect(throws: QueryError.self) { try Query.parse("blob == bin('Ann'") }
     }
 }
+
+extension QueryLanguageTests {
+    @Test func betweenTakesAnArgumentHoldingTwoValues() throws {
+        let f = fixture
+        #expect(try f.run("age BETWEEN $0", [.list([.int(10), .int(40)])]) == f.expectedPeople { (10...40).contains($0.age) })
+        #expect(try f.run("age BETWEEN %@", [.list([.int(40), .int(10)])]).isEmpty)
+        #expect(try Query.parse("age BETWEEN $0").description == "age BETWEEN $0")
+        let one = try #require(bindError("age BETWEEN $0", [.value(.int(3))]))
+        #expect(one.message.contains("BETWEEN needs two values"))
+        #expect(one.column == 13)
+        #expect(bindError("age BETWEEN $0", [.list([.int(1), .int(2), .int(3)])])?.message.contains("BETWEEN needs two values") == true)
+    }
+}
