@@ -9,6 +9,17 @@ extension Query {
         return try parser.query()
     }
 
+    /// Parses query text whose `%K` placeholders take key paths from `arguments` (as NSPredicate's do):
+    /// `"%K > %@"` with `["age", 30]` is `age > $0` with `[30]`. The arguments `%K` took are removed from
+    /// `arguments`. `%K` cannot be mixed with `$n`.
+    public static func parse(_ text: String, arguments: inout [QueryArgument]) throws(QueryError) -> Query {
+        var lexer = Lexer(text, keyPathArguments: arguments)
+        var parser = Parser(text: text, tokens: try lexer.tokens())
+        let q = try parser.query()
+        for n in lexer.keyPathsTaken.reversed() { arguments.remove(at: n) }
+        return q
+    }
+
     /// Parses query text; `nil` text or a parse failure throws.
     public init(_ text: String) throws(QueryError) { self = try Query.parse(text) }
 }

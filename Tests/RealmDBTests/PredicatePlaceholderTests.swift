@@ -28,4 +28,15 @@ import TestSupport
         #expect(dogs.filter("age BETWEEN {%@, %@}", 4, 5).map(\.age) == [4, 5])
         #expect(realm.objects(Person.self).filter("%@ IN tags", "東京").map(\.name) == ["Ann"])
     }
+
+    @Test func percentKNamesAKeyPath() throws {
+        let realm = try populated()
+        let dogs = realm.objects(Dog.self)
+        #expect(dogs.filter("%K > %@ AND %K BEGINSWITH %@", "age", 2, "name", "A").map(\.name) == ["Ace", "Ace"])
+        #expect(dogs.filter("%K == %@", "owner.name", "Bob").map(\.name) == ["Fido", "Bo"])
+        #expect(realm.objects(Person.self).filter("%K > 2", "dogs.@count").map(\.name) == ["Ann"])
+        #expect(throws: RealmError.self) { try dogs.filter(query: "%K == 1", arguments: [3]) }
+        #expect(throws: RealmError.self) { try dogs.filter(query: "%K == 1", arguments: ["age; x"]) }
+        #expect(throws: RealmError.self) { try dogs.filter(query: "%K == $0", arguments: ["age", 1]) }
+    }
 }

@@ -117,3 +117,28 @@ extension QueryLanguageTests {
         #expect(bindError("age BETWEEN $0", [.list([.int(1), .int(2), .int(3)])])?.message.contains("BETWEEN needs two values") == true)
     }
 }
+
+extension QueryLanguageTests {
+    @Test func percentKTakesAKeyPathFromTheArguments() throws {
+        var args: [QueryArgument] = [.value(.string("buddy.age")), .value(.int(40)), .value(.string("name")), .value(.string("J"))]
+        let q = try Query.parse("%K > %@ AND %K BEGINSWITH %@", arguments: &args)
+        #expect(q.description == "buddy.age > $0 AND name BEGINSWITH $1")
+        #expect(args == [.value(.int(40)), .value(.string("J"))])
+        let s = try fixture.db.snapshot()
+        defer { s.close() }
+        let P = fixture.people
+        #expect(try q.bind(to: "Person", in: s, arguments: args).evaluate(in: s)
+            == fixture.expectedPeople { x in x.buddy.map { P[$0].age > 40 } == true && x.name.hasPrefix("J") })
+        func error(_ text: String, _ a: [QueryArgument]) -> QueryError? {
+            var a = a
+            do { _ = try Query.parse(text, arguments: &a); return nil } catch { return error }
+        }
+        #expect(error("%K == 1", [.value(.int(3))])?.column == 1)
+        #expect(error("%K == 1", [.value(.int(3))])?.message.contains("%K needs a key path") == true)
+        #expect(error("age == 1 AND %K == 1", [])?.column == 14)
+        #expect(error("%K == 1", [.value(.string("a b"))])?.message.contains("not a key path") == true)
+        #expect(error("%K == $0", [.value(.string("age")), .value(.int(1))])?.column == 7)
+        // Without arguments (the plain parse) %K stays an error.
+        #expect(throws: QueryError.self) { try Query.parse("%K == 1") }
+    }
+}
