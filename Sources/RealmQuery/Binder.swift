@@ -423,6 +423,14 @@ struct Binder {
                 continue
             }
             if p.type == .link {
+                if i < comps.count, comps[i].name == "@type" {
+                    // The link itself: 'object' (a link) or 'null'.
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '@type'", comps[i + 1].range) }
+                    steps.append(.value(cls: cls, prop: p.name))
+                    var typed = done(ValueKind(type: .string, objectClass: nil, isMulti: multi, nullable: false))
+                    typed.typeOf = true
+                    return typed
+                }
                 if isLast {
                     steps.append(.value(cls: cls, prop: p.name))
                     return done(ValueKind(type: .link, objectClass: p.objectClassName, isMulti: multi, nullable: true))

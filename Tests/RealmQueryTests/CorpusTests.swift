@@ -383,6 +383,9 @@ func corpus(_ f: Fixture) -> [Case] {
     p("age.@type == 'int'") { _ in true }
     p("height.@type == 'numeric'") { _ in true }
     p("nickname.@type == 'null'") { $0.nickname == nil }
+    p("buddy.@type == 'object'") { $0.buddy != nil }
+    p("buddy.@type != 'null'") { $0.buddy != nil }
+    d("ANY owners.buddy.@type == 'null'") { i, _ in P.contains { $0.dogs.contains(i) && $0.buddy == nil } }
     p("buddy.mixed.@type == 'string'") { buddy($0).map { Ref.typeName($0.mixed) == "string" } ?? false }
     p("mixes == 3") { $0.mixes.contains { Ref.number($0) == 3 } }
     p("ALL mixes > 0") { $0.mixes.allSatisfy { (Ref.number($0) ?? -1) > 0 } }
@@ -437,7 +440,8 @@ func corpus(_ f: Fixture) -> [Case] {
         case 0: p("(\(a.query)) AND (\(b.query))") { ra($0) && rb($0) }
         case 1: p("(\(a.query)) || (\(b.query))") { ra($0) || rb($0) }
         case 2: p("NOT (\(a.query)) && (\(b.query) OR \(c.query))") { !ra($0) && (rb($0) || rc($0)) }
-        case 3: p("\(a.query) && \(b.query) && \(c.query)") { ra($0) && rb($0) && rc($0) }
+        // Each atom in parentheses: an atom may hold OR (`active == true or active = TRUE`).
+        case 3: p("(\(a.query)) && (\(b.query)) && (\(c.query))") { ra($0) && rb($0) && rc($0) }
         default: p("!(\(a.query) || \(b.query)) OR \(c.query)") { !(ra($0) || rb($0)) || rc($0) }
         }
     }
