@@ -112,6 +112,27 @@ struct Binder {
                 }
             }
             return .constant(values, isList: true, r)
+        case .arithmetic(let op, let l, let r, let range):
+            var lo = try operand(l, on: cls, variables: variables)
+            var ro = try operand(r, on: cls, variables: variables)
+            // A number literal beside a decimal is the decimal written (`balance + 0.05`), as in a comparison.
+            if kind(of: lo).type == .decimal128 { ro = decimalLiterals(ro, from: r) }
+            if kind(of: ro).type == .decimal128 { lo = decimalLiterals(lo, from: l) }
+            for (o, e) in [(lo, l), (ro, r)] {
+                if case .subqueryCount = o { throw fail(.invalidQuery, "a SUBQUERY count cannot be part of arithmetic", e.range) }
+                let k = kind(of: o)
+                if k.isMulti {
+                    throw fail(.invalidQuery, "'\(op.rawValue)' needs one number on each side, and '\(e)' is \(k.type == nil ? "several values" : "a list")", e.range)
+                }
+                guard let t = k.type, t != .mixed else { continue }  // null or mixed: null when not a number
+                guard Binder.isNumeric(t) else {
+                    throw fail(.typeMismatch, "'\(op.rawValue)' needs numbers, and '\(e)' is \(Binder.typeName(t))", e.range)
+                }
+                if t == .decimal128, op == .multiply || op == .divide {
+                    throw fail(.typeMismatch, "'\(op.rawValue)' on decimal128 is not supported (only + and - are exact)", e.range)
+                }
+            }
+            return .arithmetic(op, lo, ro, range)
         case .subqueryCount(let s, let r):
             let collection = try path(s.collection, on: cls, variables: variables)
             guard collection.kind.isMulti, collection.kind.type == .link, let element = collection.kind.objectClass else {
@@ -168,7 +189,7 @@ struct Binder {
         }
 
         let lhsKind = kind(of: lhs)
-        if lhsKind.type == .decimal128, case .path = lhs { rhs = decimalLiterals(rhs, from: constantSide) }
+        if lhsKind.type == .decimal128, lhs.isPathOrArithmetic { rhs = decimalLiterals(rhs, from: constantSide) }
         if let q = quantifier, !lhsKind.isMulti {
             throw fail(.invalidQuery, "\(q.rawValue) needs a key path through a list, and '\(c.lhs)' is not one", c.lhs.range)
         }
@@ -192,7 +213,7 @@ struct Binder {
                 guard p.kind.isMulti else {
                     throw fail(.invalidQuery, "the right side of IN must be a list of values or a key path through a list", p.range)
                 }
-            case .subqueryCount(_, _, _, let r):
+            case .subqueryCount(_, _, _, let r), .arithmetic(_, _, _, let r):
                 throw fail(.invalidQuery, "the right side of IN must be a list of values or a key path through a list", r)
             }
         } else if op == .between {
@@ -240,6 +261,15 @@ struct Binder {
             return ValueKind(type: vs.first?.type, objectClass: nil, isMulti: isList, nullable: vs.contains(.null))
         case .path(let p): return p.kind
         case .subqueryCount: return ValueKind(type: .int, objectClass: nil, isMulti: false, nullable: false)
+        case .arithmetic(_, let l, let r, _):
+            // An int from two ints, a decimal with a decimal, else a double; unknown with a mixed value.
+            let a = kind(of: l).type, b = kind(of: r).type
+            let type: PropertyType?
+            if a == nil || b == nil || a == .mixed || b == .mixed { type = nil }
+            else if a == .decimal128 || b == .decimal128 { type = .decimal128 }
+            else if a == .int && b == .int { type = .int }
+            else { type = .double }
+            return ValueKind(type: type, objectClass: nil, isMulti: false, nullable: true)
         }
     }
 
@@ -341,6 +371,8 @@ struct Binder {
             }
         case .subqueryCount(_, _, _, let r):
             if !Binder.isNumeric(lt) { throw fail(.typeMismatch, "type mismatch: \(lhsText) is \(Binder.typeName(lt)) and a SUBQUERY count is a number", r) }
+        case .arithmetic(_, _, _, let r):
+            if !Binder.isNumeric(lt) && lt != .mixed { throw fail(.typeMismatch, "type mismatch: \(lhsText) is \(Binder.typeName(lt)) and '\(c.rhs)' is a number", r) }
         }
     }
 

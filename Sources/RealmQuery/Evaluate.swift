@@ -78,6 +78,7 @@ func compile(_ p: BoundPredicate, on cls: String, _ ex: Executor) throws -> Node
     case .or(let ps): return OrNode(try ps.map { try compile($0, on: cls, ex) })
     case .not(let x): return NotNode(try compile(x, on: cls, ex))
     case .comparison(let c):
+        if c.lhs.hasArithmetic || c.rhs.hasArithmetic { return ArithmeticNode(ex, c) }
         if case .path(let path) = c.lhs, path.typeOf, case .constant(let names, _, _) = c.rhs {
             return TypeNode(ex, path, c.quantifier, names: names)
         }

@@ -20,7 +20,7 @@ struct Token: Sendable {
         case objectId(ObjectId)
         case uuid(UUID)
         /// Punctuation and operators, as written: `(`, `)`, `{`, `}`, `[`, `]`, `,`, `.`, `==`, `=`, `!=`,
-        /// `<>`, `<`, `<=`, `=<`, `>`, `>=`, `=>`, `&&`, `||`, `!`, `+`, `-`.
+        /// `<>`, `<`, `<=`, `=<`, `>`, `>=`, `=>`, `&&`, `||`, `!`, `+`, `-`, `*`, `/`.
         case symbol(String)
         case end
     }
@@ -145,7 +145,7 @@ struct Lexer {
                 return tok(.symbol(s))
             }
         }
-        if "(){}[],.=<>!+-".utf8.contains(c) {
+        if "(){}[],.=<>!+-*/".utf8.contains(c) {
             pos += 1
             return tok(.symbol(String(UnicodeScalar(c))))
         }

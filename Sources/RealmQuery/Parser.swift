@@ -207,7 +207,7 @@ struct Parser {
         if current.kind == .end {
             throw error(quantifier.map { "expected a key path after \($0.rawValue)" } ?? "expected a condition", current.range)
         }
-        let lhs = try expression(after: nil)
+        let lhs = try arithmetic(after: nil)
         let opToken = current
         let op: Comparison.Operator
         switch current.kind {
@@ -254,7 +254,7 @@ struct Parser {
                 throw QueryError(.invalidQuery, "modifier [\(m)] cannot follow '\(op.rawValue)'", query: text, range: opRange)
             }
         }
-        let rhs = try expression(after: opToken)
+        let rhs = try arithmetic(after: opToken)
         if op == .between {
             // `{low, high}`, or an argument holding two values (`BETWEEN %@` with [42, 43], as NSPredicate takes it).
             if case .argument = rhs {} else {
@@ -267,6 +267,46 @@ struct Parser {
     }
 
     // MARK: Expressions
+
+    /// Terms joined by `+` and `-`, left to right.
+    mutating func arithmetic(after op: Token?) throws(QueryError) -> Expression {
+        var e = try term(after: op)
+        while isSymbol(current, "+") || isSymbol(current, "-") {
+            let t = current
+            advance()
+            let r = try term(after: t)
+            e = .arithmetic(t.kind == .symbol("+") ? .add : .subtract, e, r, e.range.union(r.range))
+        }
+        return e
+    }
+
+    /// Factors joined by `*` and `/`, left to right.
+    mutating func term(after op: Token?) throws(QueryError) -> Expression {
+        var e = try factor(after: op)
+        while isSymbol(current, "*") || isSymbol(current, "/") {
+            let t = current
+            advance()
+            let r = try factor(after: t)
+            e = .arithmetic(t.kind == .symbol("*") ? .multiply : .divide, e, r, e.range.union(r.range))
+        }
+        return e
+    }
+
+    /// A value, or arithmetic in parentheses after an operator (`age * (height + 1)`; at the start of a
+    /// condition a parenthesis groups conditions).
+    mutating func factor(after op: Token?) throws(QueryError) -> Expression {
+        if op != nil, isSymbol(current, "(") {
+            let open = current
+            advance()
+            let e = try arithmetic(after: open)
+            guard isSymbol(current, ")") else {
+                throw error("expected ')' to close the '(' at column \(column(open.range)), found \(spelling(current))", current.range)
+            }
+            advance()
+            return e
+        }
+        return try expression(after: op)
+    }
 
     mutating func expression(after op: Token?) throws(QueryError) -> Expression {
         let t = current

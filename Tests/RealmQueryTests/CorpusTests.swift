@@ -417,6 +417,23 @@ func corpus(_ f: Fixture) -> [Case] {
     p("weight > 2.2F") { ($0.weight ?? -.infinity) > 2.2 }
     p("blob == bin('Ann')") { $0.blob == Array("Ann".utf8) }
     p("blob BEGINSWITH bin(\"J\")") { $0.blob?.first == 74 }
+    // Arithmetic: ints stay ints (integer division), a double makes a double, null stays null.
+    p("age + 5 > 30") { $0.age + 5 > 30 }
+    p("30 < age + 5") { $0.age + 5 > 30 }
+    p("age / 10 == 3") { $0.age / 10 == 3 }
+    p("age * 2 - 1 >= 99") { $0.age * 2 - 1 >= 99 }
+    p("age - 3 * 4 < 10") { $0.age - 12 < 10 }
+    p("age * (ageOpt + 1) > 20") { x in x.ageOpt.map { x.age * ($0 + 1) > 20 } ?? false }
+    p("age - ageOpt > 10") { x in x.ageOpt.map { x.age - $0 > 10 } ?? false }
+    p("age - ageOpt == nil") { $0.ageOpt == nil }
+    p("height * 100 > 150") { $0.height * 100 > 150 }
+    p("age / 2.0 == 10.5") { Double($0.age) / 2 == 10.5 }
+    p("buddy.age + age > 100") { x in buddy(x).map { $0.age + x.age > 100 } ?? false }
+    p("scores.@sum * 2 > 100") { $0.scores.reduce(0, +) * 2 > 100 }
+    p("dogs.@count + 1 == 2") { $0.dogs.count == 1 }
+    p("mixed + 1 == 4") { Ref.number($0.mixed).map { $0 + 1 == 4 } ?? false }
+    p("balance + 0.05 == 12345678901234567890.15") { x in x.balance.map { $0 != "NaN" && Ref.dec($0) + Ref.dec("0.05") == Ref.dec("12345678901234567890.15") } ?? false }
+    p("age == id - id + age") { _ in true }
     // SUBQUERY over backlinks.
     p("SUBQUERY(@links.Person.buddy, $b, $b.age > 40).@count > 0") { x in P.contains { $0.buddy == index[x.id]! && $0.age > 40 } }
     d("SUBQUERY(owners, $o, $o.age > 40 AND $o.name BEGINSWITH[c] 'j').@count >= 1") { i, _ in P.contains { $0.dogs.contains(i) && $0.age > 40 && Ref.string($0.name, "BEGINSWITH", "j", "c") } }

@@ -142,3 +142,25 @@ extension QueryLanguageTests {
         #expect(throws: QueryError.self) { try Query.parse("%K == 1") }
     }
 }
+
+extension QueryLanguageTests {
+    @Test func arithmeticDiagnosticsAndPrinting() throws {
+        let name = try #require(bindError("name + 1 > 3"))
+        #expect(name.kind == .typeMismatch)
+        #expect(name.column == 1)
+        #expect(name.message.contains("needs numbers"))
+        #expect(bindError("scores + 1 > 3")?.kind == .invalidQuery)
+        #expect(bindError("balance * 2 > 1")?.kind == .typeMismatch)
+        #expect(bindError("age + 1 == 'x'")?.kind == .typeMismatch)
+        #expect(bindError("SUBQUERY(dogs, $d, $d.age > 1).@count + 1 > 1")?.kind == .invalidQuery)
+        #expect(throws: QueryError.self) { try Query.parse("age + > 3") }
+        #expect(throws: QueryError.self) { try Query.parse("age * (1 + 2 > 3") }
+        for text in ["age * (ageOpt + 1) > 20", "age - (ageOpt - 1) > 2", "age - ageOpt - 1 > 2", "age + 2 * 3 == 10", "age - -5 > 0",
+                     "height / (2 * 3) < 1"] {
+            let q = try Query.parse(text)
+            #expect(q.description == text)
+            #expect(try Query.parse(q.description) == q)
+        }
+        #expect(try fixture.run("age / $0 == $1", [.value(.int(10)), .value(.int(3))]) == fixture.expectedPeople { $0.age / 10 == 3 })
+    }
+}
