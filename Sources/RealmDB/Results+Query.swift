@@ -48,13 +48,13 @@ extension Results {
     /// `filter(_:_:)` that throws `RealmError.query` with the diagnostic (message, column, caret line)
     /// instead of stopping: for queries typed by users (the browser's query bar, the command line).
     public func filter(query: String, arguments: [Any] = []) throws -> Results<Element> {
+        var args = try arguments.map { try RealmQueryArguments.convert($0) }
         let parsed: Query
         do {
-            parsed = try Query.parse(query)
+            parsed = try Query.parse(query, arguments: &args)  // `%K` takes its key path from args
         } catch {
             throw RealmError.query(error)
         }
-        let args = try arguments.map { try RealmQueryArguments.convert($0) }
         let realm = rlmRealm
         realm.verifyThread("Results")
         let schema = RealmQuerySchema(realm: realm, model: model)

@@ -69,6 +69,15 @@ extension Expression: CustomStringConvertible {
         case .argument(let n, _): return "$\(n)"
         case .list(let items, _): return "{" + items.map(\.description).joined(separator: ", ") + "}"
         case .subqueryCount(let s, _): return "SUBQUERY(\(s.collection), $\(s.variable), \(s.predicate)).@count"
+        case .arithmetic(let op, let l, let r, _):
+            // Parentheses where the tree differs from the precedence and left-to-right order of the text.
+            func side(_ e: Expression, right: Bool) -> String {
+                if case .arithmetic(let o, _, _, _) = e, o.precedence < op.precedence || (right && o.precedence == op.precedence) {
+                    return "(\(e))"
+                }
+                return e.description
+            }
+            return "\(side(l, right: false)) \(op.rawValue) \(side(r, right: true))"
         }
     }
 }

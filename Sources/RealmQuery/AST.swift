@@ -124,13 +124,22 @@ public indirect enum Expression: Hashable, Sendable {
     case list([Expression], SourceRange)
     /// `SUBQUERY(collection, $x, predicate).@count` (or `.@size`).
     case subqueryCount(Subquery, SourceRange)
+    /// `age + 5`, `height * 100`, `age / 10` (`*` and `/` before `+` and `-`, each left to right).
+    case arithmetic(ArithmeticOperator, Expression, Expression, SourceRange)
 
     var range: SourceRange {
         switch self {
         case .keyPath(let k): return k.range
-        case .literal(_, let r), .argument(_, let r), .list(_, let r), .subqueryCount(_, let r): return r
+        case .literal(_, let r), .argument(_, let r), .list(_, let r), .subqueryCount(_, let r), .arithmetic(_, _, _, let r): return r
         }
     }
+}
+
+/// `+`, `-`, `*`, `/` between numbers.
+public enum ArithmeticOperator: String, Hashable, Sendable {
+    case add = "+", subtract = "-", multiply = "*", divide = "/"
+
+    var precedence: Int { self == .add || self == .subtract ? 1 : 2 }
 }
 
 public struct Subquery: Hashable, Sendable {

@@ -112,6 +112,27 @@ struct Binder {
                 }
             }
             return .constant(values, isList: true, r)
+        case .arithmetic(let op, let l, let r, let range):
+            var lo = try operand(l, on: cls, variables: variables)
+            var ro = try operand(r, on: cls, variables: variables)
+            // A number literal beside a decimal is the decimal written (`balance + 0.05`), as in a comparison.
+            if kind(of: lo).type == .decimal128 { ro = decimalLiterals(ro, from: r) }
+            if kind(of: ro).type == .decimal128 { lo = decimalLiterals(lo, from: l) }
+            for (o, e) in [(lo, l), (ro, r)] {
+                if case .subqueryCount = o { throw fail(.invalidQuery, "a SUBQUERY count cannot be part of arithmetic", e.range) }
+                let k = kind(of: o)
+                if k.isMulti {
+                    throw fail(.invalidQuery, "'\(op.rawValue)' needs one number on each side, and '\(e)' is \(k.type == nil ? "several values" : "a list")", e.range)
+                }
+                guard let t = k.type, t != .mixed else { continue }  // null or mixed: null when not a number
+                guard Binder.isNumeric(t) else {
+                    throw fail(.typeMismatch, "'\(op.rawValue)' needs numbers, and '\(e)' is \(Binder.typeName(t))", e.range)
+                }
+                if t == .decimal128, op == .multiply || op == .divide {
+                    throw fail(.typeMismatch, "'\(op.rawValue)' on decimal128 is not supported (only + and - are exact)", e.range)
+                }
+            }
+            return .arithmetic(op, lo, ro, range)
         case .subqueryCount(let s, let r):
             let collection = try path(s.collection, on: cls, variables: variables)
             guard collection.kind.isMulti, collection.kind.type == .link, let element = collection.kind.objectClass else {
@@ -147,16 +168,38 @@ struct Binder {
             if quantifier != nil { throw fail(.invalidQuery, "\(quantifier!.rawValue) needs a key path on its left", r) }
             swap(&lhs, &rhs)
         }
-        if case .constant(_, true, let r) = lhs {
-            throw fail(.invalidQuery, "a list of values cannot be on the left of '\(op.rawValue)'", r)
+        if case .constant(let vs, true, let r) = lhs {
+            // `{1, 2} == age`, `ALL {10, 20} < age`: each value of the list against the key path, the quantifier
+            // (ANY by default) over the list.
+            guard case .path(let p) = rhs else {
+                throw fail(.invalidQuery, "a list of values on the left of '\(op.rawValue)' needs a key path on its right", rhs.range)
+            }
+            if op == .between { throw fail(.invalidQuery, "BETWEEN needs a key path on its left", r) }
+            if let rt = p.kind.type {
+                let items: [Expression]
+                if case .list(let xs, _) = c.lhs, xs.count == vs.count { items = xs } else { items = [] }
+                for (n, v) in vs.enumerated() {
+                    guard let vt = v.type, !Binder.compatible(vt, rt) else { continue }
+                    throw fail(.typeMismatch, "type mismatch: \(Binder.typeName(vt)) in the list cannot be compared with '\(c.rhs)', \(Binder.typeName(rt))",
+                               items.isEmpty ? r : items[n].range)
+                }
+            }
+            if p.typeOf { throw fail(.invalidQuery, "@type needs a type name on its right, such as 'string'", r) }
+            return .comparison(BoundComparison(quantifier: quantifier ?? .any, lhs: lhs, op: op, options: c.options, rhs: rhs))
         }
 
         let lhsKind = kind(of: lhs)
-        if lhsKind.type == .decimal128, case .path = lhs { rhs = decimalLiterals(rhs, from: constantSide) }
+        if lhsKind.type == .decimal128, lhs.isPathOrArithmetic { rhs = decimalLiterals(rhs, from: constantSide) }
         if let q = quantifier, !lhsKind.isMulti {
             throw fail(.invalidQuery, "\(q.rawValue) needs a key path through a list, and '\(c.lhs)' is not one", c.lhs.range)
         }
         if quantifier == nil { quantifier = .any }
+        if case .path(let p) = rhs, p.typeOf {
+            throw fail(.invalidQuery, "@type compares with a type name: write '\(c.rhs) == 'string'' or IN {...}", p.range)
+        }
+        if case .path(let p) = lhs, p.typeOf {
+            return try typeComparison(quantifier: quantifier!, lhs: lhs, op: op, rhs: rhs, comparison: c)
+        }
 
         // IN: the right side is a list of values, or a key path through a list.
         if op == .in {
@@ -170,7 +213,7 @@ struct Binder {
                 guard p.kind.isMulti else {
                     throw fail(.invalidQuery, "the right side of IN must be a list of values or a key path through a list", p.range)
                 }
-            case .subqueryCount(_, _, _, let r):
+            case .subqueryCount(_, _, _, let r), .arithmetic(_, _, _, let r):
                 throw fail(.invalidQuery, "the right side of IN must be a list of values or a key path through a list", r)
             }
         } else if op == .between {
@@ -178,10 +221,9 @@ struct Binder {
                 throw fail(.invalidQuery, "BETWEEN needs two values, {low, high}", rhs.range)
             }
             _ = r
-        } else if case .constant(let vs, true, let r) = rhs {
-            // An argument given as an array outside IN.
-            if vs.count != 1 { throw fail(.invalidArgument, "a list of values needs IN, not '\(op.rawValue)'", r) }
         }
+        // A list of values on the right of any other operator (`age == {1, 2}`, `name BEGINSWITH {'a', 'b'}`):
+        // true when the operator holds for any of them, as in Realm.
 
         try typeCheck(lhs: lhs, lhsKind: lhsKind, op: op, options: c.options, rhs: rhs, comparison: c)
         return .comparison(BoundComparison(quantifier: quantifier!, lhs: lhs, op: op, options: c.options, rhs: rhs))
@@ -219,6 +261,50 @@ struct Binder {
             return ValueKind(type: vs.first?.type, objectClass: nil, isMulti: isList, nullable: vs.contains(.null))
         case .path(let p): return p.kind
         case .subqueryCount: return ValueKind(type: .int, objectClass: nil, isMulti: false, nullable: false)
+        case .arithmetic(_, let l, let r, _):
+            // An int from two ints, a decimal with a decimal, else a double; unknown with a mixed value.
+            let a = kind(of: l).type, b = kind(of: r).type
+            let type: PropertyType?
+            if a == nil || b == nil || a == .mixed || b == .mixed { type = nil }
+            else if a == .decimal128 || b == .decimal128 { type = .decimal128 }
+            else if a == .int && b == .int { type = .int }
+            else { type = .double }
+            return ValueKind(type: type, objectClass: nil, isMulti: false, nullable: true)
+        }
+    }
+
+    /// `x.@type == 'string'`, `!=`, `IN {'int', 'double'}`: the names checked and expanded to the type names
+    /// values give (`numeric` is four), then a membership test. `!=` is "not among": with the quantifier over a
+    /// list turned around (ANY not-among is NOT ALL among).
+    mutating func typeComparison(quantifier: Comparison.Quantifier, lhs: BoundOperand, op: Comparison.Operator,
+                                 rhs: BoundOperand, comparison c: Comparison) throws(QueryError) -> BoundPredicate {
+        guard op == .equal || op == .notEqual || op == .in else {
+            throw fail(.typeMismatch, "@type compares with ==, != or IN and a type name, not '\(op.rawValue)'", c.range)
+        }
+        guard case .constant(let vs, _, let r) = rhs else {
+            throw fail(.typeMismatch, "@type compares with a type name in quotes, such as 'string' or 'numeric'", rhs.range)
+        }
+        var names: [Value] = []
+        for v in vs {
+            guard case .string(let s) = v else {
+                throw fail(.typeMismatch, "@type compares with a type name in quotes, such as 'string' or 'numeric', not \(Binder.typeName(v.type))", r)
+            }
+            guard let expanded = Semantics.typeNames[s.lowercased()] else {
+                throw fail(.typeMismatch, "unknown type name '\(s)'; expected one of 'int', 'double', 'float', 'decimal', 'numeric', 'string', 'bool', 'date', 'objectId', 'uuid', 'binary', 'null', 'object', 'list', 'dictionary'", r)
+            }
+            for n in expanded where !names.contains(.string(n)) { names.append(.string(n)) }
+        }
+        // The names depend on the argument's value, not only its type: an argument here is bound every time.
+        constantPlaces[r, default: 0] += 1
+        let among = BoundOperand.constant(names, isList: true, r)
+        func test(_ q: Comparison.Quantifier) -> BoundPredicate {
+            .comparison(BoundComparison(quantifier: q, lhs: lhs, op: .in, options: [], rhs: among))
+        }
+        if op != .notEqual { return test(quantifier) }
+        switch quantifier {
+        case .any: return .not(test(.all))
+        case .all: return test(.none)
+        case .none: return test(.all)
         }
     }
 
@@ -285,6 +371,8 @@ struct Binder {
             }
         case .subqueryCount(_, _, _, let r):
             if !Binder.isNumeric(lt) { throw fail(.typeMismatch, "type mismatch: \(lhsText) is \(Binder.typeName(lt)) and a SUBQUERY count is a number", r) }
+        case .arithmetic(_, _, _, let r):
+            if !Binder.isNumeric(lt) && lt != .mixed { throw fail(.typeMismatch, "type mismatch: \(lhsText) is \(Binder.typeName(lt)) and '\(c.rhs)' is a number", r) }
         }
     }
 
@@ -367,6 +455,14 @@ struct Binder {
                 continue
             }
             if p.type == .link {
+                if i < comps.count, comps[i].name == "@type" {
+                    // The link itself: 'object' (a link) or 'null'.
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '@type'", comps[i + 1].range) }
+                    steps.append(.value(cls: cls, prop: p.name))
+                    var typed = done(ValueKind(type: .string, objectClass: nil, isMulti: multi, nullable: false))
+                    typed.typeOf = true
+                    return typed
+                }
                 if isLast {
                     steps.append(.value(cls: cls, prop: p.name))
                     return done(ValueKind(type: .link, objectClass: p.objectClassName, isMulti: multi, nullable: true))
@@ -378,6 +474,13 @@ struct Binder {
             }
             if p.isList {
                 var agg: Aggregate?
+                if i < comps.count, comps[i].name == "@type" {
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '@type'", comps[i + 1].range) }
+                    steps.append(.primitiveList(cls: cls, prop: p.name, aggregate: nil))
+                    var typed = done(ValueKind(type: .string, objectClass: nil, isMulti: true, nullable: false))
+                    typed.typeOf = true
+                    return typed
+                }
                 if i < comps.count {
                     agg = try aggregate(comps[i])
                     guard let a = agg else {
@@ -395,7 +498,15 @@ struct Binder {
             // A value.
             if i < comps.count {
                 let next = comps[i]
-                if (next.name == "@count" || next.name == "@size"), p.type == .string || p.type == .data {
+                if next.name == "@type" {
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '@type'", comps[i + 1].range) }
+                    steps.append(.value(cls: cls, prop: p.name))
+                    var typed = done(ValueKind(type: .string, objectClass: nil, isMulti: multi, nullable: false))
+                    typed.typeOf = true
+                    return typed
+                }
+                // `.length` is Realm's other name for `@size` of a string or binary value.
+                if (next.name == "@count" || next.name == "@size" || next.name == "length"), p.type == .string || p.type == .data {
                     if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '\(next.name)'", comps[i + 1].range) }
                     steps.append(.length(cls: cls, prop: p.name))
                     return done(ValueKind(type: .int, objectClass: nil, isMulti: multi, nullable: p.isOptional || nullable))
@@ -518,6 +629,7 @@ struct Binder {
     /// A key path for SORT or DISTINCT: to-one links only, ending at a value.
     mutating func orderingPath(_ k: KeyPath, on cls: String, clause: String) throws(QueryError) -> BoundPath {
         let p = try path(k, on: cls, variables: [:])
+        if p.typeOf { throw fail(.invalidQuery, "\(clause) key path '\(k)' must lead through to-one links to a value", k.range) }
         for s in p.steps {
             switch s {
             case .toOne, .value: continue

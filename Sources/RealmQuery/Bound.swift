@@ -68,9 +68,11 @@ struct BoundPath: Sendable {
     var steps: [BoundStep]
     var kind: ValueKind
     var range: SourceRange
+    /// `@type` ends the path: the values the steps yield are tested by their type (`TypeNode`), not compared.
+    var typeOf = false
     /// The whole path is a single non-list property of the object itself (a column scan applies).
     var directProperty: String? {
-        guard variable == nil, steps.count == 1, case .value(_, let p) = steps[0] else { return nil }
+        guard variable == nil, !typeOf, steps.count == 1, case .value(_, let p) = steps[0] else { return nil }
         return p
     }
 }
@@ -80,12 +82,23 @@ indirect enum BoundOperand: Sendable {
     case constant([Value], isList: Bool, SourceRange)
     case path(BoundPath)
     case subqueryCount(collection: BoundPath, elementClass: String, predicate: BoundPredicate, SourceRange)
+    /// `age + 5`: one number from each side (`ArithmeticNode`).
+    case arithmetic(ArithmeticOperator, BoundOperand, BoundOperand, SourceRange)
+
+    var hasArithmetic: Bool { if case .arithmetic = self { return true } else { return false } }
+    var isPathOrArithmetic: Bool {
+        switch self {
+        case .path, .arithmetic: return true
+        case .constant, .subqueryCount: return false
+        }
+    }
 
     var range: SourceRange {
         switch self {
         case .constant(_, _, let r): return r
         case .path(let p): return p.range
         case .subqueryCount(_, _, _, let r): return r
+        case .arithmetic(_, _, _, let r): return r
         }
     }
 }

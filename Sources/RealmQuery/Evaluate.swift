@@ -78,6 +78,10 @@ func compile(_ p: BoundPredicate, on cls: String, _ ex: Executor) throws -> Node
     case .or(let ps): return OrNode(try ps.map { try compile($0, on: cls, ex) })
     case .not(let x): return NotNode(try compile(x, on: cls, ex))
     case .comparison(let c):
+        if c.lhs.hasArithmetic || c.rhs.hasArithmetic { return ArithmeticNode(ex, c) }
+        if case .path(let path) = c.lhs, path.typeOf, case .constant(let names, _, _) = c.rhs {
+            return TypeNode(ex, path, c.quantifier, names: names)
+        }
         if case .path(let path) = c.lhs, let prop = path.directProperty, c.quantifier == .any,
            case .constant(let values, let isList, _) = c.rhs {
             return try ColumnNode(ex, cls: cls, prop: prop, op: c.op, options: c.options, constants: values, isList: isList)

@@ -20,7 +20,7 @@ struct Token: Sendable {
         case objectId(ObjectId)
         case uuid(UUID)
         /// Punctuation and operators, as written: `(`, `)`, `{`, `}`, `[`, `]`, `,`, `.`, `==`, `=`, `!=`,
-        /// `<>`, `<`, `<=`, `=<`, `>`, `>=`, `=>`, `&&`, `||`, `!`, `+`, `-`.
+        /// `<>`, `<`, `<=`, `=<`, `>`, `>=`, `=>`, `&&`, `||`, `!`, `+`, `-`, `*`, `/`.
         case symbol(String)
         case end
     }
@@ -34,10 +34,22 @@ struct Lexer {
     let text: String
     let bytes: [UInt8]
     var pos = 0
+    /// How many `%@` and `%K` placeholders came before: the n-th one takes argument n - 1, as NSPredicate
+    /// numbers them.
+    var placeholders = 0
+    /// The arguments `%K` takes its key paths from; nil: `%K` is an error (the plain `Query.parse`).
+    let keyPathArguments: [QueryArgument]?
+    /// The arguments `%K` took (by number): removed from the arguments, so `%@` after them count down.
+    var keyPathsTaken: [Int] = []
+    /// Where the first `$n` is: `$n` and `%K` cannot be mixed (the numbers would mean two things).
+    var firstDollar: SourceRange?
+    /// Tokens made by a `%K`, still to be returned.
+    var pending: [Token] = []
 
-    init(_ text: String) {
+    init(_ text: String, keyPathArguments: [QueryArgument]? = nil) {
         self.text = text
         self.bytes = Array(text.utf8)
+        self.keyPathArguments = keyPathArguments
     }
 
     func error(_ message: String, _ start: Int, _ end: Int) -> QueryError {
@@ -62,6 +74,7 @@ struct Lexer {
     static func isHex(_ c: UInt8) -> Bool { isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102) }
 
     mutating func next() throws(QueryError) -> Token {
+        if !pending.isEmpty { return pending.removeFirst() }
         while let c = peek(), c == 32 || c == 9 || c == 10 || c == 13 { pos += 1 }
         let start = pos
         guard let c = peek() else { return Token(kind: .end, range: SourceRange(pos, pos)) }
@@ -86,12 +99,27 @@ struct Lexer {
             if (lower == "oid" || lower == "uuid"), peek() == 40 {
                 return tok(try objectIdOrUUID(lower, start))
             }
+            if lower == "bin", peek() == 40 { return tok(.binary(try binaryLiteral(start))) }
             return tok(.identifier(name))
         }
         if c == 64 {  // @
             pos += 1
             guard let d = peek(), Lexer.isIdentStart(d) else { throw error("expected a name after '@'", start, pos) }
             return tok(.atIdentifier(identifier()))
+        }
+        if c == 37 {  // %@, NSPredicate's placeholder
+            pos += 1
+            guard peek() == 64 else {
+                if peek() == 75 || peek() == 107 {
+                    pos += 1
+                    return try keyPathPlaceholder(start)
+                }
+                if let d = peek(), d > 32 { pos += 1 }
+                throw error("expected '%@', an argument placeholder, after '%'", start, pos)
+            }
+            pos += 1
+            placeholders += 1
+            return tok(.argument(placeholders - 1 - keyPathsTaken.count))
         }
         if c == 36 {  // $
             pos += 1
@@ -101,6 +129,8 @@ struct Lexer {
                 guard let n = Int(String(decoding: bytes[s..<pos], as: UTF8.self)), n < 1_000_000 else {
                     throw error("argument number too large", start, pos)
                 }
+                if firstDollar == nil { firstDollar = SourceRange(start, pos) }
+                if !keyPathsTaken.isEmpty { throw error("$\(n) cannot be used with %K; use %@ for the values", start, pos) }
                 return tok(.argument(n))
             }
             guard let d = peek(), Lexer.isIdentStart(d) else { throw error("expected an argument number or a variable name after '$'", start, pos) }
@@ -115,7 +145,7 @@ struct Lexer {
                 return tok(.symbol(s))
             }
         }
-        if "(){}[],.=<>!+-".utf8.contains(c) {
+        if "(){}[],.=<>!+-*/".utf8.contains(c) {
             pos += 1
             return tok(.symbol(String(UnicodeScalar(c))))
         }
@@ -279,6 +309,45 @@ struct Lexer {
             throw error("seconds and nanoseconds must have the same sign", start, pos)
         }
         return Timestamp(seconds: s, nanoseconds: Int32(ns))
+    }
+
+    /// `%K`: the key path its argument names (`"owner.name"`, `"dogs.@count"`), as the tokens of that path,
+    /// all at the placeholder's position; `pos` is after the `K`.
+    mutating func keyPathPlaceholder(_ start: Int) throws(QueryError) -> Token {
+        guard let args = keyPathArguments else {
+            throw error("%K (a key path given as an argument) needs the arguments: use filter(\"%K == %@\", \"name\", value)", start, pos)
+        }
+        if let d = firstDollar { throw error("%K cannot be used with $n arguments; use %@ for the values", d.start, d.end) }
+        let n = placeholders
+        placeholders += 1
+        guard n < args.count, case .value(.string(let path)) = args[n] else {
+            throw error("%K needs a key path given as a string, and argument \(n) \(n < args.count ? "is not a string" : "is missing")", start, pos)
+        }
+        let r = SourceRange(start, pos)
+        var out: [Token] = []
+        for (i, name) in path.split(separator: ".", omittingEmptySubsequences: false).enumerated() {
+            let bare = name.hasPrefix("@") ? name.dropFirst() : name[...]
+            guard let f = bare.utf8.first, Lexer.isIdentStart(f), bare.utf8.allSatisfy(Lexer.isIdentChar) else {
+                throw error("%K: '\(path)' is not a key path (names joined by '.')", start, pos)
+            }
+            if i > 0 { out.append(Token(kind: .symbol("."), range: r)) }
+            out.append(Token(kind: name.hasPrefix("@") ? .atIdentifier(String(bare)) : .identifier(String(bare)), range: r))
+        }
+        keyPathsTaken.append(n)
+        pending = Array(out.dropFirst())
+        return out[0]
+    }
+
+    /// `bin('text')`: the bytes of the string (Realm's binary literal); `pos` is at the `(`.
+    mutating func binaryLiteral(_ start: Int) throws(QueryError) -> [UInt8] {
+        pos += 1
+        while let c = peek(), c == 32 { pos += 1 }
+        guard let q = peek(), q == 39 || q == 34 else { throw error("bin(...) needs a quoted string: bin('text')", start, pos) }
+        let s = try string(quote: q)
+        while let c = peek(), c == 32 { pos += 1 }
+        guard peek() == 41 else { throw error("expected ')' to close bin(", start, pos) }
+        pos += 1
+        return Array(s.utf8)
     }
 
     /// `oid(24 hex digits)` or `uuid(8-4-4-4-12)`; `pos` is at the `(`.

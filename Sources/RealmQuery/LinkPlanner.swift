@@ -7,7 +7,7 @@ extension GenericNode {
     /// Applies when null never matches (a null link would otherwise match) and the quantifier is ANY; gives
     /// up (nil, a scan) when the matching targets are many, where following each backwards costs more.
     func backwards() throws -> [ObjectKey]? {
-        guard c.quantifier == .any, case .path(let path) = c.lhs, path.variable == nil, path.steps.count >= 2,
+        guard c.quantifier == .any, case .path(let path) = c.lhs, path.variable == nil, !path.typeOf, path.steps.count >= 2,
               case .constant(let values, let isList, _) = c.rhs,
               !matchValue(.null, c.op, c.options, values, rhsIsList: isList),
               case .value(let lastClass, let lastProp) = path.steps.last! else { return nil }

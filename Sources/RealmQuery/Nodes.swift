@@ -150,7 +150,7 @@ final class GenericNode: Node {
                     case .many, .allLinksCount: return acc + 80
                     }
                 }
-            case .subqueryCount: return 1000
+            case .subqueryCount, .arithmetic: return 1000
             }
         }
         return cost(c.lhs) + cost(c.rhs)
@@ -161,6 +161,8 @@ final class GenericNode: Node {
         switch o {
         case .constant(let vs, _, _): out.append(contentsOf: vs)
         case .path(let p): try ex.gather(p, key, into: &out)
+        case .arithmetic:
+            preconditionFailure("a comparison with arithmetic compiles to an ArithmeticNode")
         case .subqueryCount:
             var elements: [Value] = []
             try ex.gather(sub!.collection, key, into: &elements)
@@ -179,7 +181,7 @@ final class GenericNode: Node {
         switch c.rhs {
         case .constant(_, let isList, _): rhsIsList = isList
         case .path(let p): rhsIsList = p.kind.isMulti
-        case .subqueryCount: rhsIsList = false
+        case .subqueryCount, .arithmetic: rhsIsList = false
         }
         let op = c.op
         let options = c.options

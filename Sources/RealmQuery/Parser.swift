@@ -9,6 +9,17 @@ extension Query {
         return try parser.query()
     }
 
+    /// Parses query text whose `%K` placeholders take key paths from `arguments` (as NSPredicate's do):
+    /// `"%K > %@"` with `["age", 30]` is `age > $0` with `[30]`. The arguments `%K` took are removed from
+    /// `arguments`. `%K` cannot be mixed with `$n`.
+    public static func parse(_ text: String, arguments: inout [QueryArgument]) throws(QueryError) -> Query {
+        var lexer = Lexer(text, keyPathArguments: arguments)
+        var parser = Parser(text: text, tokens: try lexer.tokens())
+        let q = try parser.query()
+        for n in lexer.keyPathsTaken.reversed() { arguments.remove(at: n) }
+        return q
+    }
+
     /// Parses query text; `nil` text or a parse failure throws.
     public init(_ text: String) throws(QueryError) { self = try Query.parse(text) }
 }
@@ -196,7 +207,7 @@ struct Parser {
         if current.kind == .end {
             throw error(quantifier.map { "expected a key path after \($0.rawValue)" } ?? "expected a condition", current.range)
         }
-        let lhs = try expression(after: nil)
+        let lhs = try arithmetic(after: nil)
         let opToken = current
         let op: Comparison.Operator
         switch current.kind {
@@ -243,16 +254,59 @@ struct Parser {
                 throw QueryError(.invalidQuery, "modifier [\(m)] cannot follow '\(op.rawValue)'", query: text, range: opRange)
             }
         }
-        let rhs = try expression(after: opToken)
+        let rhs = try arithmetic(after: opToken)
         if op == .between {
-            guard case .list(let items, _) = rhs, items.count == 2 else {
-                throw error("BETWEEN needs a list of two values, {low, high}", rhs.range)
+            // `{low, high}`, or an argument holding two values (`BETWEEN %@` with [42, 43], as NSPredicate takes it).
+            if case .argument = rhs {} else {
+                guard case .list(let items, _) = rhs, items.count == 2 else {
+                    throw error("BETWEEN needs a list of two values, {low, high}, or an argument holding two", rhs.range)
+                }
             }
         }
         return Comparison(quantifier: quantifier, lhs: lhs, op: op, options: options, rhs: rhs, range: opRange)
     }
 
     // MARK: Expressions
+
+    /// Terms joined by `+` and `-`, left to right.
+    mutating func arithmetic(after op: Token?) throws(QueryError) -> Expression {
+        var e = try term(after: op)
+        while isSymbol(current, "+") || isSymbol(current, "-") {
+            let t = current
+            advance()
+            let r = try term(after: t)
+            e = .arithmetic(t.kind == .symbol("+") ? .add : .subtract, e, r, e.range.union(r.range))
+        }
+        return e
+    }
+
+    /// Factors joined by `*` and `/`, left to right.
+    mutating func term(after op: Token?) throws(QueryError) -> Expression {
+        var e = try factor(after: op)
+        while isSymbol(current, "*") || isSymbol(current, "/") {
+            let t = current
+            advance()
+            let r = try factor(after: t)
+            e = .arithmetic(t.kind == .symbol("*") ? .multiply : .divide, e, r, e.range.union(r.range))
+        }
+        return e
+    }
+
+    /// A value, or arithmetic in parentheses after an operator (`age * (height + 1)`; at the start of a
+    /// condition a parenthesis groups conditions).
+    mutating func factor(after op: Token?) throws(QueryError) -> Expression {
+        if op != nil, isSymbol(current, "(") {
+            let open = current
+            advance()
+            let e = try arithmetic(after: open)
+            guard isSymbol(current, ")") else {
+                throw error("expected ')' to close the '(' at column \(column(open.range)), found \(spelling(current))", current.range)
+            }
+            advance()
+            return e
+        }
+        return try expression(after: op)
+    }
 
     mutating func expression(after op: Token?) throws(QueryError) -> Expression {
         let t = current
@@ -334,6 +388,14 @@ struct Parser {
             // Hex digits give the bit pattern: 0xFFFFFFFFFFFFFFFF is -1.
             let v = Int64(bitPattern: u)
             return .literal(.int(negative ? 0 &- v : v), r)
+        }
+        // The float suffix (`70.5f`): the number as a float holds it, compared as that value.
+        if lower.hasSuffix("f"), lower.count > 1 {
+            let body = lower.dropLast()
+            guard body.utf8.allSatisfy({ Lexer.isDigit($0) || $0 == 46 || $0 == 101 || $0 == 43 || $0 == 45 }),
+                  let d = Double(body) else { throw error("invalid number '\(digits)'", r) }
+            let f = Double(Float(negative ? -d : d))
+            return .literal(.double(f), r)
         }
         let isFloat = lower.contains(".") || lower.contains("e")
         if !isFloat {

@@ -132,6 +132,8 @@ extension BoundOperand {
             return self
         case .subqueryCount(let collection, let element, let predicate, let r):
             return .subqueryCount(collection: collection, elementClass: element, predicate: predicate.substituting(templates, arguments), r)
+        case .arithmetic(let op, let l, let r, let range):
+            return .arithmetic(op, l.substituting(templates, arguments), r.substituting(templates, arguments), range)
         }
     }
 }

@@ -17,6 +17,38 @@ import RealmStorage
 /// - Values of types that cannot be compared (a string and a number in a mixed property) are unequal and
 ///   unordered.
 enum Semantics {
+    // MARK: Type names (`@type`)
+
+    /// The name `@type` gives the type of a value.
+    static func typeName(_ v: Value) -> String {
+        switch v {
+        case .null: return "null"
+        case .bool: return "bool"
+        case .int: return "int"
+        case .float: return "float"
+        case .double: return "double"
+        case .string: return "string"
+        case .data: return "binary"
+        case .date: return "date"
+        case .objectId: return "objectId"
+        case .uuid: return "uuid"
+        case .decimal128: return "decimal"
+        case .link: return "link"
+        }
+    }
+
+    /// The names a query may compare `@type` with (case-insensitive, as Realm Core reads them), each with the
+    /// `typeName`s it stands for. `list` and `dictionary` name the collections a mixed value will hold;
+    /// no stored value has them yet.
+    static let typeNames: [String: [String]] = [
+        "null": ["null"], "bool": ["bool"], "boolean": ["bool"], "int": ["int"], "integer": ["int"],
+        "float": ["float"], "double": ["double"], "decimal": ["decimal"], "decimal128": ["decimal"],
+        "numeric": ["int", "float", "double", "decimal"], "string": ["string"], "char": ["string"],
+        "binary": ["binary"], "data": ["binary"], "bindata": ["binary"], "date": ["date"], "timestamp": ["date"],
+        "objectid": ["objectId"], "uuid": ["uuid"], "guid": ["uuid"], "link": ["link"], "objectlink": ["link"],
+        "object": ["link"], "list": ["list"], "array": ["list"], "dictionary": ["dictionary"],
+    ]
+
     /// -1, 0 or 1, or nil when the two cannot be ordered (different kinds, NaN, null).
     static func order(_ a: Value, _ b: Value) -> Int? {
         switch (a, b) {

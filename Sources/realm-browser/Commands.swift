@@ -126,8 +126,9 @@ struct Query: ParsableCommand {
         abstract: "Print the objects of a class that match a predicate.",
         discussion: """
         The predicate is Realm's query language, e.g. "age > 30 AND name BEGINSWITH[c] 'a'", with SORT, \
-        DISTINCT and LIMIT. --arg values fill $0, $1, ... (JSON literals when they parse as JSON, strings \
-        otherwise).
+        DISTINCT and LIMIT. --arg values fill $0, $1, ... and %@ in order (JSON literals when they parse as \
+        JSON, tagged values such as {"$date": "2024-01-01T00:00:00Z"} or {"$oid": "…"} for other types, \
+        strings otherwise).
         """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, json, csv, count }
@@ -200,7 +201,8 @@ struct Query: ParsableCommand {
     }
 
     /// `--arg` text as a value: a JSON literal when it parses as one (numbers, strings, true/false, null,
-    /// arrays for IN), the text itself otherwise.
+    /// arrays for IN, and the tagged values of the data files: `{"$date": "…"}`, `{"$oid": "…"}`,
+    /// `{"$uuid": "…"}`, `{"$decimal": "…"}`, `{"$binary": "…"}`, `{"$float": …}`), the text itself otherwise.
     static func argument(_ text: String) -> QueryArgument {
         guard let j = try? JSONParser.parse(text) else { return .value(.string(text)) }
         func value(_ j: JSONValue) -> Value {
@@ -209,11 +211,13 @@ struct Query: ParsableCommand {
             case .bool(let b): return .bool(b)
             case .number(let n): return Int64(n).map { .int($0) } ?? .double(Double(n) ?? .nan)
             case .string(let s): return .string(s)
-            case .array, .object: return .string(text)
+            case .object:
+                if case .success(let v) = ValueCodec.value(j, type: .mixed, optional: true) { return v }
+                return .string(text)
+            case .array: return .string(text)
             }
         }
         if case .array(let items) = j { return .list(items.map(value)) }
-        if case .object = j { return .value(.string(text)) }
         return .value(value(j))
     }
 }

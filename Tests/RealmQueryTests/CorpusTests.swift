@@ -89,6 +89,42 @@ enum Ref {
     static func decimalSum(_ vs: [String]) -> Decimal { decimals(vs).reduce(Decimal(0), +) }
     static func decimalAverage(_ vs: [String]) -> Decimal? { decimals(vs).isEmpty ? nil : decimalSum(vs) / Decimal(decimals(vs).count) }
 
+    /// A mixed number as an exact decimal (nil: not a number, or NaN).
+    static func number(_ v: Value) -> Decimal? {
+        switch v {
+        case .int(let i): return Decimal(i)
+        case .double(let d): return d.isNaN ? nil : Decimal(d)
+        case .float(let f): return f.isNaN ? nil : Decimal(Double(f))
+        case .decimal128(let d): return d.isNaN ? nil : dec(d.description)
+        default: return nil
+        }
+    }
+
+    /// The type names `@type` accepts and the types each stands for, written independently of the binder.
+    static let typeNames: [(String, Set<String>)] = [
+        ("int", ["int"]), ("integer", ["int"]), ("double", ["double"]), ("float", ["float"]), ("string", ["string"]),
+        ("bool", ["bool"]), ("boolean", ["bool"]), ("date", ["date"]), ("timestamp", ["date"]), ("objectId", ["objectId"]),
+        ("uuid", ["uuid"]), ("decimal", ["decimal"]), ("decimal128", ["decimal"]), ("binary", ["binary"]), ("data", ["binary"]),
+        ("null", ["null"]), ("numeric", ["int", "double", "float", "decimal"]), ("object", ["link"]), ("link", ["link"]),
+    ]
+
+    static func typeName(_ v: Value) -> String {
+        switch v {
+        case .null: return "null"
+        case .int: return "int"
+        case .bool: return "bool"
+        case .float: return "float"
+        case .double: return "double"
+        case .string: return "string"
+        case .data: return "binary"
+        case .date: return "date"
+        case .objectId: return "objectId"
+        case .uuid: return "uuid"
+        case .decimal128: return "decimal"
+        case .link: return "link"
+        }
+    }
+
     static func intVsDouble(_ v: Int64, _ op: String, _ d: Double) -> Bool {
         // Only integral or out-of-range doubles are used against ints in the corpus.
         if d >= 1e19 { return ["<", "<=", "!="].contains(op) }
@@ -321,6 +357,86 @@ func corpus(_ f: Fixture) -> [Case] {
     d("weight == nil AND age > 3") { _, x in x.weight == nil && x.age > 3 }
     d("name ==[cd] 'fifi'") { _, x in Ref.fold(x.name, "cd") == "fifi" }
     d("name CONTAINS[c] 'ŁAJ'") { _, x in Ref.string(x.name, "CONTAINS", "ŁAJ", "c") }
+    // Mixed values: numbers compare by value across int, float, double and decimal; other types only with
+    // their own; `@type` names the type of the value held.
+    for c in ["3", "3.0", "2.5", "-7", "0"] {
+        for op in ops { p("mixed \(op) \(c)") { Ref.ordered(Ref.number($0.mixed), op, Ref.dec(c)) } }
+    }
+    p("mixed == '3'") { $0.mixed == .string("3") }
+    p("mixed != '3'") { $0.mixed != .string("3") }
+    p("mixed BEGINSWITH[c] 'CA'") { if case .string(let s) = $0.mixed { return Ref.string(s, "BEGINSWITH", "CA", "c") } else { return false } }
+    p("mixed == nil") { $0.mixed.isNull }
+    p("mixed == true") { $0.mixed == .bool(true) }
+    p("mixed IN {3, 'café', false}") { x in Ref.number(x.mixed) == 3 || x.mixed == .string("café") || x.mixed == .bool(false) }
+    p("mixed == 3.0f") { Ref.number($0.mixed) == 3 }
+    for (name, types) in Ref.typeNames {
+        p("mixed.@type == '\(name)'") { types.contains(Ref.typeName($0.mixed)) }
+        p("mixed.@type != '\(name)'") { !types.contains(Ref.typeName($0.mixed)) }
+        p("ANY mixes.@type == '\(name)'") { $0.mixes.contains { types.contains(Ref.typeName($0)) } }
+        p("ALL mixes.@type != '\(name)'") { $0.mixes.allSatisfy { !types.contains(Ref.typeName($0)) } }
+        p("mixes.@type != '\(name)'") { $0.mixes.contains { !types.contains(Ref.typeName($0)) } }
+        p("NONE mixes.@type == '\(name)'") { !$0.mixes.contains { types.contains(Ref.typeName($0)) } }
+    }
+    p("mixed.@type IN {'string', 'bool'}") { ["string", "bool"].contains(Ref.typeName($0.mixed)) }
+    p("mixed.@type ==[c] 'STRING'") { Ref.typeName($0.mixed) == "string" }
+    p("'double' == mixed.@type") { Ref.typeName($0.mixed) == "double" }
+    p("age.@type == 'int'") { _ in true }
+    p("height.@type == 'numeric'") { _ in true }
+    p("nickname.@type == 'null'") { $0.nickname == nil }
+    p("buddy.@type == 'object'") { $0.buddy != nil }
+    p("buddy.@type != 'null'") { $0.buddy != nil }
+    d("ANY owners.buddy.@type == 'null'") { i, _ in P.contains { $0.dogs.contains(i) && $0.buddy == nil } }
+    p("buddy.mixed.@type == 'string'") { buddy($0).map { Ref.typeName($0.mixed) == "string" } ?? false }
+    p("mixes == 3") { $0.mixes.contains { Ref.number($0) == 3 } }
+    p("ALL mixes > 0") { $0.mixes.allSatisfy { (Ref.number($0) ?? -1) > 0 } }
+    p("3 IN mixes") { $0.mixes.contains { Ref.number($0) == 3 } }
+    p("mixes.@count == 2") { $0.mixes.count == 2 }
+    p("mixes.@sum == 6") { x in !x.mixes.contains(.double(.nan)) && x.mixes.compactMap(Ref.number).reduce(0, +) == 6 }
+    // List literals with every operator: true when any element matches, on either side; ANY/ALL/NONE before a
+    // list on the left.
+    p("age == {17, 45, 89}") { [17, 45, 89].contains($0.age) }
+    p("age != {17, 45}") { _ in true }
+    p("age > {80, 85}") { $0.age > 80 }
+    p("name BEGINSWITH {'J', 'Z'}") { $0.name.hasPrefix("J") || $0.name.hasPrefix("Z") }
+    p("name BEGINSWITH[c] {'j', 'é'}") { Ref.string($0.name, "BEGINSWITH", "j", "c") || Ref.string($0.name, "BEGINSWITH", "é", "c") }
+    p("name CONTAINS {'o', '東'}") { $0.name.contains("o") || $0.name.contains("東") }
+    p("name LIKE[c] {'j*', '?ob'}") { Ref.string($0.name, "LIKE", "j*", "c") || Ref.string($0.name, "LIKE", "?ob", "c") }
+    p("name ENDSWITH {'e', '🦄'}") { $0.name.hasSuffix("e") || $0.name.hasSuffix("🦄") }
+    p("tags BEGINSWITH {'ca', '東'}") { $0.tags.contains { $0.hasPrefix("ca") || $0.hasPrefix("東") } }
+    p("{17, 45, 89} == age") { [17, 45, 89].contains($0.age) }
+    p("ANY {17, 45, 89} == age") { [17, 45, 89].contains($0.age) }
+    p("ALL {10, 20} < age") { $0.age > 20 }
+    p("NONE {10, 20, 30} == age") { ![10, 20, 30].contains($0.age) }
+    p("{'Ann', 'Bob'} ==[c] name") { ["ann", "bob"].contains(Ref.foldCase($0.name)) }
+    p("ANY {50, 60} IN scores") { $0.scores.contains(50) || $0.scores.contains(60) }
+    // `.length` as `@size`; the float suffix; bin('...') literals.
+    p("name.length > 5") { $0.name.utf8.count > 5 }
+    p("blob.length == 3") { $0.blob?.count == 3 }
+    p("buddy.name.length == 0") { buddy($0).map { $0.name.isEmpty } ?? false }
+    p("weight == 70.5f") { $0.weight == 70.5 }
+    p("weight > 2.2F") { ($0.weight ?? -.infinity) > 2.2 }
+    p("blob == bin('Ann')") { $0.blob == Array("Ann".utf8) }
+    p("blob BEGINSWITH bin(\"J\")") { $0.blob?.first == 74 }
+    // Arithmetic: ints stay ints (integer division), a double makes a double, null stays null.
+    p("age + 5 > 30") { $0.age + 5 > 30 }
+    p("30 < age + 5") { $0.age + 5 > 30 }
+    p("age / 10 == 3") { $0.age / 10 == 3 }
+    p("age * 2 - 1 >= 99") { $0.age * 2 - 1 >= 99 }
+    p("age - 3 * 4 < 10") { $0.age - 12 < 10 }
+    p("age * (ageOpt + 1) > 20") { x in x.ageOpt.map { x.age * ($0 + 1) > 20 } ?? false }
+    p("age - ageOpt > 10") { x in x.ageOpt.map { x.age - $0 > 10 } ?? false }
+    p("age - ageOpt == nil") { $0.ageOpt == nil }
+    p("height * 100 > 150") { $0.height * 100 > 150 }
+    p("age / 2.0 == 10.5") { Double($0.age) / 2 == 10.5 }
+    p("buddy.age + age > 100") { x in buddy(x).map { $0.age + x.age > 100 } ?? false }
+    p("scores.@sum * 2 > 100") { $0.scores.reduce(0, +) * 2 > 100 }
+    p("dogs.@count + 1 == 2") { $0.dogs.count == 1 }
+    p("mixed + 1 == 4") { Ref.number($0.mixed).map { $0 + 1 == 4 } ?? false }
+    p("balance + 0.05 == 12345678901234567890.15") { x in x.balance.map { $0 != "NaN" && Ref.dec($0) + Ref.dec("0.05") == Ref.dec("12345678901234567890.15") } ?? false }
+    p("age == id - id + age") { _ in true }
+    // SUBQUERY over backlinks.
+    p("SUBQUERY(@links.Person.buddy, $b, $b.age > 40).@count > 0") { x in P.contains { $0.buddy == index[x.id]! && $0.age > 40 } }
+    d("SUBQUERY(owners, $o, $o.age > 40 AND $o.name BEGINSWITH[c] 'j').@count >= 1") { i, _ in P.contains { $0.dogs.contains(i) && $0.age > 40 && Ref.string($0.name, "BEGINSWITH", "j", "c") } }
     // Constants and logic.
     p("TRUEPREDICATE") { _ in true }
     p("FALSEPREDICATE") { _ in false }
@@ -341,7 +457,8 @@ func corpus(_ f: Fixture) -> [Case] {
         case 0: p("(\(a.query)) AND (\(b.query))") { ra($0) && rb($0) }
         case 1: p("(\(a.query)) || (\(b.query))") { ra($0) || rb($0) }
         case 2: p("NOT (\(a.query)) && (\(b.query) OR \(c.query))") { !ra($0) && (rb($0) || rc($0)) }
-        case 3: p("\(a.query) && \(b.query) && \(c.query)") { ra($0) && rb($0) && rc($0) }
+        // Each atom in parentheses: an atom may hold OR (`active == true or active = TRUE`).
+        case 3: p("(\(a.query)) && (\(b.query)) && (\(c.query))") { ra($0) && rb($0) && rc($0) }
         default: p("!(\(a.query) || \(b.query)) OR \(c.query)") { !(ra($0) || rb($0)) || rc($0) }
         }
     }

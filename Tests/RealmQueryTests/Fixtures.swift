@@ -26,6 +26,9 @@ struct PersonModel {
     /// A decimal128 (its text; nil for null) and a list of decimals.
     var balance: String?
     var amounts: [String]
+    /// A mixed value (scalars of every type, numbers of every kind) and a list of mixed values.
+    var mixed: Value
+    var mixes: [Value]
 }
 
 struct DogModel {
@@ -57,6 +60,8 @@ let fixtureSchema: [ClassSchema] = [
         PropertySchema(name: "tags", type: .string, isList: true),
         PropertySchema(name: "balance", type: .decimal128, isOptional: true),
         PropertySchema(name: "amounts", type: .decimal128, isList: true),
+        PropertySchema(name: "mixed", type: .mixed, isOptional: true),
+        PropertySchema(name: "mixes", type: .mixed, isOptional: true, isList: true),
     ]),
     ClassSchema(name: "Dog", properties: [
         PropertySchema(name: "name", type: .string),
@@ -92,6 +97,14 @@ let fixtureAmountLists: [[String]] = [
     ["0.05", "0.25"], ["-0.1", "-0.2", "0.3"], ["12345678901234567890.1", "-12345678901234567890.10", "0.3"], ["1", "2", "3"],
     ["1E20", "0.0000000000001"], ["NaN", "2"],
 ]
+/// Mixed values: the same number as int, double, float and decimal, strings that look like numbers, every
+/// other scalar type, null and NaN.
+let fixtureMixed: [Value] = [
+    .int(3), .double(3.0), .decimal128(Decimal128(string: "3")!), .string("3"), .null, .bool(true), .string("東京"),
+    .double(2.5), .int(-7), .date(Timestamp(seconds: 0)), .float(3), .data([1, 2]),
+    .objectId(ObjectId(hexString: "000000000000000000000007")!), .uuid(UUID(uuidString: "00000000-0000-4000-8000-000000000001")!),
+    .decimal128(Decimal128(string: "2.50")!), .string("café"), .int(.max), .double(.nan), .bool(false), .string(""),
+]
 let fixtureTags = ["x", "東京", "🐶", "café", "CAFE", "milk", "", "tag"]
 let dogNames = ["Rex", "rex", "Fido", "Ace", "Bo", "Łajka", "犬", "🐕 dog", "Fífí", "Max"]
 
@@ -125,7 +138,9 @@ struct Fixture {
                 scores: (0..<(i % 5 == 0 ? 0 : rng.below(5))).map { _ in Int64(rng.below(100)) },
                 tags: (0..<rng.below(3)).map { _ in fixtureTags[rng.below(fixtureTags.count)] },
                 balance: fixtureBalances[i % fixtureBalances.count],
-                amounts: fixtureAmountLists[i % fixtureAmountLists.count])
+                amounts: fixtureAmountLists[i % fixtureAmountLists.count],
+                mixed: fixtureMixed[i % fixtureMixed.count],
+                mixes: (0..<(i % 4)).map { fixtureMixed[(i * 3 + $0 * 7) % fixtureMixed.count] })
             people.append(p)
         }
         for i in 0..<dogs.count where i % 4 != 3 { dogs[i].owner = (i * 7) % count }
@@ -146,11 +161,12 @@ struct Fixture {
                     "oid": p.oid.map(Value.objectId) ?? .null, "uid": p.uid.map(Value.uuid) ?? .null,
                     "blob": p.blob.map(Value.data) ?? .null,
                     "balance": p.balance.map { .decimal128(Decimal128(string: $0)!) } ?? .null,
+                    "mixed": p.mixed,
                 ]
                 v["dogs"] = nil
                 pk.append(try tx.createObject("Person", v, lists: [
                     "dogs": p.dogs.map { .link(dk[$0]) }, "scores": p.scores.map(Value.int), "tags": p.tags.map(Value.string),
-                    "amounts": p.amounts.map { .decimal128(Decimal128(string: $0)!) },
+                    "amounts": p.amounts.map { .decimal128(Decimal128(string: $0)!) }, "mixes": p.mixes,
                 ]))
             }
             for (i, p) in people.enumerated() where p.buddy != nil {
