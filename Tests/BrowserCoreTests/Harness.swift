@@ -12,9 +12,10 @@ final class Harness {
     let app: BrowserApp
 
     init(_ name: String = #function, size: Size = Size(width: 100, height: 20), theme: Theme = .dark,
-         options: DatabaseOptions = DatabaseOptions(), fill: (WriteTransaction) throws -> Void = Fixture.fill) throws {
+         options: DatabaseOptions = DatabaseOptions(), path: String? = nil,
+         fill: (WriteTransaction) throws -> Void = Fixture.fill) throws {
         dir = TempDir(name)
-        db = try Database.open(path: dir.file("test.realm"), options: options)
+        db = try Database.open(path: path ?? dir.file("test.realm"), options: options)
         try db.write { try fill($0) }
         terminal = VirtualTerminal(size: size)
         app = BrowserApp(terminal: terminal, data: try BrowserData(database: db), theme: theme)
