@@ -290,7 +290,7 @@ struct Binder {
                 throw fail(.typeMismatch, "@type compares with a type name in quotes, such as 'string' or 'numeric', not \(Binder.typeName(v.type))", r)
             }
             guard let expanded = Semantics.typeNames[s.lowercased()] else {
-                throw fail(.typeMismatch, "unknown type name '\(s)'; expected one of 'int', 'double', 'float', 'decimal', 'numeric', 'string', 'bool', 'date', 'objectId', 'uuid', 'binary', 'null', 'object', 'list', 'dictionary'", r)
+                throw fail(.typeMismatch, "unknown type name '\(s)'; expected one of 'int', 'double', 'float', 'decimal', 'numeric', 'string', 'bool', 'date', 'objectId', 'uuid', 'binary', 'null', 'link', 'list', 'dictionary', 'collection'", r)
             }
             for n in expanded where !names.contains(.string(n)) { names.append(.string(n)) }
         }

@@ -37,16 +37,22 @@ enum Semantics {
         }
     }
 
-    /// The names a query may compare `@type` with (case-insensitive, as Realm Core reads them), each with the
-    /// `typeName`s it stands for. `list` and `dictionary` name the collections a mixed value will hold;
-    /// no stored value has them yet.
+    /// The names a query may compare `@type` with (case-insensitive), each with the `typeName`s it stands for:
+    /// Realm Core's table (`src/realm/query_value.cpp`, after MongoDB's `$type` names), where `object` is a
+    /// dictionary (a JSON object) and `char` an int. `list`, `dictionary` and `collection` name the collections a
+    /// mixed value will hold; no stored value has them yet.
     static let typeNames: [String: [String]] = [
-        "null": ["null"], "bool": ["bool"], "boolean": ["bool"], "int": ["int"], "integer": ["int"],
-        "float": ["float"], "double": ["double"], "decimal": ["decimal"], "decimal128": ["decimal"],
-        "numeric": ["int", "float", "double", "decimal"], "string": ["string"], "char": ["string"],
-        "binary": ["binary"], "data": ["binary"], "bindata": ["binary"], "date": ["date"], "timestamp": ["date"],
-        "objectid": ["objectId"], "uuid": ["uuid"], "guid": ["uuid"], "link": ["link"], "objectlink": ["link"],
-        "object": ["link"], "list": ["list"], "array": ["list"], "dictionary": ["dictionary"],
+        "null": ["null"],
+        "int": ["int"], "integer": ["int"], "int16": ["int"], "int32": ["int"], "int64": ["int"], "short": ["int"],
+        "long": ["int"], "byte": ["int"], "char": ["int"],
+        "bool": ["bool"], "boolean": ["bool"], "string": ["string"],
+        "binary": ["binary"], "data": ["binary"], "bytearray": ["binary"], "byte[]": ["binary"], "bindata": ["binary"],
+        "date": ["date"], "datetimeoffset": ["date"], "timestamp": ["date"],
+        "float": ["float"], "double": ["double"], "decimal128": ["decimal"], "decimal": ["decimal"],
+        "objectlink": ["link"], "link": ["link"], "objectid": ["objectId"], "uuid": ["uuid"], "guid": ["uuid"],
+        "numeric": ["int", "float", "double", "decimal"],
+        "object": ["dictionary"], "dictionary": ["dictionary"], "array": ["list"], "list": ["list"],
+        "collection": ["list", "dictionary"],
     ]
 
     /// -1, 0 or 1, or nil when the two cannot be ordered (different kinds, NaN, null).

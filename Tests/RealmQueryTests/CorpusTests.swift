@@ -105,7 +105,11 @@ enum Ref {
         ("int", ["int"]), ("integer", ["int"]), ("double", ["double"]), ("float", ["float"]), ("string", ["string"]),
         ("bool", ["bool"]), ("boolean", ["bool"]), ("date", ["date"]), ("timestamp", ["date"]), ("objectId", ["objectId"]),
         ("uuid", ["uuid"]), ("decimal", ["decimal"]), ("decimal128", ["decimal"]), ("binary", ["binary"]), ("data", ["binary"]),
-        ("null", ["null"]), ("numeric", ["int", "double", "float", "decimal"]), ("object", ["link"]), ("link", ["link"]),
+        ("null", ["null"]), ("numeric", ["int", "double", "float", "decimal"]), ("link", ["link"]), ("objectlink", ["link"]),
+        // As Realm Core names them (src/realm/query_value.cpp): `object` is a dictionary, `char` an int.
+        ("object", ["dictionary"]), ("dictionary", ["dictionary"]), ("char", ["int"]), ("int64", ["int"]), ("short", ["int"]),
+        ("byte", ["int"]), ("bytearray", ["binary"]), ("byte[]", ["binary"]), ("datetimeoffset", ["date"]),
+        ("collection", ["list", "dictionary"]),
     ]
 
     static func typeName(_ v: Value) -> String {
@@ -383,7 +387,8 @@ func corpus(_ f: Fixture) -> [Case] {
     p("age.@type == 'int'") { _ in true }
     p("height.@type == 'numeric'") { _ in true }
     p("nickname.@type == 'null'") { $0.nickname == nil }
-    p("buddy.@type == 'object'") { $0.buddy != nil }
+    p("buddy.@type == 'objectlink'") { $0.buddy != nil }
+    p("buddy.@type == 'object'") { _ in false }
     p("buddy.@type != 'null'") { $0.buddy != nil }
     d("ANY owners.buddy.@type == 'null'") { i, _ in P.contains { $0.dogs.contains(i) && $0.buddy == nil } }
     p("buddy.mixed.@type == 'string'") { buddy($0).map { Ref.typeName($0.mixed) == "string" } ?? false }
