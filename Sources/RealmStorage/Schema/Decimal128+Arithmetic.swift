@@ -125,18 +125,7 @@ extension Decimal128 {
                 e += 1
             }
         }
-        if e > maxExponent {
-            if c == 0 {
-                e = maxExponent
-            } else {
-                while e > maxExponent && c <= maxCoefficient / 10 {
-                    c *= 10
-                    e -= 1
-                }
-                if e > maxExponent { return negative ? .negativeInfinity : .infinity }
-            }
-        }
-        return Decimal128(negative: negative, coefficient: c, exponent: e)
+        return clamped(negative: negative, coefficient: c, exponent: e)
     }
 
     // MARK: Integers

@@ -258,6 +258,25 @@ public struct Decimal128: Hashable, Comparable, Sendable, CustomStringConvertibl
         return make(negative: negative, digits: digits, exponent: exp - fractionDigits)
     }
 
+    /// `(−1)^negative × coefficient × 10^exponent` for a coefficient of at most 34 digits and an exponent not
+    /// below the range: an exponent above it is brought down by adding zeros to the coefficient while they fit
+    /// (a zero takes the largest exponent), else the value overflows to infinity.
+    static func clamped(negative: Bool, coefficient c0: UInt128, exponent e0: Int) -> Decimal128 {
+        var coefficient = c0, exponent = e0
+        if exponent > maxExponent {
+            if coefficient == 0 {
+                exponent = maxExponent
+            } else {
+                while exponent > maxExponent && coefficient <= maxCoefficient / 10 {
+                    coefficient *= 10
+                    exponent -= 1
+                }
+                if exponent > maxExponent { return negative ? .negativeInfinity : .infinity }
+            }
+        }
+        return Decimal128(negative: negative, coefficient: coefficient, exponent: exponent)
+    }
+
     @inline(__always) private static func isDigit(_ c: UInt8) -> Bool {
         c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")
     }
@@ -292,18 +311,7 @@ public struct Decimal128: Hashable, Comparable, Sendable, CustomStringConvertibl
                 }
             }
         }
-        if exponent > maxExponent {
-            if coefficient == 0 {
-                exponent = maxExponent
-            } else {
-                while exponent > maxExponent && coefficient <= maxCoefficient / 10 {
-                    coefficient *= 10
-                    exponent -= 1
-                }
-                if exponent > maxExponent { return negative ? .negativeInfinity : .infinity }
-            }
-        }
-        return Decimal128(negative: negative, coefficient: coefficient, exponent: exponent)
+        return clamped(negative: negative, coefficient: coefficient, exponent: exponent)
     }
 
     // MARK: Printing
