@@ -200,18 +200,7 @@ extension Decimal128 {
 
     /// The decimal digits (no leading zeros) and exponent of a finite positive double's exact value.
     static func exactDigits(_ d: Double) -> (digits: [UInt8], exponent: Int) {
-        var m: UInt64
-        var e2: Int
-        if d.exponentBitPattern == 0 {
-            m = d.significandBitPattern
-            e2 = -1074
-        } else {
-            m = d.significandBitPattern | 1 << 52
-            e2 = Int(d.exponentBitPattern) - 1075
-        }
-        let tz = m.trailingZeroBitCount
-        m >>= tz
-        e2 += tz
+        let (m, e2) = Decimal128.binaryParts(d)
         // m × 2^e2 as little-endian 32-bit limbs: m × 2^e2, or m × 5^k × 10^−k.
         var limbs: [UInt32] = [UInt32(truncatingIfNeeded: m), UInt32(truncatingIfNeeded: m >> 32)]
         func multiply(by f: UInt32) {

@@ -123,6 +123,16 @@ public struct Decimal128: Hashable, Comparable, Sendable, CustomStringConvertibl
         self.init(negative: p.negative, coefficient: p.coefficient, exponent: p.exponent)
     }
 
+    /// A finite nonzero double's magnitude as `m × 2^e`, `m` odd.
+    static func binaryParts(_ d: Double) -> (m: UInt64, e: Int) {
+        var m = d.exponentBitPattern == 0 ? d.significandBitPattern : d.significandBitPattern | 1 << 52
+        var e = d.exponentBitPattern == 0 ? -1074 : Int(d.exponentBitPattern) - 1075
+        let tz = m.trailingZeroBitCount
+        m >>= tz
+        e += tz
+        return (m, e)
+    }
+
     /// The exact binary value of `d` if it fits in 34 decimal digits (e.g. `0.5`, `0.375`, `2⁵³`),
     /// else nil (e.g. `0.1`, whose exact value needs 55 digits). NaN gives nil; infinities give
     /// infinities. The result has exponent 0 for integers, else no trailing fractional zeros.
@@ -131,18 +141,7 @@ public struct Decimal128: Hashable, Comparable, Sendable, CustomStringConvertibl
         if d.isInfinite { self = d < 0 ? .negativeInfinity : .infinity; return }
         let negative = d.sign == .minus
         if d == 0 { self.init(negative: negative, coefficient: 0, exponent: 0); return }
-        var m: UInt64
-        var e2: Int
-        if d.exponentBitPattern == 0 {
-            m = d.significandBitPattern
-            e2 = -1074
-        } else {
-            m = d.significandBitPattern | 1 << 52
-            e2 = Int(d.exponentBitPattern) - 1075
-        }
-        let tz = m.trailingZeroBitCount
-        m >>= tz
-        e2 += tz
+        let (m, e2) = Decimal128.binaryParts(d)
         var c = UInt128(m)
         if e2 >= 0 {
             guard 64 - m.leadingZeroBitCount + e2 <= 113 else { return nil }

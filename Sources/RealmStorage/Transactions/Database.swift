@@ -374,7 +374,7 @@ public final class Database: @unchecked Sendable {
     /// Reports a foreign, newer or truncated file before anything is created beside it.
     private static func precheckHeader(fd: Int32, size: Int, path: String) throws {
         var head = [UInt8](repeating: 0, count: 2 * pageSize)
-        let n = try head.withUnsafeMutableBytes {
+        _ = try head.withUnsafeMutableBytes {  // a file cut shorter meanwhile leaves zeros: read as no valid slot
             try readFully(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<min(size, 2 * pageSize)]), at: 0, path: path, operation: "read")
         }
         let slots = head.withUnsafeBytes { buf in
