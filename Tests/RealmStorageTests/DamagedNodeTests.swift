@@ -40,19 +40,25 @@ import Glibc
         let db = try Database.open(path: path)
         return try db.read { s in
             let c = try #require(s.catalogue.classInfo(named: "Doc"))
-            var ref = c.tableRoot
-            var node = try s.node(ref, expected: nil)
-            while !TableTree.isLeafNode(node) {
-                ref = try InnerView(node: node, ref: ref, source: s).ref(0)
-                node = try s.node(ref, expected: nil)
-            }
-            let view = try ClusterView(node: node, ref: ref, source: s)
+            let ref = try firstCluster(c, in: s)
+            let view = try ClusterView(node: try s.node(ref, expected: nil), ref: ref, source: s)
             let p = try #require(c.property(named: "blob"))
             let reader = try #require(try view.reader(for: p, source: s))
             let blob = try #require(reader.blobReference(at: view.count / 2)).ref
             let index = try #require(c.property(named: "name")).indexRoot
             return (ref, blob, index)
         }
+    }
+
+    /// The ref of the first cluster of class `c` in snapshot `s`.
+    static func firstCluster(_ c: ClassInfo, in s: Snapshot) throws -> UInt64 {
+        var ref = c.tableRoot
+        var node = try s.node(ref, expected: nil)
+        while !TableTree.isLeafNode(node) {
+            ref = try InnerView(node: node, ref: ref, source: s).ref(0)
+            node = try s.node(ref, expected: nil)
+        }
+        return ref
     }
 
     /// XORs the byte at `offset` of page `page` of the file.
@@ -154,12 +160,7 @@ import Glibc
         }
         let old = try db.snapshot()
         let c = try #require(old.catalogue.classInfo(named: "Acct"))
-        var ref = c.tableRoot
-        var node = try old.node(ref, expected: nil)
-        while !TableTree.isLeafNode(node) {
-            ref = try InnerView(node: node, ref: ref, source: old).ref(0)
-            node = try old.node(ref, expected: nil)
-        }
+        let ref = try Self.firstCluster(c, in: old)
         try db.write { tx in try tx.set(ObjectKey.fromPrimaryKey(1), "Acct", "blob", .data([1, 2, 3])) }
         // The first cluster of the older version: its checksum field, so no check this process made of it counts.
         let fd = open(path, O_RDWR)
