@@ -60,7 +60,9 @@ enum AnyConversion {
         case .objectId(let o): return o
         case .uuid(let u): return u
         case .decimal128(let d): return d
-        case .link(let k): return k
+        case .link(let k), .typedLink(_, let k): return k
+        case .list(let l): return l.map { swiftValue($0, type: .mixed) }
+        case .dictionary(let d): return Dictionary(uniqueKeysWithValues: d.map { ($0.key, swiftValue($0.value, type: .mixed)) })
         }
     }
 }

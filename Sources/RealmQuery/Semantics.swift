@@ -33,7 +33,9 @@ enum Semantics {
         case .objectId: return "objectId"
         case .uuid: return "uuid"
         case .decimal128: return "decimal"
-        case .link: return "link"
+        case .link, .typedLink: return "link"
+        case .list: return "list"
+        case .dictionary: return "dictionary"
         }
     }
 

@@ -186,7 +186,10 @@ struct Sorter {
         case .date: return 5
         case .objectId: return 6
         case .uuid: return 7
-        case .link: return 8
+        case .typedLink: return 8
+        case .link: return 9
+        case .list: return 10
+        case .dictionary: return 11
         }
     }
 

@@ -41,6 +41,10 @@ public struct InfoReport {
     /// The file's format, and for an older one what upgrading it does and how.
     var formatText: String {
         guard fileFormat < Database.fileFormatVersion else { return "\(fileFormat)" }
+        if fileFormat == 6 {
+            return "6 (read as it is; open it once without read-only, or run `realm-browser upgrade`, to mark it format "
+                + "\(Database.fileFormatVersion) for sets, dictionaries, embedded objects and mixed links)"
+        }
         return "\(fileFormat) (node checksums do not cover their pages; open it once without read-only, "
             + "or run `realm-browser upgrade`, to upgrade it to format \(Database.fileFormatVersion))"
     }

@@ -31,6 +31,9 @@ public enum ValueCodec {
             return type == .mixed ? .object([("$uuid", .string(s))]) : .string(s)
         case .decimal128(let d): return type == .mixed ? .object([("$decimal", .string(d.description))]) : .string(d.description)
         case .link(let k): return .int(Int64(bitPattern: k.rawValue))
+        case .typedLink(let c, let k): return .object([("$link", .array([.int(Int64(c)), .int(Int64(bitPattern: k.rawValue))]))])
+        case .list(let l): return .array(l.map { json($0, type: .mixed) })
+        case .dictionary(let d): return .object(d.map { ($0.key, json($0.value, type: .mixed)) })
         }
     }
 

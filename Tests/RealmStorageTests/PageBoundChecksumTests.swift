@@ -165,7 +165,7 @@ import Glibc
 
         do {
             let db = try Database.open(path: path)
-            #expect(try db.latestMeta().format == 6)
+            #expect(try db.latestMeta().format == Meta.formatVersion)
             #expect(try db.read { try dumpObjects($0) } == dump)
             let report = try db.verify()
             #expect(report.isOK, "\(report)")
@@ -175,7 +175,7 @@ import Glibc
         #expect(!Kit.exists(path + ".compact"), "the upgrade left its new file behind")
         // Every node of the upgraded file is bound to its page: the same swap as above is now reported.
         let db = try Database.open(path: path, options: DatabaseOptions(readOnly: true))
-        #expect(try db.latestMeta().format == 6)
+        #expect(try db.latestMeta().format == Meta.formatVersion)
         #expect(try db.verify().isOK)
     }
 
@@ -202,7 +202,7 @@ import Glibc
         #expect(Kit.bytes(path) == before, "a read-only open changed the file")
         do {
             let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: Self.encryptedFixtureKey))
-            #expect(try db.latestMeta().format == 6)
+            #expect(try db.latestMeta().format == Meta.formatVersion)
             #expect(db.isEncrypted)
             #expect(try db.read { try dumpObjects($0) } == dump)
             let report = try db.verify()
@@ -239,7 +239,7 @@ import Glibc
         #expect(!Kit.exists(path + ".compact") && !Kit.exists(path + ".compact.lock"), "the failed upgrade left its new file behind")
         fs.free(1 << 20)
         let db = try Database.open(path: path)
-        #expect(try db.latestMeta().format == 6)
+        #expect(try db.latestMeta().format == Meta.formatVersion)
         #expect(try db.read { try Self.counts($0) } == Self.fixtureCounts)
         #expect(try db.verify().isOK)
     }
@@ -272,7 +272,7 @@ import Glibc
         }
 
         let db = try Database.open(path: path)
-        #expect(try db.latestMeta().format == 6)
+        #expect(try db.latestMeta().format == Meta.formatVersion)
         #expect(try db.read { try Self.counts($0)["Location"] } == 6)
         #expect(try db.verify().isOK)
     }

@@ -37,7 +37,13 @@ func dumpObjects(_ s: Snapshot) throws -> [String] {
             var fields: [String] = []
             for p in c.properties {
                 let h = try s.property(t, p.name)
-                fields.append(p.isList ? "\(p.name)=\(try s.list(k, h))" : "\(p.name)=\(try s.value(k, h))")
+                if p.isList || p.isSet {
+                    fields.append("\(p.name)=\(try s.list(k, h))")
+                } else if p.isDictionary {
+                    fields.append("\(p.name)=\(Value.dictionary(try s.dictionary(k, h)))")
+                } else {
+                    fields.append("\(p.name)=\(try s.value(k, h))")
+                }
             }
             for b in try s.allBacklinks(k, in: t) { fields.append("←\(b.className).\(b.property)=\(b.keys)") }
             lines.append("\(c.name) #\(k.rawValue) " + fields.joined(separator: " "))

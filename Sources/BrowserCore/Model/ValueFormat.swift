@@ -63,6 +63,9 @@ public struct ValueFormat: Equatable, Sendable {
         case .objectId(let o): return CellText(o.hexString, .string)
         case .uuid(let u): return CellText(u.uuidString.lowercased(), .string)
         case .link(let k): return CellText("#\(k.rawValue)", .link)
+        case .typedLink(_, let k): return CellText("#\(k.rawValue)", .link)
+        case .list(let l): return CellText("[\(l.count)]", .link)
+        case .dictionary(let d): return CellText("{\(d.count)}", .link)
         }
     }
 

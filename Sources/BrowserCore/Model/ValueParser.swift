@@ -19,7 +19,8 @@ public enum ValueParser {
         case .date(let t): return ValueCodec.iso8601(t)
         case .objectId(let o): return o.hexString
         case .uuid(let u): return u.uuidString.lowercased()
-        case .link(let k): return "#\(k.rawValue)"
+        case .link(let k), .typedLink(_, let k): return "#\(k.rawValue)"
+        case .list, .dictionary: return ""
         }
     }
 

@@ -14,10 +14,10 @@ extension PropertyInfo {
     // does not (`callgrind`: four copies per property of every cluster a commit writes).
     static func hasColumn(_ type: PropertyType) -> Bool { type != .linkingObjects && type != .backlink }
     static func clusterColumnType(_ type: PropertyType, _ flags: Flags) -> PropertyType {
-        flags.contains(.list) || type == .backlink ? .data : type
+        !flags.isDisjoint(with: [.list, .set, .dictionary]) || type == .backlink ? .data : type
     }
     static func clusterColumnNullable(_ type: PropertyType, _ flags: Flags) -> Bool {
-        flags.contains(.list) || type == .backlink ? false : (flags.contains(.optional) || type == .link || type == .mixed)
+        !flags.isDisjoint(with: [.list, .set, .dictionary]) || type == .backlink ? false : (flags.contains(.optional) || type == .link || type == .mixed)
     }
 }
 

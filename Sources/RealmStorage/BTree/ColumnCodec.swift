@@ -224,6 +224,13 @@ enum ColumnCodec {
         }
     }
 
+    /// Mixed tags beyond the property type codes: a nested list and a nested dictionary (format 7). A typed
+    /// link uses the link type code (12).
+    static let nestedListTag: UInt8 = 16
+    static let nestedDictionaryTag: UInt8 = 17
+    /// The deepest nesting of collections in a mixed value, as Realm Core (`CollectionParent::s_max_level`).
+    public static let maxNestingLevel = 100
+
     private static func mixedPayloadLength(_ v: Value) -> Int {
         switch v {
         case .null: return 0
@@ -235,14 +242,33 @@ enum ColumnCodec {
         case .date: return 12
         case .objectId: return 12
         case .uuid, .decimal128: return 16
-        case .link: preconditionFailure("a mixed value cannot hold a link")
+        case .typedLink: return 12
+        case .list(let l): return ListCoding.encode(l, type: .mixed, nullable: true).count
+        case .dictionary(let d): return DictionaryCoding.encode(d, type: .mixed, nullable: true).count
+        case .link: preconditionFailure("a mixed value holds a typed link, not a link")
         }
+    }
+
+    /// Mixed values as their stored bytes (tag + payload, as `.data`; nulls stay null): a `.data` column block of
+    /// these is byte for byte the mixed column block of the values.
+    static func preEncodedMixed(_ values: ArraySlice<Value>) -> ArraySlice<Value> {
+        ArraySlice(values.map { v -> Value in
+            if v.isNull { return .null }
+            var w = ByteWriter()
+            appendMixed(v, into: &w)
+            return .data(w.bytes)
+        })
     }
 
     /// Appends tag byte + payload of a non-null mixed value.
     static func appendMixed(_ v: Value, into w: inout ByteWriter) {
-        guard let type = v.type, type != .link else { preconditionFailure("mixed column given \(v)") }
-        w.u8(type.rawValue)
+        switch v {
+        case .list(let l): w.u8(nestedListTag); w.raw(ListCoding.encode(l, type: .mixed, nullable: true)); return
+        case .dictionary(let d): w.u8(nestedDictionaryTag); w.raw(DictionaryCoding.encode(d, type: .mixed, nullable: true)); return
+        case .null, .link: preconditionFailure("mixed column given \(v)")
+        default: break
+        }
+        w.u8(v.type!.rawValue)
         switch v {
         case .bool(let b): w.u8(b ? 1 : 0)
         case .int(let i): w.i64(i)
@@ -254,16 +280,30 @@ enum ColumnCodec {
         case .objectId(let o): withUnsafeBytes(of: o.bytes) { w.raw($0) }
         case .uuid(let u): withUnsafeBytes(of: u.uuid) { w.raw($0) }
         case .decimal128(let d): w.u64(d.low); w.u64(d.high)
-        case .null, .link: preconditionFailure("unreachable")
+        case .typedLink(let c, let k): w.u32(c); w.u64(k.rawValue)
+        case .null, .link, .list, .dictionary: preconditionFailure("unreachable")
         }
     }
 
-    /// Decodes tag byte + payload of a mixed value.
-    static func decodeMixed(_ b: UnsafeRawBufferPointer) throws(CodecError) -> Value {
+    /// Decodes tag byte + payload of a mixed value. `level` is the nesting level of the collection the value
+    /// is in (1: a property or a collection property's element); nested collections deeper than
+    /// `maxNestingLevel` are refused, so a damaged or hostile value cannot exhaust the stack.
+    static func decodeMixed(_ b: UnsafeRawBufferPointer, level: Int = 1) throws(CodecError) -> Value {
         guard let tag = b.first else { throw CodecError("empty mixed value") }
         let payload = UnsafeRawBufferPointer(rebasing: b[1...])
         func need(_ n: Int) throws(CodecError) {
             if payload.count != n { throw CodecError("mixed \(tag) payload of \(payload.count) bytes, expected \(n)") }
+        }
+        if tag == nestedListTag || tag == nestedDictionaryTag {
+            guard level < maxNestingLevel else { throw CodecError("collections nested deeper than \(maxNestingLevel) levels") }
+            do {
+                if tag == nestedListTag { return .list(try ListCoding.decodeNested(payload, level: level + 1)) }
+                return .dictionary(try DictionaryCoding.decodeNested(payload, level: level + 1))
+            } catch let e as CodecError {
+                throw e
+            } catch {
+                throw CodecError("nested collection: \(error)")
+            }
         }
         switch PropertyType(rawValue: tag) {
         case .bool?:
@@ -297,6 +337,11 @@ enum ColumnCodec {
         case .decimal128?:
             try need(16)
             return .decimal128(Decimal128(low: payload.u64(at: 0), high: payload.u64(at: 8)))
+        case .link?:
+            try need(12)
+            let c = payload.u32(at: 0)
+            guard c != 0 else { throw CodecError("typed link to class 0") }
+            return .typedLink(classID: c, key: ObjectKey(payload.u64(at: 4)))
         default:
             throw CodecError("mixed value with type tag \(tag)")
         }
@@ -563,7 +608,9 @@ struct ColumnReader {
         precondition(type == .mixed, "mixedType on a \(type) column")
         if isNull(i) { return nil }
         if let inline = withBytes(at: i, { $0.first }) {
-            guard let tag = inline, let t = PropertyType(rawValue: tag) else { throw CodecError("bad mixed tag") }
+            guard let tag = inline else { throw CodecError("bad mixed tag") }
+            if tag == ColumnCodec.nestedListTag || tag == ColumnCodec.nestedDictionaryTag { return .mixed }
+            guard let t = PropertyType(rawValue: tag) else { throw CodecError("bad mixed tag") }
             return t
         }
         return try value(at: i, loadBlob: loadBlob).type

@@ -85,7 +85,7 @@ enum IndexKey {
         case .uuid(let u):
             bytes.append(uuidTag)
             withUnsafeBytes(of: u.uuid) { bytes.append(contentsOf: $0) }
-        case .float, .double, .data, .decimal128, .link:
+        case .float, .double, .data, .decimal128, .link, .typedLink, .list, .dictionary:
             preconditionFailure("IndexKey: \(value.type.map { "\($0)" } ?? "value") is not indexable")
         }
         return false

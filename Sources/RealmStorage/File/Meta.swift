@@ -7,8 +7,11 @@ struct Meta: Equatable {
     /// the commit log until a checkpoint (`logStart`, DECISIONS 53); a build that reads format 3 would miss them.
     /// 5: commit log records carry the log's identity ("RRC3"), which a build reading format 4 would not replay.
     /// 6: a node's checksum field includes the term of its page (`pageChecksumTerm`, DECISIONS 73), which a
-    /// build reading format 5 would take for damage everywhere.
-    static let formatVersion: UInt32 = 6
+    /// build reading format 5 would take for damage everywhere. 7: sets, dictionaries, embedded classes, typed
+    /// links and nested collections in mixed values (property flags 0x40 and 0x80, class flag 1, mixed tags 12,
+    /// 16 and 17), which a build reading format 6 would misread; a format-6 file is valid format 7, so its first
+    /// commit by this build writes 7.
+    static let formatVersion: UInt32 = 7
     /// The newest format whose nodes' checksums are not bound to their pages. A file of this format or older
     /// is upgraded (compacted into a file of `formatVersion`) when opened writable by the only process that has
     /// it open; until then every commit to it keeps to this format (`Database.upgradeNodeChecksumsIfNeeded`).

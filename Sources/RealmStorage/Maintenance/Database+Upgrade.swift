@@ -18,10 +18,20 @@ extension Database {
     /// directory synced. A crash at any point leaves the old file or the new one, whole. Throws what kept it
     /// from upgrading: `inUseByAnotherProcess` while another process has the file open, a full disk (the new
     /// file needs room beside the old one).
+    ///
+    /// A file of format 6 needs no rewriting (format 7 only adds structures): one empty commit marks it 7, which
+    /// every commit of this build does anyway.
     public func upgradeFileFormat() throws {
         if isReadOnly { throw StorageError.readOnly(path: path) }
-        guard !isInMemory, try latestMeta().format <= Meta.lastUnboundFormat else { return }
-        try compact()
+        let format = try latestMeta().format
+        guard !isInMemory, format < Meta.formatVersion else { return }
+        if format <= Meta.lastUnboundFormat {
+            try compact()
+        } else {
+            let w = try beginWrite()
+            w.catalogueChanged = true
+            try w.commit()
+        }
     }
 
     /// The upgrade a writable open makes (`upgradeFileFormat`). When it cannot be made now the file stays as

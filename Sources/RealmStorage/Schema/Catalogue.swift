@@ -13,6 +13,10 @@ struct PropertyInfo: Equatable {
         static let hidden = Flags(rawValue: 16)
         /// A non-optional int primary key whose value *is* the object key (no index tree; see DECISIONS 13).
         static let keyIsValue = Flags(rawValue: 32)
+        /// A set (format 7): elements of `type`, unique, stored in `SetOrder`.
+        static let set = Flags(rawValue: 64)
+        /// A dictionary with string keys (format 7): values of `type`, keys in UTF-8 byte order.
+        static let dictionary = Flags(rawValue: 128)
     }
 
     var columnID: UInt32
@@ -29,6 +33,10 @@ struct PropertyInfo: Equatable {
 
     var isOptional: Bool { flags.contains(.optional) }
     var isList: Bool { flags.contains(.list) }
+    var isSet: Bool { flags.contains(.set) }
+    var isDictionary: Bool { flags.contains(.dictionary) }
+    /// A list, set or dictionary stored in the object's cluster (serialized; not linkingObjects).
+    var isCollection: Bool { flags.contains(.list) || flags.contains(.set) || flags.contains(.dictionary) }
     /// Whether the property has an index tree (indexed properties and primary keys, except a primary key
     /// whose value is the object key).
     var isIndexed: Bool { (flags.contains(.indexed) || flags.contains(.primaryKey)) && !flags.contains(.keyIsValue) }
@@ -41,7 +49,7 @@ struct PropertyInfo: Equatable {
 
     /// The value an object has for this property when nothing was stored.
     var defaultValue: Value {
-        if isList || type == .backlink { return .data([]) }
+        if isCollection || type == .backlink { return .data([]) }
         if isOptional || type == .link || type == .mixed { return .null }
         return type.defaultValue
     }
@@ -57,6 +65,10 @@ struct ClassInfo: Equatable {
     var tableRoot: UInt64
     var primaryKeyColumnID: UInt32
     var properties: [PropertyInfo]
+    /// Class flags; bit 0: embedded (format 7).
+    var flags: UInt8 = 0
+
+    var isEmbedded: Bool { flags & 1 != 0 }
 
     func property(named name: String) -> PropertyInfo? {
         properties.first { $0.name == name && !$0.isHidden }
@@ -118,7 +130,7 @@ struct Catalogue: Equatable {
                 w.u64(c.tableRoot)
                 w.u64(0)  // table height: derived from the nodes' level fields
                 w.u32(c.primaryKeyColumnID)
-                w.u8(0)
+                w.u8(c.flags)
                 w.u32(UInt32(c.properties.count))
                 for p in c.properties {
                     w.u32(p.columnID)
@@ -161,7 +173,7 @@ struct Catalogue: Equatable {
                 let root = try r.u64()
                 _ = try r.u64()
                 let pk = try r.u32()
-                _ = try r.u8()
+                let classFlags = try r.u8()
                 let propertyCount = Int(try r.u32())
                 guard propertyCount <= 1 << 16 else { throw bad("property count \(propertyCount) in class \(name)") }
                 var props: [PropertyInfo] = []
@@ -179,7 +191,8 @@ struct Catalogue: Equatable {
                                               targetClassID: target, originColumnID: origin, indexRoot: indexRoot))
                 }
                 cat.classes.append(ClassInfo(classID: id, name: name, nextColumnID: nextColumnID, nextObjectKey: nextKey,
-                                             objectCount: count, tableRoot: root, primaryKeyColumnID: pk, properties: props))
+                                             objectCount: count, tableRoot: root, primaryKeyColumnID: pk, properties: props,
+                                             flags: classFlags))
             }
             guard r.offset <= nodeHeaderSize + 8 + length else { throw bad("catalogue runs past its section") }
             return cat

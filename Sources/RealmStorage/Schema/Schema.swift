@@ -3,7 +3,12 @@ public struct PropertySchema: Equatable, Sendable {
     public var name: String
     public var type: PropertyType
     public var isOptional: Bool
+    /// A list (or, for `linkingObjects`, always true). Exclusive with `isSet` and `isDictionary`.
     public var isList: Bool
+    /// A set of unique values (Realm's `MutableSet`), of `type` (links when `.link`).
+    public var isSet: Bool
+    /// A dictionary with string keys and values of `type` (Realm's `Map<String, T>`).
+    public var isDictionary: Bool
     public var isIndexed: Bool
     public var isPrimaryKey: Bool
     /// The target class of a link, or the origin class of a `linkingObjects` property.
@@ -13,11 +18,13 @@ public struct PropertySchema: Equatable, Sendable {
 
     public init(name: String, type: PropertyType, isOptional: Bool = false, isList: Bool = false,
                 isIndexed: Bool = false, isPrimaryKey: Bool = false, objectClassName: String? = nil,
-                originProperty: String? = nil) {
+                originProperty: String? = nil, isSet: Bool = false, isDictionary: Bool = false) {
         self.name = name
         self.type = type
         self.isOptional = isOptional
         self.isList = isList
+        self.isSet = isSet
+        self.isDictionary = isDictionary
         self.isIndexed = isIndexed
         self.isPrimaryKey = isPrimaryKey
         self.objectClassName = objectClassName
@@ -32,6 +39,19 @@ public struct PropertySchema: Equatable, Sendable {
         PropertySchema(name: name, type: .link, isList: true, objectClassName: target)
     }
 
+    /// A set of links to `target`.
+    public static func set(_ name: String, of target: String) -> PropertySchema {
+        PropertySchema(name: name, type: .link, objectClassName: target, isSet: true)
+    }
+
+    /// A dictionary whose values link to `target` (or are null).
+    public static func dictionary(_ name: String, of target: String) -> PropertySchema {
+        PropertySchema(name: name, type: .link, isOptional: true, objectClassName: target, isDictionary: true)
+    }
+
+    /// Whether the property holds a list, set or dictionary (not `linkingObjects`).
+    public var isCollection: Bool { (isList || isSet || isDictionary) && type != .linkingObjects }
+
     public static func linkingObjects(_ name: String, from origin: String, property: String) -> PropertySchema {
         PropertySchema(name: name, type: .linkingObjects, isList: true, objectClassName: origin, originProperty: property)
     }
@@ -41,10 +61,14 @@ public struct PropertySchema: Equatable, Sendable {
 public struct ClassSchema: Equatable, Sendable {
     public var name: String
     public var properties: [PropertySchema]
+    /// An embedded class (Realm's `EmbeddedObject`): each object is owned by exactly one link, list element or
+    /// dictionary value of a parent, is created through it and deleted with it; no primary key.
+    public var isEmbedded: Bool
 
-    public init(name: String, properties: [PropertySchema]) {
+    public init(name: String, properties: [PropertySchema], isEmbedded: Bool = false) {
         self.name = name
         self.properties = properties
+        self.isEmbedded = isEmbedded
     }
 
     public var primaryKey: String? { properties.first(where: \.isPrimaryKey)?.name }

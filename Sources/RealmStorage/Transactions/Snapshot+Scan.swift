@@ -126,7 +126,7 @@ extension Snapshot {
 
     private func aggregate(_ p: PropertyHandle, in range: ClosedRange<Int64>) throws -> (sum: Int64, count: Int) {
         let (c, info) = try currentInfo(p)
-        guard info.type == .int, !info.isList else {
+        guard info.type == .int, !info.isCollection else {
             throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "an int property", got: info.type.description)
         }
         var total: Int64 = 0
@@ -158,7 +158,7 @@ extension Snapshot {
     /// Number of objects whose string property equals `string` (bytewise), comparing in place.
     public func count(_ p: PropertyHandle, equalTo string: String) throws -> Int {
         let (c, info) = try currentInfo(p)
-        guard info.type == .string, !info.isList else {
+        guard info.type == .string, !info.isCollection else {
             throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a string property", got: info.type.description)
         }
         if info.isIndexed { return try indexLookup(c.classID, info, .string(string), limit: Int.max).count }

@@ -22,6 +22,9 @@ public struct PropertyHandle: Sendable {
     public let isOptional: Bool
     let info: PropertyInfo
     let classID: UInt32
+
+    public var isSet: Bool { info.isSet }
+    public var isDictionary: Bool { info.isDictionary }
 }
 
 /// A consistent, read-only view of one committed version of the database.
@@ -156,6 +159,12 @@ public class Snapshot: NodeSource {
     /// Every class with its visible properties.
     public var schema: [ClassSchema] { catalogue.classes.map { publicSchema($0) } }
 
+    /// The stored ID of a class, as typed links (`Value.typedLink`) name it; nil when there is no such class.
+    public func classID(named name: String) -> UInt32? { catalogue.classInfo(named: name)?.classID }
+
+    /// The name of the class with stored ID `id`, or nil when there is none (a typed link's class).
+    public func className(classID id: UInt32) -> String? { catalogue.classIndex(id: id).map { catalogue.classes[$0].name } }
+
     /// A class's schema. A read snapshot's catalogue never changes, so each class is converted once: the
     /// query binder asks for it several times per query (`perf`: 36 % of 10,000 indexed lookups went here).
     public func classSchema(_ name: String) -> ClassSchema? {
@@ -174,8 +183,9 @@ public class Snapshot: NodeSource {
                            isIndexed: p.flags.contains(.indexed), isPrimaryKey: p.isPrimaryKey,
                            objectClassName: p.targetClassID == 0 ? nil : catalogue.classInfo(id: p.targetClassID)?.name,
                            originProperty: p.type == .linkingObjects
-                               ? catalogue.classInfo(id: p.targetClassID)?.property(column: p.originColumnID)?.name : nil)
-        })
+                               ? catalogue.classInfo(id: p.targetClassID)?.property(column: p.originColumnID)?.name : nil,
+                           isSet: p.isSet, isDictionary: p.isDictionary)
+        }, isEmbedded: c.isEmbedded)
     }
 
     public func table(_ name: String) throws -> TableHandle {
@@ -291,7 +301,7 @@ public class Snapshot: NodeSource {
     public func value(_ key: ObjectKey, _ p: PropertyHandle) throws -> Value {
         // The handle's column ID and type are stable; only index roots change, and reads need neither.
         let info = p.info
-        guard !info.isList, info.type != .linkingObjects else {
+        guard !info.isCollection, info.type != .linkingObjects else {
             throw StorageError.typeMismatch(className: className(p.classID), property: info.name, expected: "a list accessor", got: "value access")
         }
         return try naming(p.classID) {
@@ -321,11 +331,34 @@ public class Snapshot: NodeSource {
         if info.type == .linkingObjects {
             return try linkingObjects(key, c, info).map { .link(ObjectKey($0)) }
         }
-        guard info.isList else {
-            throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "value access", got: "list access")
+        guard info.isList || info.isSet else {
+            throw StorageError.typeMismatch(className: c.name, property: info.name, expected: info.isDictionary ? "dictionary access" : "value access",
+                                            got: "list access")
         }
         guard let loc = try locate(c.classID, key.rawValue) else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
         return try listValues(c.classID, key.rawValue, info, loc)
+    }
+
+    /// The entries of a dictionary property of an object, keys in UTF-8 byte order.
+    public func dictionary(_ key: ObjectKey, _ p: PropertyHandle) throws -> ValueDictionary {
+        try naming(p.classID) {
+            let (c, info) = try currentInfo(p)
+            guard info.isDictionary else {
+                throw StorageError.typeMismatch(className: c.name, property: info.name, expected: info.isCollection ? "list access" : "value access",
+                                                got: "dictionary access")
+            }
+            guard let loc = try locate(c.classID, key.rawValue) else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
+            return try dictionaryValues(c.classID, key.rawValue, info, loc)
+        }
+    }
+
+    func dictionaryValues(_ classID: UInt32, _ key: UInt64, _ info: PropertyInfo, _ loc: RowLocation) throws -> ValueDictionary {
+        guard case .data(let bytes) = try rawValue(loc, info) else { return ValueDictionary() }
+        do {
+            return try DictionaryCoding.decode(bytes)
+        } catch {
+            throw StorageError.corrupt(path: displayPath, location: "dictionary \(className(classID)).\(info.name) of #\(key)", reason: "\(error)")
+        }
     }
 
     func listValues(_ classID: UInt32, _ key: UInt64, _ info: PropertyInfo, _ loc: RowLocation) throws -> [Value] {
@@ -504,7 +537,7 @@ extension Snapshot {
     /// themselves is not in the index). Sorting by an indexed property is then a walk, not a sort.
     public func keysInIndexOrder(_ p: PropertyHandle) throws -> (keys: [ObjectKey], runStarts: [Int])? {
         let (c, info) = try currentInfo(p)
-        guard info.isIndexed, !info.isList, !info.keyIsValue, info.type == .string || info.type == .int else { return nil }
+        guard info.isIndexed, !info.isCollection, !info.keyIsValue, info.type == .string || info.type == .int else { return nil }
         var keys: [ObjectKey] = []
         keys.reserveCapacity(Int(c.objectCount))
         var starts: [Int] = []

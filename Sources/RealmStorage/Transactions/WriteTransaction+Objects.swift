@@ -29,7 +29,9 @@ extension WriteTransaction {
                 throw StorageError.valueTooLarge(className: c.name, property: p.name, bytes: d.count, limit: SchemaLimits.maxValueBytes)
             }
             return value
-        case (.mixed, .link): throw mismatch("a mixed value (links are not supported in mixed)")
+        case (.mixed, .link): throw mismatch("a mixed value (a link in a mixed value names its class: a typed link)")
+        case (.mixed, .typedLink), (.mixed, .list), (.mixed, .dictionary):
+            throw mismatch("a mixed value (typed links and nested collections are not stored yet)")
         case (.mixed, .string(let s)) where s.utf8.count > SchemaLimits.maxValueBytes:
             throw StorageError.valueTooLarge(className: c.name, property: p.name, bytes: s.utf8.count, limit: SchemaLimits.maxValueBytes)
         case (.mixed, .data(let d)) where d.count > SchemaLimits.maxValueBytes:
@@ -62,7 +64,7 @@ extension WriteTransaction {
         var row: [UInt32: Value] = [:]
         for (name, v) in values {
             let p = try info(c, name)
-            guard !p.isList, p.type != .linkingObjects else {
+            guard !p.isCollection, p.type != .linkingObjects else {
                 throw StorageError.typeMismatch(className: c.name, property: name, expected: "a list of values", got: "a single value")
             }
             row[p.columnID] = try validated(v, for: p, in: c)
@@ -154,7 +156,7 @@ extension WriteTransaction {
             primaryKey = c.primaryKeyColumnID == 0 ? nil : c.properties.firstIndex(where: \.isPrimaryKey)
             keyIsValue = primaryKey.map { c.properties[$0].keyIsValue } ?? false
             indexed = c.properties.indices.filter { c.properties[$0].isIndexed }
-            links = c.properties.indices.filter { c.properties[$0].type == .link && !c.properties[$0].isList }
+            links = c.properties.indices.filter { c.properties[$0].type == .link && !c.properties[$0].isCollection }
         }
 
         /// Whether this plan, made for an earlier version of the catalogue, still describes class `c` at
@@ -187,7 +189,7 @@ extension WriteTransaction {
             }
             var out: [Int] = []
             for p in columns {
-                guard p.classID == classInfo.classID, let at = position(of: p.info.columnID), !p.info.isList,
+                guard p.classID == classInfo.classID, let at = position(of: p.info.columnID), !p.info.isCollection,
                       p.info.type != .linkingObjects else {
                     throw StorageError.typeMismatch(className: classInfo.name, property: p.name,
                                                     expected: "a single-valued property of \(classInfo.name)", got: p.name)
@@ -308,7 +310,7 @@ extension WriteTransaction {
     public func set(_ key: ObjectKey, _ p: PropertyHandle, _ value: Value) throws {
         try checkActive()
         let (c, info) = try currentInfo(p)
-        guard !info.isList, info.type != .linkingObjects else {
+        guard !info.isCollection, info.type != .linkingObjects else {
             throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a list of values", got: "a single value")
         }
         let v = try validated(value, for: info, in: c)
@@ -346,7 +348,7 @@ extension WriteTransaction {
     public func updateAll(_ table: TableHandle, _ p: PropertyHandle, _ transform: (Value) throws -> Value) throws -> Int {
         try checkActive()
         let (c, info) = try currentInfo(p)
-        guard !info.isList, info.type != .linkingObjects else {
+        guard !info.isCollection, info.type != .linkingObjects else {
             throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a list of values", got: "a single value")
         }
         if info.type == .link || info.isIndexed || info.keyIsValue {

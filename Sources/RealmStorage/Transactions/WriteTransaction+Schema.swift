@@ -9,6 +9,12 @@ extension WriteTransaction {
         }
     }
 
+    /// The error for a structure of format 7 in a file still of format 5 (shared with another process when it
+    /// was opened, so not yet upgraded): a build reading format 5 would misread it.
+    func formatTooOld(_ what: String) -> StorageError {
+        .invalidSchema("\(what) needs file format 7; this file is format \(meta.format) (another process had it open when it was opened): run `realm-browser upgrade \(database.path)` or reopen it when no other process has it open")
+    }
+
     public func setSchemaVersion(_ version: UInt64) throws {
         try checkActive()
         catalogue.schemaVersion = version
@@ -26,18 +32,23 @@ extension WriteTransaction {
             if s.properties.filter(\.isPrimaryKey).count > 1 {
                 throw StorageError.invalidSchema("class '\(s.name)' declares more than one primary key")
             }
+            if s.isEmbedded && !meta.hasPageBoundChecksums { throw formatTooOld("embedded class '\(s.name)'") }
+            if s.isEmbedded, let pk = s.primaryKey {
+                throw StorageError.invalidSchema("embedded class '\(s.name)' cannot have a primary key ('\(pk)')")
+            }
         }
         let saved = catalogue
         do {
             for s in schemas {
                 catalogue.classes.append(ClassInfo(classID: catalogue.nextClassID, name: s.name, nextColumnID: 1, nextObjectKey: 0,
-                                                   objectCount: 0, tableRoot: 0, primaryKeyColumnID: 0, properties: []))
+                                                   objectCount: 0, tableRoot: 0, primaryKeyColumnID: 0, properties: [],
+                                                   flags: s.isEmbedded ? 1 : 0))
                 catalogue.nextClassID += 1
             }
             // Plain properties and links first, then linkingObjects (which refer to links).
             for s in schemas {
                 for p in s.properties where p.type != .linkingObjects {
-                    try appendProperty(s.name, p, keyIsValue: p.isPrimaryKey && p.type == .int && !p.isOptional && !p.isList)
+                    try appendProperty(s.name, p, keyIsValue: p.isPrimaryKey && p.type == .int && !p.isOptional && !p.isCollection)
                 }
             }
             for s in schemas {
@@ -89,13 +100,21 @@ extension WriteTransaction {
         guard s.type != .backlink else { throw StorageError.invalidSchema("\(where_): backlink columns are managed by the engine") }
         var flags: PropertyInfo.Flags = []
         if s.isOptional { flags.insert(.optional) }
+        let kinds = [s.isList, s.isSet, s.isDictionary].filter { $0 }.count
+        if kinds > 1 || (s.type == .linkingObjects && (s.isSet || s.isDictionary)) {
+            throw StorageError.invalidSchema("\(where_): a property is at most one of list, set and dictionary")
+        }
+        if (s.isSet || s.isDictionary) && !meta.hasPageBoundChecksums { throw formatTooOld(where_) }
         if s.isList { flags.insert(.list) }
+        if s.isSet { flags.insert(.set) }
+        if s.isDictionary { flags.insert(.dictionary) }
+        let kind = s.isList ? " list" : s.isSet ? " set" : s.isDictionary ? " dictionary" : ""
         if s.isIndexed {
-            guard s.type.isIndexable, !s.isList else { throw StorageError.invalidSchema("\(where_): properties of type \(s.type)\(s.isList ? " list" : "") cannot be indexed") }
+            guard s.type.isIndexable, kind.isEmpty else { throw StorageError.invalidSchema("\(where_): properties of type \(s.type)\(kind) cannot be indexed") }
             flags.insert(.indexed)
         }
         if s.isPrimaryKey {
-            guard s.type.canBePrimaryKey, !s.isList else {
+            guard s.type.canBePrimaryKey, kind.isEmpty else {
                 throw StorageError.invalidSchema("\(where_): a primary key must be int, string, objectId or uuid, not \(s.type)")
             }
             flags.insert(.primaryKey)
@@ -109,7 +128,11 @@ extension WriteTransaction {
                 throw StorageError.invalidSchema("\(where_): link target class '\(s.objectClassName ?? "")' does not exist")
             }
             target = tc.classID
-            if !s.isList { flags.insert(.optional) }
+            if s.isSet && tc.isEmbedded {
+                throw StorageError.invalidSchema("\(where_): a set cannot hold objects of embedded class '\(tc.name)'")
+            }
+            // A to-one link and a dictionary's link values may be null; list and set elements may not.
+            if !s.isList && !s.isSet { flags.insert(.optional) }
         case .linkingObjects:
             guard let o = s.objectClassName, let oc = catalogue.classInfo(named: o) else {
                 throw StorageError.invalidSchema("\(where_): linkingObjects origin class '\(s.objectClassName ?? "")' does not exist")
@@ -150,7 +173,7 @@ extension WriteTransaction {
             }
         }
         // Pending list changes go; the backlinks the property made go with its backlink tree, whole.
-        if p.isList && p.type != .linkingObjects {
+        if p.isCollection && p.type != .linkingObjects {
             for slot in Array(dirtyLists.keys) where slot.classID == c.classID && slot.columnID == p.columnID {
                 dirtyLists[slot] = nil
             }

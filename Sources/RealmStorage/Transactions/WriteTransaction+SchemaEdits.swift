@@ -33,7 +33,7 @@ extension WriteTransaction {
         guard p.flags.contains(.indexed) != indexed else { return }
         guard let pi = catalogue.classes[ci].properties.firstIndex(where: { $0.columnID == p.columnID }) else { return }
         if indexed {
-            guard p.type.isIndexable, !p.isList else {
+            guard p.type.isIndexable, !p.isCollection else {
                 throw StorageError.invalidSchema("\(className).\(name): properties of type \(p.type)\(p.isList ? " list" : "") cannot be indexed")
             }
             catalogue.classes[ci].properties[pi].flags.insert(.indexed)
@@ -68,7 +68,7 @@ extension WriteTransaction {
         var new: PropertyInfo?
         if let name {
             let p = try info(c, name)
-            guard p.type.canBePrimaryKey, !p.isList else {
+            guard p.type.canBePrimaryKey, !p.isCollection else {
                 throw StorageError.invalidSchema("\(className).\(name): a primary key must be int, string, objectId or uuid, not \(p.type)\(p.isList ? " list" : "")")
             }
             new = p
