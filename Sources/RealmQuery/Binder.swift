@@ -29,7 +29,7 @@ extension Query {
             case .limit(let n, _): ordering.append(.limit(n))
             }
         }
-        return BoundQuery(className: className, query: self, predicate: p, ordering: ordering)
+        return BoundQuery(className: className, query: self, predicate: p, ordering: ordering, objectLiterals: b.objectLiterals)
     }
 }
 
@@ -43,6 +43,8 @@ struct Binder {
     var constantPlaces: [SourceRange: Int] = [:]
     /// Every class schema the binding looked at.
     var consulted: [String: ClassSchema] = [:]
+    /// The constants holding `obj(...)` literals (each bound as a placeholder link until the query runs).
+    var objectLiterals: [ConstantPlace: [ObjectPart]] = [:]
 
     init(query: Query, schema: QuerySchema, arguments: [QueryArgument]) {
         self.query = query
@@ -94,14 +96,32 @@ struct Binder {
             case .value(let v): return .constant([v], isList: false, r)
             case .list(let vs): return .constant(vs, isList: true, r)
             }
-        case .list(let items, let r):
+        case .object(let o, let r):
+            let key = try objectKey(o, on: cls, variables: variables)
+            let place = unusedPlace(r)
+            objectLiterals[ConstantPlace(place)] = [.object(className: o.className, primaryKey: key)]
+            constantPlaces[place, default: 0] += 1
+            return .constant([Binder.objectPlaceholder], isList: false, place)
+        case .list(let items, let r0):
             var values: [Value] = []
+            var parts: [ObjectPart] = []
             for item in items {
                 guard case .constant(let vs, let isList, let ir) = try operand(item, on: cls, variables: variables) else {
                     throw fail(.invalidQuery, "a list in braces holds values, not key paths", item.range)
                 }
                 if isList { throw fail(.invalidArgument, "an argument holding several values cannot be an element of a list", ir) }
                 values.append(contentsOf: vs)
+                if case .object = item, let p = objectLiterals.removeValue(forKey: ConstantPlace(ir)) {
+                    parts.append(contentsOf: p)
+                } else {
+                    parts.append(contentsOf: vs.map(ObjectPart.value))
+                }
+            }
+            let hasObjects = items.contains { if case .object = $0 { return true } else { return false } }
+            let r = hasObjects ? unusedPlace(r0) : r0
+            if hasObjects {
+                objectLiterals[ConstantPlace(r)] = parts
+                constantPlaces[r, default: 0] += 1  // a template cannot rebuild the objects: bound every time
             }
             constantPlaces[r, default: 0] += 1
             if items.contains(where: { if case .argument = $0 { return true } else { return false } }) {
@@ -127,9 +147,6 @@ struct Binder {
                 guard let t = k.type, t != .mixed else { continue }  // null or mixed: null when not a number
                 guard Binder.isNumeric(t) else {
                     throw fail(.typeMismatch, "'\(op.rawValue)' needs numbers, and '\(e)' is \(Binder.typeName(t))", e.range)
-                }
-                if t == .decimal128, op == .multiply || op == .divide {
-                    throw fail(.typeMismatch, "'\(op.rawValue)' on decimal128 is not supported (only + and - are exact)", e.range)
                 }
             }
             return .arithmetic(op, lo, ro, range)
@@ -185,11 +202,13 @@ struct Binder {
                 }
             }
             if p.typeOf { throw fail(.invalidQuery, "@type needs a type name on its right, such as 'string'", r) }
+            try checkObjectClasses(lhs, against: p.kind, c.rhs)
             return .comparison(BoundComparison(quantifier: quantifier ?? .any, lhs: lhs, op: op, options: c.options, rhs: rhs))
         }
 
         let lhsKind = kind(of: lhs)
         if lhsKind.type == .decimal128, lhs.isPathOrArithmetic { rhs = decimalLiterals(rhs, from: constantSide) }
+        if lhsKind.type == .data, case .path = lhs, Binder.isLiterals(constantSide) { rhs = binaryStrings(rhs) }
         if let q = quantifier, !lhsKind.isMulti {
             throw fail(.invalidQuery, "\(q.rawValue) needs a key path through a list, and '\(c.lhs)' is not one", c.lhs.range)
         }
@@ -225,8 +244,87 @@ struct Binder {
         // A list of values on the right of any other operator (`age == {1, 2}`, `name BEGINSWITH {'a', 'b'}`):
         // true when the operator holds for any of them, as in Realm.
 
+        // A string operator on a key path that holds no text, with text on the right (`age BEGINSWITH 'x'`):
+        // Realm accepts it and no value matches (`Compare<BeginsWith>` over an int column).
+        if op.isStringOperator, case .path = lhs, let lt = lhsKind.type, lt != .string, lt != .data, lt != .mixed,
+           Binder.isText(rhs) {
+            switch quantifier! {
+            case .any: return .constant(false)
+            case .none: return .constant(true)
+            case .all: return .comparison(BoundComparison(quantifier: .all, lhs: lhs, op: op, options: c.options, rhs: rhs))
+            }
+        }
         try typeCheck(lhs: lhs, lhsKind: lhsKind, op: op, options: c.options, rhs: rhs, comparison: c)
+        try checkObjectClasses(rhs, against: lhsKind, constantSide == c.rhs ? c.lhs : c.rhs)
         return .comparison(BoundComparison(quantifier: quantifier!, lhs: lhs, op: op, options: c.options, rhs: rhs))
+    }
+
+    // MARK: Object literals
+
+    /// The value a bound `obj(...)` stands for until the query runs (`BoundQuery.resolvedPredicate`).
+    static let objectPlaceholder = Value.link(ObjectKey(0))
+
+    /// `r`, or a place no other object literal holds (trees built in code have no positions).
+    func unusedPlace(_ r: SourceRange) -> SourceRange {
+        var p = r
+        var n = 1
+        while objectLiterals[ConstantPlace(p)] != nil {
+            p = SourceRange(-n, -n)
+            n += 1
+        }
+        return p
+    }
+
+    /// The primary key of `obj('Class', key)`, checked against the class: it exists, has a primary key, and
+    /// the key has its type (or is null for an optional one).
+    mutating func objectKey(_ o: ObjectLiteral, on cls: String, variables: [String: String]) throws(QueryError) -> Value {
+        let target = try classSchema(o.className, o.classRange)
+        guard let pk = target.properties.first(where: \.isPrimaryKey) else {
+            throw fail(.invalidQuery, "class '\(o.className)' has no primary key; obj(...) finds an object by its primary key", o.classRange)
+        }
+        guard case .constant(let vs, let isList, let kr) = try operand(o.primaryKey, on: cls, variables: variables), !isList, vs.count == 1 else {
+            throw fail(.invalidArgument, "the primary key in obj(...) is one value", o.primaryKey.range)
+        }
+        // An argument here is bound every time: a template cannot rebuild the looked-up object.
+        constantPlaces[kr, default: 0] += 1
+        let key = vs[0]
+        if key.isNull {
+            guard pk.isOptional else {
+                throw fail(.typeMismatch, "the primary key of '\(o.className)' cannot be null", o.primaryKey.range)
+            }
+        } else if key.type != pk.type {
+            throw fail(.typeMismatch, "the primary key of '\(o.className)' is \(Binder.typeName(pk.type)), not \(Binder.typeName(key.type))", o.primaryKey.range)
+        }
+        return key
+    }
+
+    /// An `obj(...)` literal of another class than the objects `kind` links to is an error (Realm: "The
+    /// relationship ... cannot be compared to an argument of type ...").
+    func checkObjectClasses(_ constant: BoundOperand, against kind: ValueKind, _ text: Expression) throws(QueryError) {
+        guard case .constant(_, _, let r) = constant, let parts = objectLiterals[ConstantPlace(r)],
+              kind.type == .link, let target = kind.objectClass else { return }
+        for case .object(let cls, _) in parts where cls != target {
+            throw fail(.typeMismatch, "'\(text)' links to '\(target)' and cannot be compared with an object of '\(cls)'", r)
+        }
+    }
+
+    /// Whether `e` is literals only (a literal or a list of them): no argument a prepared query puts back.
+    static func isLiterals(_ e: Expression) -> Bool {
+        switch e {
+        case .literal: return true
+        case .list(let items, _): return items.allSatisfy { if case .literal = $0 { return true } else { return false } }
+        default: return false
+        }
+    }
+
+    /// The constant `o` with its strings as their UTF-8 bytes: compared with binary data, a string (`'Ann'`,
+    /// `B64"QW5u"`) is its bytes, as Realm Core converts a string constant for a binary property.
+    func binaryStrings(_ o: BoundOperand) -> BoundOperand {
+        guard case .constant(let values, let isList, let r) = o, values.contains(where: { $0.type == .string }) else { return o }
+        return .constant(values.map { v in
+            if case .string(let s) = v { return .data(Array(s.utf8)) }
+            return v
+        }, isList: isList, r)
     }
 
     /// The constant `o`, bound from `e`, with its number literals read as decimal128 (`Literal.value(hint:)`):
@@ -322,6 +420,15 @@ struct Binder {
         case .uuid: return "a uuid"
         case .link, .linkingObjects, .backlink: return "an object"
         case .mixed: return "a mixed value"
+        }
+    }
+
+    /// Whether an operand gives text: strings or binary data (or null, or a mixed value).
+    static func isText(_ o: BoundOperand) -> Bool {
+        switch o {
+        case .constant(let vs, _, _): return vs.allSatisfy { $0.isNull || $0.type == .string || $0.type == .data }
+        case .path(let p): return p.kind.type == nil || p.kind.type == .string || p.kind.type == .data || p.kind.type == .mixed
+        case .subqueryCount, .arithmetic: return false
         }
     }
 

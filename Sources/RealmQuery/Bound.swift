@@ -125,6 +125,24 @@ public struct BoundQuery: Sendable {
     public let query: Query
     var predicate: BoundPredicate
     let ordering: [BoundOrdering]
+    /// The constants that hold `obj(...)` literals, by place: looked up in the snapshot each evaluation runs in.
+    var objectLiterals: [ConstantPlace: [ObjectPart]] = [:]
+}
+
+/// A constant's place in the query text, compared by position (`SourceRange`s all compare equal).
+struct ConstantPlace: Hashable, Sendable {
+    let start: Int
+    let end: Int
+    init(_ r: SourceRange) {
+        start = r.start
+        end = r.end
+    }
+}
+
+/// An element of a constant holding `obj(...)` literals: a value, or the object of a class with a primary key.
+enum ObjectPart: Sendable {
+    case value(Value)
+    case object(className: String, primaryKey: Value)
 }
 
 enum BoundOrdering: Sendable {
