@@ -65,9 +65,10 @@ struct Sorter {
         values.reserveCapacity(keys.count)
         var nullLinks: [Bool] = []
         var buffer: [Value] = []
+        let tail = Sorter.tail(path)
         for (n, k) in keys.enumerated() {
             buffer.removeAll(keepingCapacity: true)
-            if let v = try value(path, k, &buffer) {
+            if let v = try value(path, tail, k, &buffer) {
                 values.append(v)
                 if !nullLinks.isEmpty { nullLinks.append(false) }
             } else {
@@ -80,18 +81,23 @@ struct Sorter {
         return .values(values, nullLinks: nullLinks)
     }
 
-    /// The value of an ordering path (to-one links, then a value) for one object, or nil when a link on the
-    /// way is null.
-    func value(_ path: BoundPath, _ key: ObjectKey, _ buffer: inout [Value]) throws -> Value? {
+    /// The last step of an ordering path, as a path of its own (`value` follows the links before it).
+    static func tail(_ path: BoundPath) -> BoundPath {
+        var last = path
+        if path.steps.count > 1 { last.steps = [path.steps[path.steps.count - 1]] }
+        return last
+    }
+
+    /// The value of an ordering path (to-one links, then a value; `tail` is `Sorter.tail(path)`) for one
+    /// object, or nil when a link on the way is null.
+    func value(_ path: BoundPath, _ tail: BoundPath, _ key: ObjectKey, _ buffer: inout [Value]) throws -> Value? {
         var k = key
         for step in path.steps.dropLast() {
             guard case .toOne(let cls, let prop, _) = step else { break }
             guard case .link(let next) = try ex.snapshot.value(k, ex.handle(cls, prop)) else { return nil }
             k = next
         }
-        var last = path
-        last.steps = Array(path.steps.suffix(1))
-        try ex.gather(last, k, into: &buffer)
+        try ex.gather(tail, k, into: &buffer)
         return buffer.first ?? .null
     }
 
@@ -188,12 +194,13 @@ struct Sorter {
         var seen = Set<[Value]>()
         var out: [ObjectKey] = []
         var buffer: [Value] = []
+        let tails = paths.map(Sorter.tail)
         next: for (n, k) in keys.enumerated() {
             if n & 255 == 255 { ex.snapshot.releaseDecryptedPagesIfOverBudget() }
             var combo: [Value] = []
-            for p in paths {
+            for (p, tail) in zip(paths, tails) {
                 buffer.removeAll(keepingCapacity: true)
-                guard let v = try value(p, k, &buffer) else { continue next }
+                guard let v = try value(p, tail, k, &buffer) else { continue next }
                 combo.append(Sorter.distinctKey(v))
             }
             if seen.insert(combo).inserted { out.append(k) }
