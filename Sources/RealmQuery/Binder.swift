@@ -259,100 +259,6 @@ struct Binder {
         return .comparison(BoundComparison(quantifier: quantifier!, lhs: lhs, op: op, options: c.options, rhs: rhs))
     }
 
-    // MARK: Object literals
-
-    /// The value a bound `obj(...)` stands for until the query runs (`BoundQuery.resolvedPredicate`).
-    static let objectPlaceholder = Value.link(ObjectKey(0))
-
-    /// `r`, or a place no other object literal holds (trees built in code have no positions).
-    func unusedPlace(_ r: SourceRange) -> SourceRange {
-        var p = r
-        var n = 1
-        while objectLiterals[ConstantPlace(p)] != nil {
-            p = SourceRange(-n, -n)
-            n += 1
-        }
-        return p
-    }
-
-    /// The primary key of `obj('Class', key)`, checked against the class: it exists, has a primary key, and
-    /// the key has its type (or is null for an optional one).
-    mutating func objectKey(_ o: ObjectLiteral, on cls: String, variables: [String: String]) throws(QueryError) -> Value {
-        let target = try classSchema(o.className, o.classRange)
-        guard let pk = target.properties.first(where: \.isPrimaryKey) else {
-            throw fail(.invalidQuery, "class '\(o.className)' has no primary key; obj(...) finds an object by its primary key", o.classRange)
-        }
-        guard case .constant(let vs, let isList, let kr) = try operand(o.primaryKey, on: cls, variables: variables), !isList, vs.count == 1 else {
-            throw fail(.invalidArgument, "the primary key in obj(...) is one value", o.primaryKey.range)
-        }
-        // An argument here is bound every time: a template cannot rebuild the looked-up object.
-        constantPlaces[kr, default: 0] += 1
-        let key = vs[0]
-        if key.isNull {
-            guard pk.isOptional else {
-                throw fail(.typeMismatch, "the primary key of '\(o.className)' cannot be null", o.primaryKey.range)
-            }
-        } else if key.type != pk.type {
-            throw fail(.typeMismatch, "the primary key of '\(o.className)' is \(Binder.typeName(pk.type)), not \(Binder.typeName(key.type))", o.primaryKey.range)
-        }
-        return key
-    }
-
-    /// An `obj(...)` literal of another class than the objects `kind` links to is an error (Realm: "The
-    /// relationship ... cannot be compared to an argument of type ...").
-    func checkObjectClasses(_ constant: BoundOperand, against kind: ValueKind, _ text: Expression) throws(QueryError) {
-        guard case .constant(_, _, let r) = constant, let parts = objectLiterals[ConstantPlace(r)],
-              kind.type == .link, let target = kind.objectClass else { return }
-        for case .object(let cls, _) in parts where cls != target {
-            throw fail(.typeMismatch, "'\(text)' links to '\(target)' and cannot be compared with an object of '\(cls)'", r)
-        }
-    }
-
-    /// Whether `e` is literals only (a literal or a list of them): no argument a prepared query puts back.
-    static func isLiterals(_ e: Expression) -> Bool {
-        switch e {
-        case .literal: return true
-        case .list(let items, _): return items.allSatisfy { if case .literal = $0 { return true } else { return false } }
-        default: return false
-        }
-    }
-
-    /// The constant `o` with its strings as their UTF-8 bytes: compared with binary data, a string (`'Ann'`,
-    /// `B64"QW5u"`) is its bytes, as Realm Core converts a string constant for a binary property.
-    func binaryStrings(_ o: BoundOperand) -> BoundOperand {
-        guard case .constant(let values, let isList, let r) = o, values.contains(where: { $0.type == .string }) else { return o }
-        return .constant(values.map { v in
-            if case .string(let s) = v { return .data(Array(s.utf8)) }
-            return v
-        }, isList: isList, r)
-    }
-
-    /// The constant `o`, bound from `e`, with its number literals read as decimal128 (`Literal.value(hint:)`):
-    /// compared with a decimal128 key path, `12345678901234567890.15` is that decimal, not a rounded double.
-    mutating func decimalLiterals(_ o: BoundOperand, from e: Expression) -> BoundOperand {
-        guard case .constant(var values, let isList, let r) = o else { return o }
-        switch e {
-        case .literal(let l, _):
-            return .constant([l.value(hint: .decimal128)], isList: isList, r)
-        case .list(let items, _):
-            // Every item gave one value (an argument holding several is refused in a list).
-            guard items.count == values.count else { return o }
-            for (i, item) in items.enumerated() {
-                if case .literal(let l, _) = item { values[i] = l.value(hint: .decimal128) }
-            }
-            if templates[r] != nil {
-                templates[r] = items.map { item in
-                    if case .argument(let n, _) = item { return .argument(n) }
-                    if case .literal(let l, _) = item { return .literal(l.value(hint: .decimal128)) }
-                    return .literal(.null)
-                }
-            }
-            return .constant(values, isList: isList, r)
-        default:
-            return o
-        }
-    }
-
     func kind(of o: BoundOperand) -> ValueKind {
         switch o {
         case .constant(let vs, let isList, _):
@@ -420,15 +326,6 @@ struct Binder {
         case .uuid: return "a uuid"
         case .link, .linkingObjects, .backlink: return "an object"
         case .mixed: return "a mixed value"
-        }
-    }
-
-    /// Whether an operand gives text: strings or binary data (or null, or a mixed value).
-    static func isText(_ o: BoundOperand) -> Bool {
-        switch o {
-        case .constant(let vs, _, _): return vs.allSatisfy { $0.isNull || $0.type == .string || $0.type == .data }
-        case .path(let p): return p.kind.type == nil || p.kind.type == .string || p.kind.type == .data || p.kind.type == .mixed
-        case .subqueryCount, .arithmetic: return false
         }
     }
 

@@ -129,22 +129,6 @@ public struct BoundQuery: Sendable {
     var objectLiterals: [ConstantPlace: [ObjectPart]] = [:]
 }
 
-/// A constant's place in the query text, compared by position (`SourceRange`s all compare equal).
-struct ConstantPlace: Hashable, Sendable {
-    let start: Int
-    let end: Int
-    init(_ r: SourceRange) {
-        start = r.start
-        end = r.end
-    }
-}
-
-/// An element of a constant holding `obj(...)` literals: a value, or the object of a class with a primary key.
-enum ObjectPart: Sendable {
-    case value(Value)
-    case object(className: String, primaryKey: Value)
-}
-
 enum BoundOrdering: Sendable {
     case sort([(path: BoundPath, ascending: Bool)])
     case distinct([BoundPath])

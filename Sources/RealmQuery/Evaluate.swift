@@ -53,13 +53,6 @@ extension BoundQuery {
         return try compile(resolvedPredicate(ex), on: className, ex).matches(key)
     }
 
-    /// The predicate with each `obj(...)` literal replaced by the object it names in the executor's snapshot,
-    /// or null when there is none (Realm Core's `ConstantNode::visit`: a key no object has is a null link).
-    func resolvedPredicate(_ ex: Executor) throws -> BoundPredicate {
-        if objectLiterals.isEmpty { return predicate }
-        return try predicate.resolvingObjects(objectLiterals, ex)
-    }
-
     func applyOrdering(_ keys: [ObjectKey], _ ex: Executor, keysAreSorted: Bool) throws -> [ObjectKey] {
         var keys = keys
         var sorted = keysAreSorted
@@ -99,43 +92,5 @@ func compile(_ p: BoundPredicate, on cls: String, _ ex: Executor) throws -> Node
             return (collection, try compile(predicate, on: element, ex))
         }
         return GenericNode(ex, c, lhsSubquery: try sub(c.lhs), rhsSubquery: try sub(c.rhs))
-    }
-}
-
-extension BoundPredicate {
-    func resolvingObjects(_ table: [ConstantPlace: [ObjectPart]], _ ex: Executor) throws -> BoundPredicate {
-        switch self {
-        case .constant: return self
-        case .and(let ps): return .and(try ps.map { try $0.resolvingObjects(table, ex) })
-        case .or(let ps): return .or(try ps.map { try $0.resolvingObjects(table, ex) })
-        case .not(let p): return .not(try p.resolvingObjects(table, ex))
-        case .comparison(var c):
-            c.lhs = try c.lhs.resolvingObjects(table, ex)
-            c.rhs = try c.rhs.resolvingObjects(table, ex)
-            return .comparison(c)
-        }
-    }
-}
-
-extension BoundOperand {
-    func resolvingObjects(_ table: [ConstantPlace: [ObjectPart]], _ ex: Executor) throws -> BoundOperand {
-        switch self {
-        case .constant(_, let isList, let r):
-            guard let parts = table[ConstantPlace(r)] else { return self }
-            return .constant(try parts.map { part -> Value in
-                switch part {
-                case .value(let v): return v
-                case .object(let cls, let key):
-                    // A class the file does not have yet has no objects.
-                    guard ex.snapshot.classSchema(cls) != nil else { return .null }
-                    return try ex.snapshot.object(ex.table(cls), primaryKey: key).map(Value.link) ?? .null
-                }
-            }, isList: isList, r)
-        case .path: return self
-        case .subqueryCount(let collection, let element, let predicate, let r):
-            return .subqueryCount(collection: collection, elementClass: element, predicate: try predicate.resolvingObjects(table, ex), r)
-        case .arithmetic(let op, let l, let r, let range):
-            return .arithmetic(op, try l.resolvingObjects(table, ex), try r.resolvingObjects(table, ex), range)
-        }
     }
 }
