@@ -124,11 +124,16 @@ public struct Results<Element: Object> {
             case .filter(let isIncluded):
                 keys = keys.filter { isIncluded(object(realm, name, $0)) }
             case .sort(let descriptors):
+                // As Realm Core: a null link on the way sorts after every value ascending, before them descending.
                 let paths = try descriptors.map { try KeyPathReader(realm: realm, className: name, keyPath: $0.keyPath) }
                 let values = try keys.map { k in try paths.map { try $0.value(k) } }
                 var order = Array(keys.indices)
                 order.sort { a, b in
                     for (d, (va, vb)) in zip(descriptors, zip(values[a], values[b])) {
+                        if va.isEmpty || vb.isEmpty {
+                            if va.isEmpty == vb.isEmpty { continue }
+                            return d.ascending ? vb.isEmpty : va.isEmpty
+                        }
                         let c = StoredOrder.compare(va[0], vb[0])
                         if c != 0 { return d.ascending ? c < 0 : c > 0 }
                     }
@@ -136,9 +141,17 @@ public struct Results<Element: Object> {
                 }
                 keys = order.map { keys[$0] }
             case .distinct(let keyPaths):
+                // As Realm Core: an object whose key path meets a null link is left out.
                 let paths = try keyPaths.map { try KeyPathReader(realm: realm, className: name, keyPath: $0) }
                 var seen = Set<[RealmStorage.Value]>()
-                keys = try keys.filter { k in seen.insert(try paths.map { try $0.value(k).first ?? .null }).inserted }
+                keys = try keys.filter { k in
+                    var combo: [RealmStorage.Value] = []
+                    for p in paths {
+                        guard let v = try p.value(k).first else { return false }
+                        combo.append(v)
+                    }
+                    return seen.insert(combo).inserted
+                }
             }
         }
         return keys
@@ -167,7 +180,8 @@ public struct Results<Element: Object> {
     public func filter(_ isIncluded: @escaping (Element) -> Bool) -> Results<Element> { appending(.filter(isIncluded)) }
 
     /// Sorted by a property or a key path through to-one links. Nulls sort first; strings sort by Unicode
-    /// code point; the sort is stable.
+    /// code point; the sort is stable. An object whose key path meets a null link (`owner.name` without an
+    /// owner) sorts last ascending and first descending, as in Realm.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
@@ -178,7 +192,8 @@ public struct Results<Element: Object> {
         return appending(.sort(d))
     }
 
-    /// The first object of each distinct combination of values of `keyPaths`.
+    /// The first object of each distinct combination of values of `keyPaths`; an object whose key path meets
+    /// a null link is left out, as in Realm.
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
         let k = Array(keyPaths)
         validate(k)
@@ -345,14 +360,15 @@ struct KeyPathReader {
 
     let realm: Realm
 
-    /// The value (a one-element array, for hashing several together).
+    /// The value as a one-element array, or no element when a link on the way is null (sorting and distinct
+    /// treat that apart from a null value, as Realm does).
     func value(_ key: ObjectKey) throws -> [RealmStorage.Value] {
         var k = key
         let reader = realm.reader
         for (n, (info, i)) in steps.enumerated() {
             let v = try RealmError.wrap { try reader.value(k, info.properties[i].handle) }
             if n == steps.count - 1 { return [v] }
-            guard case .link(let next) = v else { return [.null] }
+            guard case .link(let next) = v else { return [] }
             k = next
         }
         return [.null]

@@ -69,6 +69,7 @@ extension Expression: CustomStringConvertible {
         case .argument(let n, _): return "$\(n)"
         case .list(let items, _): return "{" + items.map(\.description).joined(separator: ", ") + "}"
         case .subqueryCount(let s, _): return "SUBQUERY(\(s.collection), $\(s.variable), \(s.predicate)).@count"
+        case .object(let o, _): return "obj(\(Literal.quote(o.className)), \(o.primaryKey))"
         case .arithmetic(let op, let l, let r, _):
             // Parentheses where the tree differs from the precedence and left-to-right order of the text.
             func side(_ e: Expression, right: Bool) -> String {
@@ -109,7 +110,7 @@ extension Literal: CustomStringConvertible {
             let s = d.description
             return s.contains(".") || s.contains("E") ? s : s + ".0"
         case .string(let s): return Literal.quote(s)
-        case .binary(let b): return "B64\"\(Base64.encode(b))\""
+        case .binary(let b): return "bin(B64\"\(Base64.encode(b))\")"
         case .date(let t): return "T\(t.seconds):\(t.nanoseconds)"
         case .objectId(let o): return "oid(\(o.hexString))"
         case .uuid(let u): return "uuid(\(u.uuidString.lowercased()))"

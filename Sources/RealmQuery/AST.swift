@@ -126,12 +126,31 @@ public indirect enum Expression: Hashable, Sendable {
     case subqueryCount(Subquery, SourceRange)
     /// `age + 5`, `height * 100`, `age / 10` (`*` and `/` before `+` and `-`, each left to right).
     case arithmetic(ArithmeticOperator, Expression, Expression, SourceRange)
+    /// `obj('Person', 'Ann')`: the object of a class with a primary key, looked up when the query runs.
+    case object(ObjectLiteral, SourceRange)
 
     var range: SourceRange {
         switch self {
         case .keyPath(let k): return k.range
-        case .literal(_, let r), .argument(_, let r), .list(_, let r), .subqueryCount(_, let r), .arithmetic(_, _, _, let r): return r
+        case .literal(_, let r), .argument(_, let r), .list(_, let r), .subqueryCount(_, let r), .arithmetic(_, _, _, let r),
+             .object(_, let r): return r
         }
+    }
+}
+
+/// Realm's object literal, `obj('Class', primaryKey)`: the object of `className` whose primary key is the
+/// value (a literal or an argument). No such object is null, as in Realm Core.
+public struct ObjectLiteral: Hashable, Sendable {
+    public var className: String
+    /// A `.literal` or an `.argument`.
+    public var primaryKey: Expression
+    /// The class name's place in the text.
+    public var classRange: SourceRange
+
+    public init(className: String, primaryKey: Expression, classRange: SourceRange = SourceRange(0, 0)) {
+        self.className = className
+        self.primaryKey = primaryKey
+        self.classRange = classRange
     }
 }
 

@@ -47,10 +47,10 @@ final class ArithmeticNode: Node {
 /// `+ - * /` on stored values, as the query language computes them.
 ///
 /// Two ints give an int (wrapping on overflow; `/` is integer division, rounding toward zero); a decimal with
-/// an int, double or float gives a decimal (`+` and `-` exact; the other converted as `Semantics.decimal`
-/// converts it); otherwise a double. Null, a value that is not a number (in a mixed property), division by
-/// zero, and `*` or `/` with a decimal (no exact decimal multiplication yet) give null, which no ordering
-/// comparison matches.
+/// an int, double or float gives a decimal (decimal128 arithmetic: exact when the result has at most 34
+/// digits, else rounded half-to-even to 34; the other converted as `Semantics.decimal` converts it);
+/// otherwise a double. Null, a value that is not a number (in a mixed property) and division by zero give
+/// null, which no ordering comparison matches.
 enum Arithmetic {
     static func apply(_ op: ArithmeticOperator, _ a: Value, _ b: Value) -> Value {
         switch (a, b) {
@@ -64,8 +64,13 @@ enum Arithmetic {
                 return .int(x.dividedReportingOverflow(by: y).partialValue)
             }
         case (.decimal128, _), (_, .decimal128):
-            guard op == .add || op == .subtract, let x = decimal(a), let y = decimal(b) else { return .null }
-            return .decimal128(op == .add ? x + y : x - y)
+            guard let x = decimal(a), let y = decimal(b) else { return .null }
+            switch op {
+            case .add: return .decimal128(x + y)
+            case .subtract: return .decimal128(x - y)
+            case .multiply: return .decimal128(x * y)
+            case .divide: return y.isZero ? .null : .decimal128(x / y)
+            }
         default:
             guard let x = double(a), let y = double(b) else { return .null }
             switch op {

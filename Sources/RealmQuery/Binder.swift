@@ -29,7 +29,7 @@ extension Query {
             case .limit(let n, _): ordering.append(.limit(n))
             }
         }
-        return BoundQuery(className: className, query: self, predicate: p, ordering: ordering)
+        return BoundQuery(className: className, query: self, predicate: p, ordering: ordering, objectLiterals: b.objectLiterals)
     }
 }
 
@@ -43,6 +43,8 @@ struct Binder {
     var constantPlaces: [SourceRange: Int] = [:]
     /// Every class schema the binding looked at.
     var consulted: [String: ClassSchema] = [:]
+    /// The constants holding `obj(...)` literals (each bound as a placeholder link until the query runs).
+    var objectLiterals: [ConstantPlace: [ObjectPart]] = [:]
 
     init(query: Query, schema: QuerySchema, arguments: [QueryArgument]) {
         self.query = query
@@ -94,14 +96,32 @@ struct Binder {
             case .value(let v): return .constant([v], isList: false, r)
             case .list(let vs): return .constant(vs, isList: true, r)
             }
-        case .list(let items, let r):
+        case .object(let o, let r):
+            let key = try objectKey(o, on: cls, variables: variables)
+            let place = unusedPlace(r)
+            objectLiterals[ConstantPlace(place)] = [.object(className: o.className, primaryKey: key)]
+            constantPlaces[place, default: 0] += 1
+            return .constant([Binder.objectPlaceholder], isList: false, place)
+        case .list(let items, let r0):
             var values: [Value] = []
+            var parts: [ObjectPart] = []
             for item in items {
                 guard case .constant(let vs, let isList, let ir) = try operand(item, on: cls, variables: variables) else {
                     throw fail(.invalidQuery, "a list in braces holds values, not key paths", item.range)
                 }
                 if isList { throw fail(.invalidArgument, "an argument holding several values cannot be an element of a list", ir) }
                 values.append(contentsOf: vs)
+                if case .object = item, let p = objectLiterals.removeValue(forKey: ConstantPlace(ir)) {
+                    parts.append(contentsOf: p)
+                } else {
+                    parts.append(contentsOf: vs.map(ObjectPart.value))
+                }
+            }
+            let hasObjects = items.contains { if case .object = $0 { return true } else { return false } }
+            let r = hasObjects ? unusedPlace(r0) : r0
+            if hasObjects {
+                objectLiterals[ConstantPlace(r)] = parts
+                constantPlaces[r, default: 0] += 1  // a template cannot rebuild the objects: bound every time
             }
             constantPlaces[r, default: 0] += 1
             if items.contains(where: { if case .argument = $0 { return true } else { return false } }) {
@@ -127,9 +147,6 @@ struct Binder {
                 guard let t = k.type, t != .mixed else { continue }  // null or mixed: null when not a number
                 guard Binder.isNumeric(t) else {
                     throw fail(.typeMismatch, "'\(op.rawValue)' needs numbers, and '\(e)' is \(Binder.typeName(t))", e.range)
-                }
-                if t == .decimal128, op == .multiply || op == .divide {
-                    throw fail(.typeMismatch, "'\(op.rawValue)' on decimal128 is not supported (only + and - are exact)", e.range)
                 }
             }
             return .arithmetic(op, lo, ro, range)
@@ -185,11 +202,13 @@ struct Binder {
                 }
             }
             if p.typeOf { throw fail(.invalidQuery, "@type needs a type name on its right, such as 'string'", r) }
+            try checkObjectClasses(lhs, against: p.kind, c.rhs)
             return .comparison(BoundComparison(quantifier: quantifier ?? .any, lhs: lhs, op: op, options: c.options, rhs: rhs))
         }
 
         let lhsKind = kind(of: lhs)
         if lhsKind.type == .decimal128, lhs.isPathOrArithmetic { rhs = decimalLiterals(rhs, from: constantSide) }
+        if lhsKind.type == .data, case .path = lhs, Binder.isLiterals(constantSide) { rhs = binaryStrings(rhs) }
         if let q = quantifier, !lhsKind.isMulti {
             throw fail(.invalidQuery, "\(q.rawValue) needs a key path through a list, and '\(c.lhs)' is not one", c.lhs.range)
         }
@@ -225,34 +244,19 @@ struct Binder {
         // A list of values on the right of any other operator (`age == {1, 2}`, `name BEGINSWITH {'a', 'b'}`):
         // true when the operator holds for any of them, as in Realm.
 
-        try typeCheck(lhs: lhs, lhsKind: lhsKind, op: op, options: c.options, rhs: rhs, comparison: c)
-        return .comparison(BoundComparison(quantifier: quantifier!, lhs: lhs, op: op, options: c.options, rhs: rhs))
-    }
-
-    /// The constant `o`, bound from `e`, with its number literals read as decimal128 (`Literal.value(hint:)`):
-    /// compared with a decimal128 key path, `12345678901234567890.15` is that decimal, not a rounded double.
-    mutating func decimalLiterals(_ o: BoundOperand, from e: Expression) -> BoundOperand {
-        guard case .constant(var values, let isList, let r) = o else { return o }
-        switch e {
-        case .literal(let l, _):
-            return .constant([l.value(hint: .decimal128)], isList: isList, r)
-        case .list(let items, _):
-            // Every item gave one value (an argument holding several is refused in a list).
-            guard items.count == values.count else { return o }
-            for (i, item) in items.enumerated() {
-                if case .literal(let l, _) = item { values[i] = l.value(hint: .decimal128) }
+        // A string operator on a key path that holds no text, with text on the right (`age BEGINSWITH 'x'`):
+        // Realm accepts it and no value matches (`Compare<BeginsWith>` over an int column).
+        if op.isStringOperator, case .path = lhs, let lt = lhsKind.type, lt != .string, lt != .data, lt != .mixed,
+           Binder.isText(rhs) {
+            switch quantifier! {
+            case .any: return .constant(false)
+            case .none: return .constant(true)
+            case .all: return .comparison(BoundComparison(quantifier: .all, lhs: lhs, op: op, options: c.options, rhs: rhs))
             }
-            if templates[r] != nil {
-                templates[r] = items.map { item in
-                    if case .argument(let n, _) = item { return .argument(n) }
-                    if case .literal(let l, _) = item { return .literal(l.value(hint: .decimal128)) }
-                    return .literal(.null)
-                }
-            }
-            return .constant(values, isList: isList, r)
-        default:
-            return o
         }
+        try typeCheck(lhs: lhs, lhsKind: lhsKind, op: op, options: c.options, rhs: rhs, comparison: c)
+        try checkObjectClasses(rhs, against: lhsKind, constantSide == c.rhs ? c.lhs : c.rhs)
+        return .comparison(BoundComparison(quantifier: quantifier!, lhs: lhs, op: op, options: c.options, rhs: rhs))
     }
 
     func kind(of o: BoundOperand) -> ValueKind {

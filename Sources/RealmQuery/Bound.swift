@@ -125,6 +125,8 @@ public struct BoundQuery: Sendable {
     public let query: Query
     var predicate: BoundPredicate
     let ordering: [BoundOrdering]
+    /// The constants that hold `obj(...)` literals, by place: looked up in the snapshot each evaluation runs in.
+    var objectLiterals: [ConstantPlace: [ObjectPart]] = [:]
 }
 
 enum BoundOrdering: Sendable {

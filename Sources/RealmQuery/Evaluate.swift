@@ -9,7 +9,7 @@ extension BoundQuery {
 
     func evaluate(in snapshot: Snapshot, executor ex: Executor) throws -> [ObjectKey] {
         guard snapshot.classSchema(className) != nil else { return [] }
-        let root = try compile(predicate, on: className, ex)
+        let root = try compile(resolvedPredicate(ex), on: className, ex)
         var keys: [ObjectKey]
         if let k = try root.indexed() {
             keys = k
@@ -32,7 +32,7 @@ extension BoundQuery {
     public func evaluate(in snapshot: Snapshot, keys: [ObjectKey]) throws -> [ObjectKey] {
         guard snapshot.classSchema(className) != nil else { return [] }
         let ex = Executor(snapshot)
-        let root = try compile(predicate, on: className, ex)
+        let root = try compile(resolvedPredicate(ex), on: className, ex)
         var verdicts: [ObjectKey: Bool] = [:]
         var out: [ObjectKey] = []
         for k in keys {
@@ -49,7 +49,8 @@ extension BoundQuery {
 
     /// Whether one object matches the predicate (the ordering clauses do not apply).
     public func matches(_ key: ObjectKey, in snapshot: Snapshot) throws -> Bool {
-        try compile(predicate, on: className, Executor(snapshot)).matches(key)
+        let ex = Executor(snapshot)
+        return try compile(resolvedPredicate(ex), on: className, ex).matches(key)
     }
 
     func applyOrdering(_ keys: [ObjectKey], _ ex: Executor, keysAreSorted: Bool) throws -> [ObjectKey] {

@@ -90,9 +90,10 @@ struct Lexer {
         if Lexer.isIdentStart(c) {
             let name = identifier()
             if name == "B64", peek() == 34 || peek() == 39 {
-                let q = peek()!
-                let s = try string(quote: q)
-                guard let data = Base64.decode(s) else { throw error("invalid base64 in binary literal", start, pos) }
+                // A string, as Realm reads `B64"…"` (`bin(B64"…")` is binary data); bytes that are not UTF-8
+                // text stay bytes, which compare with strings and data as the bytes Realm would compare.
+                let data = try base64(start)
+                if let text = String(validating: data, as: UTF8.self) { return tok(.string(text)) }
                 return tok(.binary(data))
             }
             let lower = name.lowercased()
@@ -338,11 +339,27 @@ struct Lexer {
         return out[0]
     }
 
-    /// `bin('text')`: the bytes of the string (Realm's binary literal); `pos` is at the `(`.
+    /// The bytes of `B64"…"`; `pos` is at the quote.
+    mutating func base64(_ start: Int) throws(QueryError) -> [UInt8] {
+        let s = try string(quote: peek()!)
+        guard let data = Base64.decode(s) else { throw error("invalid base64 in binary literal", start, pos) }
+        return data
+    }
+
+    /// `bin('text')`: the bytes of the string, or `bin(B64"…")`: the decoded bytes (Realm's binary literals);
+    /// `pos` is at the `(`.
     mutating func binaryLiteral(_ start: Int) throws(QueryError) -> [UInt8] {
         pos += 1
         while let c = peek(), c == 32 { pos += 1 }
-        guard let q = peek(), q == 39 || q == 34 else { throw error("bin(...) needs a quoted string: bin('text')", start, pos) }
+        if peek() == 66, peek(1) == 54, peek(2) == 52, peek(3) == 34 || peek(3) == 39 {  // B64"
+            pos += 3
+            let data = try base64(start)
+            while let c = peek(), c == 32 { pos += 1 }
+            guard peek() == 41 else { throw error("expected ')' to close bin(", start, pos) }
+            pos += 1
+            return data
+        }
+        guard let q = peek(), q == 39 || q == 34 else { throw error("bin(...) needs a quoted string: bin('text') or bin(B64\"…\")", start, pos) }
         let s = try string(quote: q)
         while let c = peek(), c == 32 { pos += 1 }
         guard peek() == 41 else { throw error("expected ')' to close bin(", start, pos) }

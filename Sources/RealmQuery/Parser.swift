@@ -358,6 +358,7 @@ struct Parser {
             case "inf", "infinity": advance(); return .literal(.double(.infinity), t.range)
             case "nan": advance(); return .literal(.double(.nan), t.range)
             case "subquery": return try subquery()
+            case "obj" where index + 1 < tokens.count && isSymbol(tokens[index + 1], "("): return try objectLiteral()
             default:
                 if Parser.reserved.contains(w.lowercased()) { throw noValue() }
                 return .keyPath(try keyPath(allowVariable: true))
@@ -365,6 +366,35 @@ struct Parser {
         case .atIdentifier, .variable: return .keyPath(try keyPath(allowVariable: true))
         default: throw noValue()
         }
+    }
+
+    /// `obj('Class', primaryKey)`, Realm's object literal; the current token is `obj`.
+    mutating func objectLiteral() throws(QueryError) -> Expression {
+        let start = current
+        advance()
+        let open = current
+        advance()
+        guard case .string(let cls) = current.kind else {
+            throw error("obj(...) needs the class name in quotes and a primary key: obj('Person', 1)", current.range)
+        }
+        let classRange = current.range
+        advance()
+        guard isSymbol(current, ",") else {
+            throw error("expected ',' and the primary key after the class name in obj(...), found \(spelling(current))", current.range)
+        }
+        let comma = current
+        advance()
+        let key = try expression(after: comma)
+        switch key {
+        case .literal, .argument: break
+        default: throw error("the primary key in obj(...) is a value or an argument", key.range)
+        }
+        guard isSymbol(current, ")") else {
+            throw error("expected ')' to close the '(' of obj at column \(column(open.range)), found \(spelling(current))", current.range)
+        }
+        let r = start.range.union(current.range)
+        advance()
+        return .object(ObjectLiteral(className: cls, primaryKey: key, classRange: classRange), r)
     }
 
     /// A number after an optional sign; `start` is the sign's (or the number's) range.

@@ -6,7 +6,10 @@ import RealmStorage
 /// float, double, decimal; NaN before every other number), strings by Unicode code point (UTF-8 bytes), data
 /// bytewise, dates, object ids and uuids in their natural order; values of different kinds (in a mixed
 /// property) by kind: bool, number, string, data, date, object id, uuid, link. Descending reverses all of this.
-/// The sort is stable: equal values keep the order they had.
+/// An object whose path meets a null link before its last property sorts after every value ascending and
+/// before every value descending (Realm Core's `BaseDescriptor::Sorter`): `SORT(owner.name ASC)` puts the
+/// objects without an owner last, after those whose owner has a null name. DISTINCT drops such objects, as
+/// Realm's `DistinctDescriptor` does. The sort is stable: equal values keep the order they had.
 struct Sorter {
     let ex: Executor
     let cls: String
@@ -19,7 +22,8 @@ struct Sorter {
     /// A column of sort values for the keys, strings kept as bytes in one buffer.
     enum Column {
         case strings(bytes: [UInt8], offsets: [Int], nulls: [Bool])
-        case values([Value])
+        /// `nullLinks[i]`: the path of object i meets a null link (empty when the path follows no link).
+        case values([Value], nullLinks: [Bool])
     }
 
     func column(_ path: BoundPath, _ keys: [ObjectKey], keysAreSorted: Bool) throws -> Column {
@@ -55,18 +59,46 @@ struct Sorter {
                 }
                 return true
             }
-            if i == keys.count { return isString ? .strings(bytes: bytes, offsets: offsets, nulls: nulls) : .values(values) }
+            if i == keys.count { return isString ? .strings(bytes: bytes, offsets: offsets, nulls: nulls) : .values(values, nullLinks: []) }
         }
         var values: [Value] = []
         values.reserveCapacity(keys.count)
+        var nullLinks: [Bool] = []
         var buffer: [Value] = []
+        let tail = Sorter.tail(path)
         for (n, k) in keys.enumerated() {
             buffer.removeAll(keepingCapacity: true)
-            try ex.gather(path, k, into: &buffer)
-            values.append(buffer.first ?? .null)
+            if let v = try value(path, tail, k, &buffer) {
+                values.append(v)
+                if !nullLinks.isEmpty { nullLinks.append(false) }
+            } else {
+                if nullLinks.isEmpty { nullLinks = [Bool](repeating: false, count: n) }
+                values.append(.null)
+                nullLinks.append(true)
+            }
             if n & 255 == 255 { ex.snapshot.releaseDecryptedPagesIfOverBudget() }
         }
-        return .values(values)
+        return .values(values, nullLinks: nullLinks)
+    }
+
+    /// The last step of an ordering path, as a path of its own (`value` follows the links before it).
+    static func tail(_ path: BoundPath) -> BoundPath {
+        var last = path
+        if path.steps.count > 1 { last.steps = [path.steps[path.steps.count - 1]] }
+        return last
+    }
+
+    /// The value of an ordering path (to-one links, then a value; `tail` is `Sorter.tail(path)`) for one
+    /// object, or nil when a link on the way is null.
+    func value(_ path: BoundPath, _ tail: BoundPath, _ key: ObjectKey, _ buffer: inout [Value]) throws -> Value? {
+        var k = key
+        for step in path.steps.dropLast() {
+            guard case .toOne(let cls, let prop, _) = step else { break }
+            guard case .link(let next) = try ex.snapshot.value(k, ex.handle(cls, prop)) else { return nil }
+            k = next
+        }
+        try ex.gather(tail, k, into: &buffer)
+        return buffer.first ?? .null
     }
 
     func sort(_ keys: [ObjectKey], _ descriptors: [(path: BoundPath, ascending: Bool)], keysAreSorted: Bool) throws -> [ObjectKey] {
@@ -107,7 +139,13 @@ struct Sorter {
             for (n, col) in columns.enumerated() {
                 let o: Int
                 switch col {
-                case .values(let vs): o = Sorter.compare(vs[a], vs[c])
+                case .values(let vs, let nullLinks):
+                    if !nullLinks.isEmpty, nullLinks[a] || nullLinks[c] {
+                        if nullLinks[a] == nullLinks[c] { continue }
+                        // After every value ascending, before every value descending.
+                        return descriptors[n].ascending ? nullLinks[c] : nullLinks[a]
+                    }
+                    o = Sorter.compare(vs[a], vs[c])
                 case .strings(let bytes, let offsets, let nulls):
                     if nulls[a] || nulls[c] { o = nulls[a] == nulls[c] ? 0 : (nulls[a] ? -1 : 1) } else {
                         o = bytes.withUnsafeBytes { b in
@@ -151,17 +189,19 @@ struct Sorter {
     }
 
     /// The first object of each distinct combination of values (equal as `==` in queries: strings bytewise).
+    /// An object whose path meets a null link is dropped, as Realm Core does.
     func distinct(_ keys: [ObjectKey], _ paths: [BoundPath]) throws -> [ObjectKey] {
         var seen = Set<[Value]>()
         var out: [ObjectKey] = []
         var buffer: [Value] = []
-        for (n, k) in keys.enumerated() {
+        let tails = paths.map(Sorter.tail)
+        next: for (n, k) in keys.enumerated() {
             if n & 255 == 255 { ex.snapshot.releaseDecryptedPagesIfOverBudget() }
             var combo: [Value] = []
-            for p in paths {
+            for (p, tail) in zip(paths, tails) {
                 buffer.removeAll(keepingCapacity: true)
-                try ex.gather(p, k, into: &buffer)
-                combo.append(Sorter.distinctKey(buffer.first ?? .null))
+                guard let v = try value(p, tail, k, &buffer) else { continue next }
+                combo.append(Sorter.distinctKey(v))
             }
             if seen.insert(combo).inserted { out.append(k) }
         }

@@ -34,6 +34,22 @@ import TestSupport
         #expect(dogs.filter { $0.age < 5 }.filter("name != 'Rex'").sorted(byKeyPath: "name").map(\.age) == [3, 4, 2])
     }
 
+    /// `obj('Class', primaryKey)` looks the object up in the version the results read, each time they do.
+    @Test func objectLiteralsFollowTheRealm() throws {
+        let realm = try populated()
+        let dogs = realm.objects(Dog.self).filter("owner == obj('Person', 2)")
+        #expect(dogs.map(\.name) == ["Fido", "Bo"])
+        #expect(realm.objects(Dog.self).filter("owner == obj('Person', %@)", 1).count == 3)
+        let cy = realm.objects(Dog.self).filter("owner == obj('Person', 3)")
+        #expect(cy.isEmpty)
+        try realm.write {
+            let c = try realm.create(Person.self, value: ["id": 3, "name": "Cy", "age": 40])
+            try realm.create(Dog.self, value: ["name": "Spot", "age": 7, "owner": c])
+        }
+        #expect(cy.map(\.name) == ["Spot"])
+        #expect(throws: RealmError.self) { try realm.objects(Dog.self).filter(query: "owner == obj('Dog', 1)") }
+    }
+
     @Test func sortDistinctLimitInTheQuery() throws {
         let realm = try populated()
         let dogs = realm.objects(Dog.self)

@@ -30,6 +30,24 @@ import TestSupport
         #expect(young.first?.name == "Ace" && young.last?.name == "Rex")
     }
 
+    /// Through a null link, as Realm orders and drops: the objects without an owner sort after every owner's
+    /// name ascending and before them descending; `distinct(by:)` leaves them out. The query language agrees.
+    @Test func sortAndDistinctThroughANullLink() throws {
+        let realm = try populated()
+        try realm.write {
+            try realm.create(Dog.self, value: ["name": "Stray", "age": 9])
+            try realm.create(Dog.self, value: ["name": "Lost", "age": 8])
+        }
+        let dogs = realm.objects(Dog.self)
+        #expect(dogs.sorted(byKeyPath: "owner.name").map(\.name) == ["Rex", "Ace", "Ace", "Fido", "Bo", "Stray", "Lost"])
+        #expect(dogs.sorted(byKeyPath: "owner.name", ascending: false).map(\.name) == ["Stray", "Lost", "Fido", "Bo", "Rex", "Ace", "Ace"])
+        #expect(dogs.sorted(by: [SortDescriptor(keyPath: "owner.name", ascending: false), SortDescriptor(keyPath: "age")]).map(\.name)
+                == ["Lost", "Stray", "Fido", "Bo", "Rex", "Ace", "Ace"])
+        #expect(dogs.distinct(by: ["owner.name"]).map(\.name) == ["Rex", "Fido"])
+        #expect(dogs.filter("TRUEPREDICATE SORT(owner.name DESC)").map(\.name) == ["Stray", "Lost", "Fido", "Bo", "Rex", "Ace", "Ace"])
+        #expect(dogs.filter("TRUEPREDICATE DISTINCT(owner.name)").map(\.name) == ["Rex", "Fido"])
+    }
+
     @Test func aggregates() throws {
         let realm = try populated()
         let dogs = realm.objects(Dog.self)

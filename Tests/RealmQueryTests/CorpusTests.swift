@@ -441,6 +441,23 @@ func corpus(_ f: Fixture) -> [Case] {
     p("mixed + 1 == 4") { Ref.number($0.mixed).map { $0 + 1 == 4 } ?? false }
     p("balance + 0.05 == 12345678901234567890.15") { x in x.balance.map { $0 != "NaN" && Ref.dec($0) + Ref.dec("0.05") == Ref.dec("12345678901234567890.15") } ?? false }
     p("age == id - id + age") { _ in true }
+    p("balance * 3 == 37037036703703703670.3") { $0.balance == "12345678901234567890.10" }
+    p("balance / 8 < 0.05") { x in x.balance.map { $0 != "NaN" && Ref.dec($0) / 8 < Ref.dec("0.05") } ?? false }
+    p("balance * 10 >= 1E21") { x in x.balance.map { $0 != "NaN" && Ref.dec($0) * 10 >= Ref.dec("1E21") } ?? false }
+    // obj('Class', primary key): the object, or null when there is none (as in Realm).
+    p("buddy == obj('Person', 1)") { $0.buddy == 7 }
+    p("obj('Person', 1) == buddy") { $0.buddy == 7 }
+    p("buddy != obj('Person', 1)") { $0.buddy != 7 }
+    p("buddy IN {obj('Person', 1), obj('Person', -20)}") { $0.buddy == 7 || $0.buddy == 0 }
+    p("buddy == obj('Person', 100000)") { $0.buddy == nil }
+    p("buddy.buddy == obj('Person', 1)") { buddy($0)?.buddy == 7 }
+    p("mixed == obj('Person', 1)") { _ in false }
+    d("owner == obj('Person', 1)") { _, dog in dog.owner == 7 }
+    d("owners == obj('Person', 1)") { i, _ in P[7].dogs.contains(i) }
+    d("NONE owners == obj('Person', 1)") { i, _ in !P[7].dogs.contains(i) }
+    // B64"…" is a string as Realm reads it; compared with binary data, its bytes.
+    p("name == B64\"\(Base64.encode(Array("Ann".utf8)))\"") { $0.name == "Ann" }
+    p("blob == bin(B64\"\(Base64.encode(Array("Ann".utf8)))\")") { $0.blob == Array("Ann".utf8) }
     // SUBQUERY over backlinks.
     p("SUBQUERY(@links.Person.buddy, $b, $b.age > 40).@count > 0") { x in P.contains { $0.buddy == index[x.id]! && $0.age > 40 } }
     d("SUBQUERY(owners, $o, $o.age > 40 AND $o.name BEGINSWITH[c] 'j').@count >= 1") { i, _ in P.contains { $0.dogs.contains(i) && $0.age > 40 && Ref.string($0.name, "BEGINSWITH", "j", "c") } }
@@ -542,13 +559,34 @@ func corpus(_ f: Fixture) -> [Case] {
             }
         }
         #expect(try f.run("TRUEPREDICATE SORT(nickname ASC)") == keys(byNick))
-        // Through a to-one link, descending: nulls last.
+        // Through a to-one link, as Realm Core orders it: a null link sorts after every value ascending and
+        // before every value descending (a null value through a link is a value, first ascending).
         let byBuddyAge = P.indices.sorted { a, b in
             let x = P[a].buddy.map { P[$0].age }, y = P[b].buddy.map { P[$0].age }
-            if x != y { return (x ?? -1) > (y ?? -1) }
+            if x != y { return (x ?? .max) > (y ?? .max) }
             return f.personKeys[a] < f.personKeys[b]
         }
+        #expect(P.contains { $0.buddy == nil } && P.contains { $0.buddy != nil })
         #expect(try f.run("TRUEPREDICATE SORT(buddy.age DESC)") == keys(byBuddyAge))
+        // 0: a null nickname, 1: a nickname, 2: no buddy.
+        func buddyNick(_ i: Int) -> (Int, String) {
+            guard let b = P[i].buddy else { return (2, "") }
+            return P[b].nickname.map { (1, $0) } ?? (0, "")
+        }
+        let byBuddyNick = P.indices.sorted { a, b in
+            let x = buddyNick(a), y = buddyNick(b)
+            if x.0 != y.0 { return x.0 < y.0 }
+            if !Ref.same(x.1, y.1) { return Ref.less(x.1, y.1) }
+            return f.personKeys[a] < f.personKeys[b]
+        }
+        #expect(try f.run("TRUEPREDICATE SORT(buddy.nickname ASC)") == keys(byBuddyNick))
+        #expect(try f.run("TRUEPREDICATE SORT(buddy.nickname ASC, name ASC)").suffix(P.filter { $0.buddy == nil }.count)
+                == keys(P.indices.filter { P[$0].buddy == nil }.sorted { Ref.less(P[$0].name, P[$1].name) || (Ref.same(P[$0].name, P[$1].name) && f.personKeys[$0] < f.personKeys[$1]) }))
+        // DISTINCT drops the objects whose path meets a null link, and keeps one for a null value.
+        var seenNicks = Set<String?>()
+        let distinctNicks = byBuddyNick.filter { P[$0].buddy != nil && seenNicks.insert(P[P[$0].buddy!].nickname).inserted }
+        #expect(try f.run("TRUEPREDICATE SORT(buddy.nickname ASC) DISTINCT(buddy.nickname)") == keys(distinctNicks))
+        #expect(try f.run("buddy == nil DISTINCT(buddy.age)").isEmpty)
         // DISTINCT keeps the first of each value in the current order; the clauses apply in the order written.
         var seen = Set<Int64>()
         let distinctAges = byAgeThenName.filter { seen.insert(P[$0].age).inserted }

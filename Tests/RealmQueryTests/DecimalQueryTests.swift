@@ -60,4 +60,21 @@ import TestSupport
         #expect(try f.run("age IN $0", [.list([.decimal128(Decimal128(age)), .decimal128(Decimal128(string: "0.5")!)])]) == expected)
         #expect(try f.run("id == $0", [.value(.decimal128(Decimal128(string: "1E0")!))]) == f.expectedPeople { $0.id == 1 })
     }
+
+    /// `*` and `/` with a decimal are decimal arithmetic, exact when the result has 34 digits or fewer and
+    /// rounded half-to-even to 34 digits otherwise (IEEE 754-2008 decimal128, as Realm Core's library).
+    @Test func productsAndQuotientsAreDecimalArithmetic() throws {
+        let f = try Fixture()
+        #expect(Set(balances(f, try f.run("balance * 3 == 37037036703703703670.3"))) == ["12345678901234567890.10"])
+        #expect(Set(balances(f, try f.run("balance / 4 == 3086419725308641972.525"))) == ["12345678901234567890.10"])
+        #expect(Set(balances(f, try f.run("balance * balance == 1.524157875323883675043743356552660E+38"))) == ["12345678901234567890.10", "-12345678901234567890.10"])
+        #expect(Set(balances(f, try f.run("balance / 3 == 0.1"))) == ["0.3"])
+        #expect(Set(balances(f, try f.run("balance * 0.1 == 0.11"))) == ["1.1", "1.10"])
+        #expect(Set(balances(f, try f.run("balance / 7 == 1763668414462081127.164285714285714"))) == ["12345678901234567890.15"])
+        #expect(try f.run("balance / 0 != nil").isEmpty)
+        #expect(try f.run("amounts.@sum * 2 == 0.6") == f.expectedPeople { Ref.decimalSum($0.amounts) * 2 == Ref.dec("0.6") })
+        // Null on both sides is null == null, NaN equals NaN.
+        #expect(try f.run("age * balance == balance * age") == f.expectedPeople { _ in true })
+        #expect(try f.run("age * balance != balance * age").isEmpty)
+    }
 }

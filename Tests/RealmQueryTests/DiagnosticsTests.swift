@@ -38,7 +38,7 @@ import TestSupport
         #expect(e.column == 8)
         #expect(bindError("age == 'x'")?.kind == .typeMismatch)
         #expect(bindError("active > true")?.kind == .typeMismatch)
-        #expect(bindError("age BEGINSWITH 'a'")?.kind == .typeMismatch)
+        #expect(bindError("age BEGINSWITH 1")?.kind == .typeMismatch)
         #expect(bindError("buddy == 'x'")?.kind == .typeMismatch)
         #expect(bindError("born > 5")?.kind == .typeMismatch)
         #expect(bindError("age ==[c] 5")?.kind == .typeMismatch)

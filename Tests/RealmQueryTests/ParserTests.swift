@@ -105,7 +105,10 @@ let referenceExamples = [
         #expect(try literal("NaN") == .double(.nan))
         #expect(try literal("'it\\'s \\\"x\\\" \\\\ \\n\\t\\u00e9'") == .string("it's \"x\" \\ \n\té"))
         #expect(try literal("\"\\uD83E\\uDD84\"") == .string("🦄"))
-        #expect(try literal("B64\"SGVsbG8=\"") == .binary(Array("Hello".utf8)))
+        // As Realm reads them: B64"…" is a string (its bytes), bin(B64"…") binary data.
+        #expect(try literal("B64\"SGVsbG8=\"") == .string("Hello"))
+        #expect(try literal("bin(B64\"SGVsbG8=\")") == .binary(Array("Hello".utf8)))
+        #expect(try literal("B64\"/w==\"") == .binary([0xFF]))  // bytes that are no UTF-8 text stay bytes
         #expect(try literal("1970-01-01@00:00:01") == .date(Timestamp(seconds: 1)))
         #expect(try literal("1970-01-01T00:00:01:5") == .date(Timestamp(seconds: 1, nanoseconds: 5)))
         #expect(try literal("1969-12-31@23:59:59") == .date(Timestamp(seconds: -1)))

@@ -1,9 +1,11 @@
-/// Decimal arithmetic for aggregates (`@sum`, `@avg`) and Realm's conversions of binary floating point.
+/// Decimal arithmetic for aggregates (`@sum`, `@avg`), query arithmetic (`+ - * /`) and Realm's conversions
+/// of binary floating point.
 ///
 /// Results are those of IEEE 754-2008 decimal128 with rounding to nearest, ties to even (the mode Realm
 /// Core's Intel library runs in): the exact result rounded to 34 significant digits, with the standard's
-/// preferred exponent when the result is exact (the smaller operand exponent for a sum, the dividend's for
-/// a quotient, or as close to it as 34 digits allow). An exponent above the range overflows to ±infinity;
+/// preferred exponent when the result is exact (the smaller operand exponent for a sum, the sum of the
+/// exponents for a product, the dividend's minus the divisor's for a quotient, or as close to it as 34 digits
+/// allow). An exponent above the range overflows to ±infinity;
 /// below it, digits are rounded away (down to a zero with exponent −6176).
 extension Decimal128 {
     /// The value with its sign bit flipped (NaN and zero too).
@@ -86,19 +88,69 @@ extension Decimal128 {
         case .finite: break
         }
         if n == 0 { return p.coefficient == 0 ? .nan : (negative ? .negativeInfinity : .infinity) }
-        let m = UInt128(n.magnitude)
-        if p.coefficient == 0 { return Decimal128.rounded(negative: negative, coefficient: 0, exponent: p.exponent, sticky: false) }
-        var (q, r) = p.coefficient.quotientAndRemainder(dividingBy: m)
-        var e = p.exponent
-        // Long division, one digit at a time (r < m ≤ 2⁶³, so r × 10 fits), until exact or 35 digits: the
+        return Decimal128.quotient(negative: negative, p.coefficient, by: UInt128(n.magnitude), exponent: p.exponent)
+    }
+
+    /// `(−1)^negative × c / m × 10^e` for m > 0 and m < 10³⁵: exact when it has at most 34 digits (with
+    /// the exponent closest to `e`), else rounded to 34 digits.
+    private static func quotient(negative: Bool, _ c: UInt128, by m: UInt128, exponent: Int) -> Decimal128 {
+        if c == 0 { return rounded(negative: negative, coefficient: 0, exponent: exponent, sticky: false) }
+        var (q, r) = c.quotientAndRemainder(dividingBy: m)
+        var e = exponent
+        // Long division, one digit at a time (r < m < 10³⁵, so r × 10 fits), until exact or 35 digits: the
         // 35th is the rounding digit, the remainder the sticky bit.
-        while r != 0 && q < Decimal128.powersOfTen[34] && e >= Decimal128.minExponent {
+        while r != 0 && q < powersOfTen[34] && e >= minExponent {
             r *= 10
             q = q * 10 + r / m
             r %= m
             e -= 1
         }
-        return Decimal128.rounded(negative: negative, coefficient: q, exponent: e, sticky: r != 0)
+        return rounded(negative: negative, coefficient: q, exponent: e, sticky: r != 0)
+    }
+
+    /// The product, exact when it has at most 34 digits (with the sum of the exponents), else rounded to 34
+    /// digits. Infinity times zero is NaN.
+    public static func * (a: Decimal128, b: Decimal128) -> Decimal128 {
+        let pa = a.parts, pb = b.parts
+        if pa.kind == .nan { return a.quieted }
+        if pb.kind == .nan { return b.quieted }
+        let negative = pa.negative != pb.negative
+        if pa.kind == .infinite || pb.kind == .infinite {
+            if (pa.kind == .finite && pa.coefficient == 0) || (pb.kind == .finite && pb.coefficient == 0) { return .nan }
+            return negative ? .negativeInfinity : .infinity
+        }
+        let e = pa.exponent + pb.exponent
+        let (high, low) = pa.coefficient.multipliedFullWidth(by: pb.coefficient)
+        if high == 0 { return rounded(negative: negative, coefficient: low, exponent: e, sticky: false) }
+        // 39 to 68 digits (the product is at least 2¹²⁸): keep 35 of them, the rest only decide the rounding.
+        var n = 39
+        while n < 68 {
+            let (ph, pl) = powersOfTen[n - 34].multipliedFullWidth(by: powersOfTen[34])  // 10ⁿ
+            if high < ph || (high == ph && low < pl) { break }
+            n += 1
+        }
+        let divisor = powersOfTen[n - 35]
+        let (q1, r1) = high.quotientAndRemainder(dividingBy: divisor)
+        precondition(q1 == 0, "a 35-digit quotient fits in 128 bits")
+        let (q, r) = divisor.dividingFullWidth((r1, low))
+        return rounded(negative: negative, coefficient: q, exponent: e + n - 35, sticky: r != 0)
+    }
+
+    /// The quotient, exact when it has at most 34 digits (with the exponent closest to the dividend's minus
+    /// the divisor's), else rounded to 34 digits. `x / 0` is ±infinity, `0 / 0` and `∞ / ∞` NaN, `x / ∞` zero.
+    public static func / (a: Decimal128, b: Decimal128) -> Decimal128 {
+        let pa = a.parts, pb = b.parts
+        if pa.kind == .nan { return a.quieted }
+        if pb.kind == .nan { return b.quieted }
+        let negative = pa.negative != pb.negative
+        switch (pa.kind, pb.kind) {
+        case (.infinite, .infinite): return .nan
+        case (.infinite, _): return negative ? .negativeInfinity : .infinity
+        case (_, .infinite): return Decimal128(negative: negative, coefficient: 0, exponent: minExponent)
+        default: break
+        }
+        if pb.coefficient == 0 { return pa.coefficient == 0 ? .nan : (negative ? .negativeInfinity : .infinity) }
+        return quotient(negative: negative, pa.coefficient, by: pb.coefficient, exponent: pa.exponent - pb.exponent)
     }
 
     /// `(−1)^negative × c × 10^e` rounded half-to-even to 34 digits and into the exponent range. `sticky`
