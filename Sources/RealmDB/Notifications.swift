@@ -85,7 +85,7 @@ extension Results {
         realm.rlm.watchIfNeeded()
         let notifier: Notifier
         do {
-            if valueCollection != nil {
+            if holdsValues {
                 notifier = ValueResultsNotifier(results: self, values: try evaluatedValues(), block: block)
             } else {
                 notifier = ResultsNotifier(results: self, keys: try evaluatedKeys(), block: block)

@@ -50,6 +50,8 @@ public struct Results<Element: RealmCollectionValue> {
     let model: Element.Type
     /// The model class of results of objects (`Element` itself, or `DynamicObject`); nil for results of values.
     let objectModel: Object.Type?
+    /// Whether the source is a collection of values (kept apart so element access never copies the source).
+    let holdsValues: Bool
     let operations: [Operation]
     let cache = ResultsCache()
 
@@ -59,7 +61,8 @@ public struct Results<Element: RealmCollectionValue> {
         self.model = model
         self.operations = operations
         objectModel = model as? Object.Type
-        if case .values = source {} else {
+        if case .values = source { holdsValues = true } else {
+            holdsValues = false
             precondition(objectModel != nil, "results of \(Element.self) need a collection of values")
         }
     }
@@ -134,7 +137,7 @@ public struct Results<Element: RealmCollectionValue> {
     }
 
     /// The number of elements (objects or values).
-    var elementCount: Int { valueCollection == nil ? keys.count : storedValues.count }
+    var elementCount: Int { holdsValues ? storedValues.count : keys.count }
 
     private func baseKeys(_ realm: Realm) throws -> [ObjectKey] {
         let reader = realm.reader
@@ -157,7 +160,7 @@ public struct Results<Element: RealmCollectionValue> {
     }
 
     private func evaluate(_ realm: Realm) throws -> [ObjectKey] {
-        if valueCollection != nil { return [] }
+        if holdsValues { return [] }
         var operations = self.operations[...]
         var keys: [ObjectKey]
         // A query first on a whole class is planned over the table (indexes, column scans), not over its keys.
@@ -241,12 +244,6 @@ public struct Results<Element: RealmCollectionValue> {
         return o
     }
 
-    /// Element `position` of the evaluated keys or values (already bounds-checked).
-    func element(_ realm: Realm, keys: [ObjectKey], values: [RealmStorage.Value], _ position: Int) -> Element {
-        if valueCollection != nil { return Element._rlmFromStored(values[position], realm) }
-        return object(realm, className, keys[position])
-    }
-
     // MARK: Chaining
 
     /// The objects for which `isIncluded` is true (evaluated lazily, again after each change).
@@ -273,7 +270,7 @@ public struct Results<Element: RealmCollectionValue> {
 
     private func validate(_ keyPaths: [String]) {
         let realm = rlmRealm
-        if valueCollection != nil {
+        if holdsValues {
             for k in keyPaths where k != "self" {
                 preconditionFailure("'\(k)' is not 'self': results of \(Element.self) values are sorted and made distinct by 'self'")
             }
@@ -296,7 +293,7 @@ public struct Results<Element: RealmCollectionValue> {
 
     private func values(ofProperty name: String) -> [RealmStorage.Value] {
         let realm = rlmRealm
-        if valueCollection != nil {
+        if holdsValues {
             precondition(name == "self", "'\(name)' is not 'self': an aggregate of \(Element.self) values is of 'self'")
             return storedValues.filter { !$0.isNull }
         }
@@ -333,7 +330,7 @@ public struct Results<Element: RealmCollectionValue> {
     /// The position of an object (or value) in the results, if present.
     public func index(of element: Element) -> Int? {
         let realm = rlmRealm
-        if valueCollection != nil {
+        if holdsValues {
             // A value that cannot be stored (never the case for the value types) is in no collection.
             guard let v = try? element._rlmToStored(realm) else { return nil }
             return storedValues.firstIndex { StoredAggregate.same($0, v) }
@@ -372,7 +369,7 @@ extension Results: RandomAccessCollection {
 
     public subscript(position: Int) -> Element {
         let realm = rlmRealm
-        if valueCollection != nil {
+        if holdsValues {
             let v = storedValues
             precondition(position >= 0 && position < v.count, "Results index \(position) is out of bounds (count \(v.count))")
             return Element._rlmFromStored(v[position], realm)
@@ -388,24 +385,25 @@ extension Results: RandomAccessCollection {
         let results: Results<Element>
         let keys: [ObjectKey]
         let values: [RealmStorage.Value]
-        let count: Int
+        let name: String
         var i = 0
 
         public mutating func next() -> Element? {
-            guard i < count else { return nil }
+            if results.holdsValues {
+                guard i < values.count else { return nil }
+                defer { i += 1 }
+                return Element._rlmFromStored(values[i], results.rlmRealm)
+            }
+            guard i < keys.count else { return nil }
             defer { i += 1 }
-            return results.element(results.rlmRealm, keys: keys, values: values, i)
+            return results.object(results.rlmRealm, name, keys[i])
         }
     }
 
     /// Iterates over the elements as they were when iteration began.
     public func makeIterator() -> Iterator {
-        if valueCollection != nil {
-            let v = storedValues
-            return Iterator(results: self, keys: [], values: v, count: v.count)
-        }
-        let k = keys
-        return Iterator(results: self, keys: k, values: [], count: k.count)
+        if holdsValues { return Iterator(results: self, keys: [], values: storedValues, name: className) }
+        return Iterator(results: self, keys: keys, values: [], name: className)
     }
 }
 
@@ -415,7 +413,7 @@ extension Results: _AnyResults {
 
 extension Results: CustomStringConvertible {
     public var description: String {
-        valueCollection == nil ? "Results<\(className)> (\(count) objects)" : "Results<\(Element.self)> (\(count) values)"
+        holdsValues ? "Results<\(Element.self)> (\(count) values)" : "Results<\(className)> (\(count) objects)"
     }
 }
 
