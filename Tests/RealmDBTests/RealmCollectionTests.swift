@@ -18,6 +18,15 @@ final class Student: Object {
     @Persisted(originProperty: "students") var classrooms: LinkingObjects<Classroom>
 }
 
+/// Properties declared in the older styles.
+final class LegacyRecord: Object {
+    @Persisted var name = ""
+    let score = RealmProperty<Int?>()
+    let anything = RealmProperty<AnyRealmValue>()
+    @available(*, deprecated)
+    let legacyAge = RealmOptional<Int>()
+}
+
 // Code generic over realm-swift's collection protocol, as an app writes it.
 
 /// The names of the students older than `age`, youngest first, and the oldest age.
@@ -224,5 +233,34 @@ where C.Element: MinMaxType & AddableType & SortableType {
         #expect(sortedLog.updates.isEmpty)
         try realm.write { c.scores.append(0) }
         #expect(sortedLog.last?.insertions == [0])
+    }
+
+    @available(*, deprecated)
+    @Test func realmPropertyAndRealmOptional() throws {
+        let realm = try memoryRealm([LegacyRecord.self])
+        let schema = try #require(realm.schema["LegacyRecord"])
+        #expect(schema["score"]?.type == .int && schema["score"]?.isOptional == true)
+        #expect(schema["legacyAge"]?.type == .int && schema["legacyAge"]?.isOptional == true)
+        #expect(schema["anything"]?.type == .mixed)
+
+        let r = LegacyRecord()
+        r.name = "a"
+        r.score.value = 7
+        r.anything.value = .string("hello")
+        #expect(r.legacyAge.value == nil)
+        try realm.write { try realm.add(r) }
+        try realm.write { try realm.create(LegacyRecord.self, value: ["name": "b", "score": 2, "legacyAge": 40]) }
+        let records = realm.objects(LegacyRecord.self).sorted(byKeyPath: "name")
+        #expect(records.map(\.score.value) == [7, 2])
+        #expect(records[0].anything.value == .string("hello"))
+        #expect(records[1].legacyAge.value == 40)
+        #expect(records.filter("score > 3").map(\.name) == ["a"])
+        try realm.write {
+            r.score.value = nil
+            r.legacyAge.value = 30
+        }
+        #expect(records[0].score.value == nil)
+        #expect(records.filter("legacyAge >= 30").count == 2)
+        #expect(records.value(forKey: "score") as? [Any] != nil)
     }
 }
