@@ -19,6 +19,15 @@ public struct SortDescriptor: Sendable, Equatable, Hashable {
     public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
 }
 
+/// `sorted(by: ["name", SortDescriptor(keyPath: "age", ascending: false)])`, as in realm-swift.
+extension SortDescriptor: ExpressibleByStringLiteral {
+    public init(stringLiteral keyPath: String) { self.init(keyPath: keyPath) }
+}
+
+extension SortDescriptor: CustomStringConvertible {
+    public var description: String { "SortDescriptor(keyPath: \(keyPath), direction: \(ascending ? "ascending" : "descending"))" }
+}
+
 /// Lazy, auto-updating results: the objects of a class, list or linking objects, or the values of a list of
 /// primitives, filtered, sorted and made distinct in the order the operations were chained. Nothing is read
 /// until the results are used, and they re-evaluate whenever what their Realm reads has changed (a commit, a

@@ -78,6 +78,8 @@ where C.Element: MinMaxType & AddableType & SortableType {
         #expect(collections.map { $0.first?.name } == ["Ann", "Ann", "Di"])
         #expect(collections.map { $0.last?.name } == ["Di", "Di", "Ann"])
         #expect(collections[2].index(of: c.students[1]) == 2)
+        #expect(collections[1].sorted(by: ["age"]).first?.name == "Cy")
+        #expect(collections[1].sorted(by: [SortDescriptor(keyPath: "age", ascending: false), "name"]).first?.name == "Bob")
         #expect(collections[1].realm == realm)
         #expect(!collections[1].isInvalidated)
         #expect(AnyRealmCollection(collections[0]).count == 4)
