@@ -265,4 +265,18 @@ where C.Element: MinMaxType & AddableType & SortableType {
         #expect(records.filter("legacyAge >= 30").count == 2)
         #expect(records.value(forKey: "score") as? [Any] != nil)
     }
+
+    @Test func resultsOfValuesCrossThreadsByReference() throws {
+        let dir = TempDir()
+        let config = fileConfig(dir, [Classroom.self, Student.self])
+        let realm = try Realm(configuration: config)
+        let c = try realm.write { try realm.create(Classroom.self, value: ["id": 1, "scores": [3, 9, 1, 7]] as [String: Any]) }
+        let ref = ThreadSafeReference(to: c.scores.filter("self > 2").sorted(ascending: false))
+        nonisolated(unsafe) var seen: [Int] = []
+        onOtherThread {
+            let realm = try! Realm(configuration: config)
+            seen = realm.resolve(ref).map { Array($0) } ?? []
+        }
+        #expect(seen == [9, 7, 3])
+    }
 }
