@@ -33,7 +33,7 @@ struct ValueCollection {
         }
     }
 
-    /// The same collection read through another Realm of the file, or nil when its class or property is gone.
+    /// The same collection as another Realm of the file sees it: `owner` and `index` translated to that Realm.
     func translated(to owner: ObjectRef, index: Int) -> ValueCollection {
         ValueCollection(kind: kind, owner: owner, index: index)
     }
