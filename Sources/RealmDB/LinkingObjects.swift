@@ -58,6 +58,25 @@ public final class LinkingObjects<Element: Object> {
         return r.sorted(byKeyPath: keyPath, ascending: ascending)
     }
 
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        guard let r = results else { preconditionFailure("queries on unmanaged LinkingObjects are not supported") }
+        return r.sorted(by: descriptors)
+    }
+
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        guard let r = results else { preconditionFailure("queries on unmanaged LinkingObjects are not supported") }
+        return r.distinct(by: keyPaths)
+    }
+
+    /// The position of an object among the linking objects, if present.
+    public func index(of object: Element) -> Int? { results?.index(of: object) }
+
+    // Unmanaged linking objects are empty: no value, a sum of 0.
+    public func min<T: _Persistable>(ofProperty property: String) -> T? { results?.min(ofProperty: property) }
+    public func max<T: _Persistable>(ofProperty property: String) -> T? { results?.max(ofProperty: property) }
+    public func sum<T: _Persistable>(ofProperty property: String) -> T { results?.sum(ofProperty: property) ?? T._rlmDefaultValue() }
+    public func average<T: _Persistable>(ofProperty property: String) -> T? { results?.average(ofProperty: property) }
+
     var keys: [ObjectKey] { results?.keys ?? [] }
 }
 

@@ -157,32 +157,83 @@ extension List: _AnyList {
     func _rlmAnyElements() -> [Any?] { elements.map { $0 } }
 }
 
-extension List where Element: Equatable {
-    public func index(of element: Element) -> Int? { elements.firstIndex(of: element) }
-}
+extension List {
+    /// The position of the first element equal to `element` (for objects: the same object), if any.
+    public func index(of element: Element) -> Int? {
+        if let object = element as? Object {
+            return elements.firstIndex { ($0 as? Object)?.isSameObject(as: object) ?? false }
+        }
+        guard let (realm, _, _) = managedContext else {
+            let target = element as? AnyHashable
+            return unmanaged.firstIndex { ($0 as? AnyHashable) == target }
+        }
+        // A value that cannot be stored (never the case for the value types) is in no list.
+        guard let v = try? element._rlmToStored(realm) else { return nil }
+        return storedElements().firstIndex { StoredAggregate.same($0, v) }
+    }
 
-extension List where Element: Object {
-    public func index(of object: Element) -> Int? { elements.firstIndex { $0.isSameObject(as: object) } }
-
-    /// The list's objects as lazy, auto-updating results (in list order).
+    /// The list's elements as lazy, auto-updating results (in list order): its objects, or its values.
     var results: Results<Element> {
         guard let owner else {
             preconditionFailure("queries on an unmanaged List are not supported; use Swift's filter and sorted")
         }
-        return Results(realm: owner.realm, source: .list(owner, propertyIndex), model: Element.self)
+        if Element.self is Object.Type {
+            return Results(realm: owner.realm, source: .list(owner, propertyIndex), model: Element.self)
+        }
+        return Results(realm: owner.realm, source: .values(ValueCollection(kind: .list, owner: owner, index: propertyIndex)),
+                       model: Element.self)
     }
 
-    public func filter(_ isIncluded: @escaping (Element) -> Bool) -> Results<Element> { results.filter(isIncluded) }
-    /// The list's objects matching a query (list order kept); see `Results.filter(_:_:)`.
+    /// The list's elements matching a query (list order kept); see `Results.filter(_:_:)`. In a list of
+    /// values, `self` is each value: `filter("self > 3")`.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> { results.filterOrFail(predicateFormat, args) }
     /// `filter(_:_:)` that throws `RealmError.query` instead of stopping.
     public func filter(query: String, arguments: [Any] = []) throws -> Results<Element> { try results.filter(query: query, arguments: arguments) }
-    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
-        results.sorted(byKeyPath: keyPath, ascending: ascending)
-    }
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
         results.sorted(by: descriptors)
     }
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        results.distinct(by: keyPaths)
+    }
+
+    /// The stored values of property `name` of the elements (`self`: the elements themselves), managed or not.
+    private func aggregateValues(_ name: String) -> ([RealmStorage.Value], Realm?) {
+        if let (realm, _, _) = managedContext {
+            if name == "self" && !(Element.self is Object.Type) { return (storedElements().filter { !$0.isNull }, realm) }
+            return (results.storedValues(ofProperty: name), realm)
+        }
+        do {
+            let values = try unmanaged.map { e -> RealmStorage.Value in
+                if name == "self" { return try RealmQueryArguments.value(e._rlmKeyValue as Any) ?? .null }
+                guard let o = e as? Object else {
+                    throw RealmError.invalidValue(className: "List", property: name, reason: "a list of \(Element.self) values has only 'self'")
+                }
+                return try RealmQueryArguments.value(o.value(forProperty: name) as Any) ?? .null
+            }
+            return (values.filter { !$0.isNull }, nil)
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+
+    public func min<T: _Persistable>(ofProperty property: String) -> T? {
+        let (v, realm) = aggregateValues(property)
+        return StoredAggregate.min(v, realm)
+    }
+
+    public func max<T: _Persistable>(ofProperty property: String) -> T? {
+        let (v, realm) = aggregateValues(property)
+        return StoredAggregate.max(v, realm)
+    }
+
+    public func sum<T: _Persistable>(ofProperty property: String) -> T { StoredAggregate.sum(aggregateValues(property).0) }
+
+    public func average<T: _Persistable>(ofProperty property: String) -> T? { StoredAggregate.average(aggregateValues(property).0) }
+}
+
+extension List where Element: Object {
+    /// The objects for which `isIncluded` is true, as lazy results.
+    public func filter(_ isIncluded: @escaping (Element) -> Bool) -> Results<Element> { results.filter(isIncluded) }
 }
 
 // MARK: - As a property type

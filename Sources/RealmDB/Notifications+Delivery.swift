@@ -195,7 +195,7 @@ final class RealmNotifier: Notifier {
     func fail(_ error: Error) {}
 }
 
-final class ResultsNotifier<Element: Object>: Notifier {
+final class ResultsNotifier<Element: RealmCollectionValue>: Notifier {
     let results: Results<Element>
     let block: (RealmCollectionChange<Results<Element>>) -> Void
     var oldKeys: [ObjectKey]
@@ -212,6 +212,7 @@ final class ResultsNotifier<Element: Object>: Notifier {
         switch results.source {
         case .table(let name): return classesAffecting(name, in: reader)
         case .list(let o, _), .linkingObjects(let o, _): return classesAffecting(results.className, in: reader, extra: [o.info.name])
+        case .values(let c): return [c.owner.info.name]
         }
     }
 
@@ -228,6 +229,41 @@ final class ResultsNotifier<Element: Object>: Notifier {
         let d = sortedByKey ? CollectionDiff(sortedOld: oldKeys, sortedNew: newKeys, modified: modified)
                             : CollectionDiff(old: oldKeys, new: newKeys, modified: modified)
         oldKeys = newKeys
+        guard notify, !d.isEmpty else { return }
+        block(.update(results, deletions: d.deletions, insertions: d.insertions, modifications: d.modifications))
+    }
+
+    func fail(_ error: Error) { block(.error(error)) }
+}
+
+/// The notifier of results of values: values have no identity, so the changes are the difference of the two
+/// sequences of values (a replaced value is a deletion and an insertion; nothing is "modified").
+final class ValueResultsNotifier<Element: RealmCollectionValue>: Notifier {
+    let results: Results<Element>
+    let block: (RealmCollectionChange<Results<Element>>) -> Void
+    var oldValues: [RealmStorage.Value]
+
+    init(results: Results<Element>, values: [RealmStorage.Value], block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) {
+        self.results = results
+        self.block = block
+        oldValues = values
+    }
+
+    func deliver(realm: Realm, changes: ChangeCache, notify: Bool) throws {
+        guard let c = results.valueCollection, try changes.anyChanged([c.owner.info.name]) else { return }
+        let newValues = try results.evaluatedValues()
+        guard newValues != oldValues else { return }
+        // Each distinct value as a key, so that the key diff (a longest common subsequence) applies.
+        var ids: [RealmStorage.Value: ObjectKey] = [:]
+        func key(_ v: RealmStorage.Value) -> ObjectKey {
+            let k = StoredOrder.distinctKey(v)
+            if let id = ids[k] { return id }
+            let id = ObjectKey(UInt64(ids.count))
+            ids[k] = id
+            return id
+        }
+        let d = CollectionDiff(old: oldValues.map(key), new: newValues.map(key), modified: [])
+        oldValues = newValues
         guard notify, !d.isEmpty else { return }
         block(.update(results, deletions: d.deletions, insertions: d.insertions, modifications: d.modifications))
     }

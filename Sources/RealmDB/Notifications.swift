@@ -83,22 +83,27 @@ extension Results {
         let realm = rlmRealm
         realm.verifyCanObserve()
         realm.rlm.watchIfNeeded()
-        let keys: [ObjectKey]
+        let notifier: Notifier
         do {
-            keys = try evaluatedKeys()
+            if holdsValues {
+                notifier = ValueResultsNotifier(results: self, values: try evaluatedValues(), block: block)
+            } else {
+                notifier = ResultsNotifier(results: self, keys: try evaluatedKeys(), block: block)
+            }
         } catch {
             // The results cannot be read: the block is told once and hears nothing more.
             block(.error(RealmError.wrapping(error)))
             return NotificationToken(set: realm.rlm.notifiers, id: NotifierSet.noID)
         }
-        let n = ResultsNotifier(results: self, keys: keys, block: block)
-        let token = realm.rlm.notifiers.add(n)
+        let token = realm.rlm.notifiers.add(notifier)
         block(.initial(self))
         return token
     }
 }
 
-extension List where Element: Object {
+extension List {
+    /// Changes by index, as `Results.observe`; for a list of values a replaced value is a deletion and an
+    /// insertion.
     public func observe(_ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
         let list = self
         return results.observe { change in

@@ -57,7 +57,12 @@ extension Results {
         }
         let realm = rlmRealm
         realm.verifyThread("Results")
-        let schema = RealmQuerySchema(realm: realm, model: model)
+        if let c = valueCollection {
+            // Values: `self` stands for each value.
+            _ = try c.bind(parsed, args)
+            return appending(.query(parsed, args))
+        }
+        let schema = RealmQuerySchema(realm: realm, model: objectModel)
         if schema.classSchema(className) != nil {
             do {
                 _ = try parsed.bind(to: className, in: schema, arguments: args)
@@ -74,7 +79,7 @@ extension Results {
         guard reader.classSchema(className) != nil else { return [] }
         let bound: BoundQuery
         do {
-            bound = try q.bind(to: className, in: RealmQuerySchema(realm: realm, model: model), arguments: args)
+            bound = try q.bind(to: className, in: RealmQuerySchema(realm: realm, model: objectModel), arguments: args)
         } catch {
             // The schema changed under a query that was valid when made.
             throw RealmError.query(error)

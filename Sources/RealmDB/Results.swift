@@ -19,14 +19,31 @@ public struct SortDescriptor: Sendable, Equatable, Hashable {
     public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
 }
 
-/// Lazy, auto-updating results: the objects of a class, list or linking objects, filtered, sorted and made
-/// distinct in the order the operations were chained. Nothing is read until the results are used, and they
-/// re-evaluate whenever what their Realm reads has changed (a commit, a refresh, a write in progress).
-public struct Results<Element: Object> {
+/// `sorted(by: ["name", SortDescriptor(keyPath: "age", ascending: false)])`, as in realm-swift.
+extension SortDescriptor: ExpressibleByStringLiteral {
+    public init(stringLiteral keyPath: String) { self.init(keyPath: keyPath) }
+}
+
+extension SortDescriptor: CustomStringConvertible {
+    public var description: String { "SortDescriptor(keyPath: \(keyPath), direction: \(ascending ? "ascending" : "descending"))" }
+}
+
+/// Lazy, auto-updating results: the objects of a class, list or linking objects, or the values of a list of
+/// primitives, filtered, sorted and made distinct in the order the operations were chained. Nothing is read
+/// until the results are used, and they re-evaluate whenever what their Realm reads has changed (a commit, a
+/// refresh, a write in progress).
+///
+/// Results of objects evaluate to object keys; results of values (`List<Int>.sorted(ascending:)`,
+/// `.filter("self > 3")`) evaluate to the stored values themselves.
+public struct Results<Element: RealmCollectionValue> {
     enum Source {
+        /// Every object of a class.
         case table(String)
+        /// The objects of a list property.
         case list(ObjectRef, Int)
         case linkingObjects(ObjectRef, Int)
+        /// Values, not objects: a collection of primitives (or other non-object elements) in one property.
+        case values(ValueCollection)
     }
 
     enum Operation {
@@ -40,6 +57,10 @@ public struct Results<Element: Object> {
     public let realm: Realm?
     let source: Source
     let model: Element.Type
+    /// The model class of results of objects (`Element` itself, or `DynamicObject`); nil for results of values.
+    let objectModel: Object.Type?
+    /// Whether the source is a collection of values (kept apart so element access never copies the source).
+    let holdsValues: Bool
     let operations: [Operation]
     let cache = ResultsCache()
 
@@ -48,6 +69,11 @@ public struct Results<Element: Object> {
         self.source = source
         self.model = model
         self.operations = operations
+        objectModel = model as? Object.Type
+        if case .values = source { holdsValues = true } else {
+            holdsValues = false
+            precondition(objectModel != nil, "results of \(Element.self) need a collection of values")
+        }
     }
 
     var rlmRealm: Realm { realm! }
@@ -56,17 +82,25 @@ public struct Results<Element: Object> {
         Results(realm: rlmRealm, source: source, model: model, operations: operations + [op])
     }
 
-    /// The class of the objects.
+    /// The collection of values these results read, or nil for results of objects.
+    var valueCollection: ValueCollection? {
+        if case .values(let c) = source { return c }
+        return nil
+    }
+
+    /// The class of the objects (for results of values, the owning object's class and property, for messages).
     var className: String {
         switch source {
         case .table(let name): return name
         case .list(let o, let i), .linkingObjects(let o, let i): return o.info.properties[i].schema.objectClassName ?? ""
+        case .values(let c): return "\(c.owner.info.name).\(c.property.name)"
         }
     }
 
     // MARK: Evaluation
 
-    /// The keys of the objects, in order; recomputed when the Realm's contents may have changed.
+    /// The keys of the objects, in order; recomputed when the Realm's contents may have changed. Empty for
+    /// results of values.
     var keys: [ObjectKey] {
         do {
             return try evaluatedKeys()
@@ -88,6 +122,32 @@ public struct Results<Element: Object> {
         return keys
     }
 
+    /// The stored values of results of values, in order; recomputed when the Realm's contents may have changed.
+    var storedValues: [RealmStorage.Value] {
+        do {
+            return try evaluatedValues()
+        } catch {
+            rlmRealm.rlm.readFailed(error, "evaluate results of \(className)")
+        }
+    }
+
+    /// `storedValues`, throwing what evaluating them met.
+    func evaluatedValues() throws -> [RealmStorage.Value] {
+        let realm = rlmRealm
+        realm.verifyThread("Results")
+        guard let c = valueCollection else { return [] }
+        let stamp = realm.rlm.changeCount
+        if cache.stamp == stamp, let values = cache.values, cache.core === realm.rlm { return values }
+        let values = try evaluateValues(realm, c)
+        cache.core = realm.rlm
+        cache.values = values
+        cache.stamp = stamp
+        return values
+    }
+
+    /// The number of elements (objects or values).
+    var elementCount: Int { holdsValues ? storedValues.count : keys.count }
+
     private func baseKeys(_ realm: Realm) throws -> [ObjectKey] {
         let reader = realm.reader
         switch source {
@@ -103,10 +163,13 @@ public struct Results<Element: Object> {
                     return nil
                 }
             }
+        case .values:
+            return []
         }
     }
 
     private func evaluate(_ realm: Realm) throws -> [ObjectKey] {
+        if holdsValues { return [] }
         var operations = self.operations[...]
         var keys: [ObjectKey]
         // A query first on a whole class is planned over the table (indexes, column scans), not over its keys.
@@ -157,6 +220,33 @@ public struct Results<Element: Object> {
         return keys
     }
 
+    /// Results of values: the collection's values, then each operation. Sorting and distinct are by the value
+    /// itself (`self`, the only key path a value has), in the order the query language's SORT and DISTINCT use.
+    private func evaluateValues(_ realm: Realm, _ c: ValueCollection) throws -> [RealmStorage.Value] {
+        var values = try c.read(realm)
+        for op in operations {
+            switch op {
+            case .query(let q, let args):
+                let bound = try c.bind(q, args)
+                values = bound.evaluate(values).map { values[$0] }
+            case .filter(let isIncluded):
+                values = values.filter { isIncluded(Element._rlmFromStored($0, realm)) }
+            case .sort(let descriptors):
+                // Every descriptor is `self`: the first decides; the sort is stable.
+                let ascending = descriptors.first?.ascending ?? true
+                values = values.enumerated().sorted { a, b in
+                    let c = StoredOrder.compare(a.element, b.element)
+                    if c != 0 { return ascending ? c < 0 : c > 0 }
+                    return a.offset < b.offset
+                }.map(\.element)
+            case .distinct:
+                var seen = Set<RealmStorage.Value>()
+                values = values.filter { seen.insert(StoredOrder.distinctKey($0)).inserted }
+            }
+        }
+        return values
+    }
+
     func object(_ realm: Realm, _ className: String, _ key: ObjectKey) -> Element {
         if model == DynamicObject.self {
             do {
@@ -165,8 +255,10 @@ public struct Results<Element: Object> {
                 realm.rlm.readFailed(error, "read the class \(className)")
             }
         }
+        let model = objectModel!
         if let info = cache.info(realm, model) {
-            return realm.makeObject(model, key: key, info: info)
+            // `Element` is the model class itself (results of objects are made only for object elements).
+            return unsafeBitCast(realm.makeObject(model, key: key, info: info), to: Element.self)
         }
         guard let o = realm.object(of: className, key: key, preferring: model) as? Element else {
             fatalError("results of \(className) cannot hold \(Element.self)")
@@ -202,6 +294,12 @@ public struct Results<Element: Object> {
 
     private func validate(_ keyPaths: [String]) {
         let realm = rlmRealm
+        if holdsValues {
+            for k in keyPaths where k != "self" {
+                preconditionFailure("'\(k)' is not 'self': results of \(Element.self) values are sorted and made distinct by 'self'")
+            }
+            return
+        }
         guard realm.reader.classSchema(className) != nil else { return }
         for k in keyPaths {
             do {
@@ -214,8 +312,15 @@ public struct Results<Element: Object> {
 
     // MARK: Aggregates
 
+    /// The non-null values of a property of the results' objects (`self` for results of values).
+    func storedValues(ofProperty name: String) -> [RealmStorage.Value] { values(ofProperty: name) }
+
     private func values(ofProperty name: String) -> [RealmStorage.Value] {
         let realm = rlmRealm
+        if holdsValues {
+            precondition(name == "self", "'\(name)' is not 'self': an aggregate of \(Element.self) values is of 'self'")
+            return storedValues.filter { !$0.isNull }
+        }
         do {
             let reader = try KeyPathReader(realm: realm, className: className, keyPath: name)
             return try keys.map { try reader.value($0).first ?? .null }.filter { !$0.isNull }
@@ -226,45 +331,36 @@ public struct Results<Element: Object> {
 
     /// The smallest value of a property (numbers across types, exactly; NaN and nulls skipped), or nil.
     public func min<T: _Persistable>(ofProperty property: String) -> T? {
-        values(ofProperty: property).filter { !StoredOrder.isNaN($0) }.min { StoredOrder.compare($0, $1) < 0 }.flatMap { convert($0) }
+        StoredAggregate.min(values(ofProperty: property), rlmRealm)
     }
 
     /// The largest value of a property (numbers across types, exactly; NaN and nulls skipped), or nil.
     public func max<T: _Persistable>(ofProperty property: String) -> T? {
-        values(ofProperty: property).filter { !StoredOrder.isNaN($0) }.max { StoredOrder.compare($0, $1) < 0 }.flatMap { convert($0) }
+        StoredAggregate.max(values(ofProperty: property), rlmRealm)
     }
 
     /// The sum of a numeric property (0 when empty); nulls are skipped. A decimal128 property is summed in
     /// decimal arithmetic, exact to 34 digits, as the query language's `@sum` (`ValueAggregate`).
     public func sum<T: _Persistable>(ofProperty property: String) -> T {
-        numeric(ValueAggregate.sum(values(ofProperty: property))) ?? T._rlmDefaultValue()
+        StoredAggregate.sum(values(ofProperty: property))
     }
 
     /// The mean of a numeric property, or nil when there are no non-null values; a decimal128 property's is
     /// a decimal (its decimal sum divided by the count), as the query language's `@avg`.
     public func average<T: _Persistable>(ofProperty property: String) -> T? {
-        numeric(ValueAggregate.average(values(ofProperty: property)))
+        StoredAggregate.average(values(ofProperty: property))
     }
 
-    /// A number as `T`: the value itself when `T` holds it, else through a double (a decimal sum asked for
-    /// as a `Double`).
-    private func numeric<T: _Persistable>(_ v: RealmStorage.Value) -> T? {
-        switch v {
-        case .int(let i): return T._rlmFromAny(Int(i))
-        case .double(let d): return T._rlmFromAny(d)
-        case .decimal128(let d): return T._rlmFromAny(d) ?? T._rlmFromAny(d.doubleValue)
-        default: return nil
+    /// The position of an object (or value) in the results, if present.
+    public func index(of element: Element) -> Int? {
+        let realm = rlmRealm
+        if holdsValues {
+            // A value that cannot be stored (never the case for the value types) is in no collection.
+            guard let v = try? element._rlmToStored(realm) else { return nil }
+            return storedValues.firstIndex { StoredAggregate.same($0, v) }
         }
-    }
-
-    private func convert<T: _Persistable>(_ v: RealmStorage.Value) -> T? {
-        if let t = T._rlmFromAny(AnyConversion.swiftValue(v, type: v.type ?? .mixed) as Any) { return t }
-        return T._rlmFromStored(v, rlmRealm)
-    }
-
-    /// The position of an object in the results, if present.
-    public func index(of object: Element) -> Int? {
-        guard object._realm?.rlm.database === rlmRealm.rlm.database, object._info?.name == className else { return nil }
+        guard let object = element as? Object, object._realm?.rlm.database === realm.rlm.database,
+              object._info?.name == className else { return nil }
         return keys.firstIndex(of: object._key)
     }
 }
@@ -273,6 +369,7 @@ public struct Results<Element: Object> {
 final class ResultsCache {
     weak var core: RealmCore?
     var keys: [ObjectKey]?
+    var values: [RealmStorage.Value]?
     var stamp: UInt64 = 0
     private var typedInfo: ClassInfo?
 
@@ -290,33 +387,48 @@ final class ResultsCache {
 
 extension Results: RandomAccessCollection {
     public var startIndex: Int { 0 }
-    public var endIndex: Int { keys.count }
+    public var endIndex: Int { elementCount }
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
 
     public subscript(position: Int) -> Element {
+        let realm = rlmRealm
+        if holdsValues {
+            let v = storedValues
+            precondition(position >= 0 && position < v.count, "Results index \(position) is out of bounds (count \(v.count))")
+            return Element._rlmFromStored(v[position], realm)
+        }
         let k = keys
         precondition(position >= 0 && position < k.count, "Results index \(position) is out of bounds (count \(k.count))")
-        return object(rlmRealm, className, k[position])
+        return object(realm, className, k[position])
     }
 
-    public var count: Int { keys.count }
+    public var count: Int { elementCount }
 
     public struct Iterator: IteratorProtocol {
         let results: Results<Element>
         let keys: [ObjectKey]
+        let values: [RealmStorage.Value]
         let name: String
         var i = 0
 
         public mutating func next() -> Element? {
+            if results.holdsValues {
+                guard i < values.count else { return nil }
+                defer { i += 1 }
+                return Element._rlmFromStored(values[i], results.rlmRealm)
+            }
             guard i < keys.count else { return nil }
             defer { i += 1 }
             return results.object(results.rlmRealm, name, keys[i])
         }
     }
 
-    /// Iterates over the objects as they were when iteration began.
-    public func makeIterator() -> Iterator { Iterator(results: self, keys: keys, name: className) }
+    /// Iterates over the elements as they were when iteration began.
+    public func makeIterator() -> Iterator {
+        if holdsValues { return Iterator(results: self, keys: [], values: storedValues, name: className) }
+        return Iterator(results: self, keys: keys, values: [], name: className)
+    }
 }
 
 extension Results: _AnyResults {
@@ -324,7 +436,9 @@ extension Results: _AnyResults {
 }
 
 extension Results: CustomStringConvertible {
-    public var description: String { "Results<\(className)> (\(count) objects)" }
+    public var description: String {
+        holdsValues ? "Results<\(Element.self)> (\(count) values)" : "Results<\(className)> (\(count) objects)"
+    }
 }
 
 /// Reads the value at a key path (`name`, `owner.name`) of objects of one class.
@@ -388,4 +502,14 @@ enum StoredOrder {
 
     /// The same order as the query language's SORT.
     static func compare(_ a: RealmStorage.Value, _ b: RealmStorage.Value) -> Int { ValueOrder.compare(a, b) }
+
+    /// What DISTINCT compares: strings bytewise (not by canonical equivalence), every NaN alike.
+    static func distinctKey(_ v: RealmStorage.Value) -> RealmStorage.Value {
+        switch v {
+        case .string(let s): return .data(Array(s.utf8))
+        case .double(let d) where d.isNaN: return .double(.nan)
+        case .float(let f) where f.isNaN: return .float(.nan)
+        default: return v
+        }
+    }
 }

@@ -77,6 +77,9 @@ extension Results: _ResultsReference {
         case .linkingObjects(let o, let i):
             guard let (r, j) = translate(o, i) else { return nil }
             newSource = .linkingObjects(r, j)
+        case .values(let c):
+            guard let (r, j) = translate(c.owner, c.index) else { return nil }
+            newSource = .values(c.translated(to: r, index: j))
         }
         return Results(realm: realm, source: newSource, model: model, operations: operations)
     }
