@@ -155,7 +155,7 @@ struct ValueBinder {
                 out += vs
             }
             return (out, true)
-        case .subqueryCount(_, let r), .arithmetic(_, _, _, let r):
+        case .subqueryCount(_, let r), .arithmetic(_, _, _, let r), .object(_, let r):
             throw fail(.invalidQuery, "a collection of values can compare 'self' with values only", r)
         }
     }
