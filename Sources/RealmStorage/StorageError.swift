@@ -1,4 +1,5 @@
-/// Every error the storage engine reports. Each case says what failed and where; none carries user values.
+/// Every error the storage engine reports. Each case says what failed and where; none carries user values but
+/// `invalidDictionaryKey`, whose key is what the caller must change.
 public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file is not a database of this format (its first bytes are something else).
     case notADatabase(path: String)
@@ -62,6 +63,9 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A sync of the file failed earlier in this process: what the page cache holds can no longer be trusted,
     /// so this handle writes no more; the file keeps what the disk has (reopen the database to go on).
     case writesStopped(path: String, cause: String)
+    /// A dictionary key a writer may not store: empty, starting with `$`, or containing `.` or NUL (Realm Core
+    /// refuses the last three; the empty key too, here). Keys already in a file are read whatever they are.
+    case invalidDictionaryKey(className: String, property: String, key: String, reason: String)
 
     public var description: String {
         switch self {
@@ -98,6 +102,7 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidKeyLength(let n): return "an encryption key is 64 bytes, this one is \(n)"
         case .writesStopped(let p, let c):
             return "\(p): writes stopped after an earlier failure (\(c)); close and reopen the database to go on"
+        case .invalidDictionaryKey(let c, let p, let k, let r): return "\(c).\(p): invalid dictionary key \(k.debugDescription): \(r)"
         }
     }
 }

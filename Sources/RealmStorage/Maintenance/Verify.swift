@@ -213,7 +213,18 @@ private struct Verifier {
             for k in keys {
                 for p in c.properties where p.hasColumn {
                     let h = PropertyHandle(name: p.name, type: p.type, isList: p.isList, isOptional: p.isOptional, info: p, classID: c.classID)
-                    let values = p.isList ? try s.list(k, h) : [try s.value(k, h)]
+                    let values: [Value]
+                    if p.isList || p.isSet {
+                        values = try s.list(k, h)
+                        if p.isSet, let i = SetElements.firstDisorder(values) {
+                            problem("\(c.name) #\(k.rawValue).\(p.name): set elements \(i - 1) and \(i) are out of order or equal")
+                        }
+                    } else if p.isDictionary {
+                        // Decoding checks the keys: valid UTF-8, strictly increasing.
+                        values = try s.dictionary(k, h).values
+                    } else {
+                        values = [try s.value(k, h)]
+                    }
                     guard p.type == .link else { continue }
                     for case .link(let t) in values {
                         guard let target = s.catalogue.classInfo(id: p.targetClassID) else { continue }
@@ -262,7 +273,8 @@ private struct Verifier {
                 guard try s.locate(origin.classID, o) != nil else {
                     problem("\(c.name) #\(t): backlink from missing \(origin.name) #\(o)"); continue
                 }
-                let links = op.isList ? try s.list(ObjectKey(o), h).filter { $0 == .link(ObjectKey(t)) }.count
+                let links = op.isList || op.isSet ? try s.list(ObjectKey(o), h).filter { $0 == .link(ObjectKey(t)) }.count
+                    : op.isDictionary ? try s.dictionary(ObjectKey(o), h).values.filter { $0 == .link(ObjectKey(t)) }.count
                     : (try s.value(ObjectKey(o), h) == .link(ObjectKey(t)) ? 1 : 0)
                 if links != recorded {
                     problem("\(c.name) #\(t): \(recorded) backlink(s) from \(origin.name) #\(o).\(op.name), which holds \(links) link(s)")

@@ -35,6 +35,9 @@ struct PropertyInfo: Equatable {
     var isList: Bool { flags.contains(.list) }
     var isSet: Bool { flags.contains(.set) }
     var isDictionary: Bool { flags.contains(.dictionary) }
+    /// Whether the elements of a set or the values of a dictionary may be null: when optional, and always for
+    /// mixed values (as Realm Core).
+    var collectionValuesNullable: Bool { isOptional || type == .mixed }
     /// A list, set or dictionary stored in the object's cluster (serialized; not linkingObjects).
     var isCollection: Bool { flags.contains(.list) || flags.contains(.set) || flags.contains(.dictionary) }
     /// Whether the property has an index tree (indexed properties and primary keys, except a primary key

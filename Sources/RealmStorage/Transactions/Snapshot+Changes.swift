@@ -99,7 +99,7 @@ extension Snapshot {
         var pairs: [DiffColumnPair] = []
         for p in n.properties where p.hasColumn {
             guard let q = o.property(column: p.columnID) else { continue }
-            guard q.type == p.type, q.isList == p.isList, q.clusterColumnType == p.clusterColumnType else {
+            guard q.type == p.type, q.isList == p.isList, q.isSet == p.isSet, q.isDictionary == p.isDictionary, q.clusterColumnType == p.clusterColumnType else {
                 changes.schemaChanged = true
                 continue
             }
@@ -257,7 +257,7 @@ extension Snapshot {
     /// Lists a write transaction changed but stores in their clusters only at commit.
     func hasPendingSlots(_ classID: UInt32) -> Bool {
         guard let tx = self as? WriteTransaction else { return false }
-        return tx.dirtyLists.keys.contains { $0.classID == classID }
+        return tx.dirtyLists.keys.contains { $0.classID == classID } || tx.dirtyDictionaries.keys.contains { $0.classID == classID }
             || tx.pendingIndexEntries.contains { $0.key.classID == classID && $0.value.backlinks && !$0.value.ends.isEmpty }
     }
 
@@ -268,6 +268,10 @@ extension Snapshot {
         for (slot, values) in tx.dirtyLists where slot.classID == classID {
             guard let p = c.property(column: slot.columnID) else { continue }
             out[slot] = .data(ListCoding.encode(values, type: p.type, nullable: p.isOptional))
+        }
+        for (slot, entries) in tx.dirtyDictionaries where slot.classID == classID {
+            guard let p = c.property(column: slot.columnID) else { continue }
+            out[slot] = .data(DictionaryCoding.encode(entries, type: p.type, nullable: p.collectionValuesNullable))
         }
         return out
     }

@@ -11,8 +11,8 @@ extension WriteTransaction {
         guard hasChanges else { return }
         let newVersion = meta.version + 1
 
-        // 1. Lists: serialized into their (dirty) clusters' bytes columns.
-        if !dirtyLists.isEmpty { try serializeDirtyLists() }
+        // 1. Lists, sets and dictionaries: serialized into their (dirty) clusters' bytes columns.
+        if !dirtyLists.isEmpty || !dirtyDictionaries.isEmpty { try serializeDirtyLists() }
 
         // 2. Object trees.
         for (classID, root) in roots {
@@ -101,6 +101,10 @@ extension WriteTransaction {
         for (slot, values) in ordered(dirtyLists) {
             guard let (leaf, row, p) = try target(slot) else { continue }
             try leaf.set(row: row, property: p, .data(ListCoding.encode(values, type: p.type, nullable: p.isOptional)))
+        }
+        for (slot, entries) in ordered(dirtyDictionaries) {
+            guard let (leaf, row, p) = try target(slot) else { continue }
+            try leaf.set(row: row, property: p, .data(DictionaryCoding.encode(entries, type: p.type, nullable: p.collectionValuesNullable)))
         }
     }
 

@@ -55,10 +55,12 @@ extension WriteTransaction {
 
     // MARK: Creating objects
 
-    /// Creates an object. `values` names properties; lists take arrays of values. Properties not named take
-    /// their defaults. A duplicate primary key throws and changes nothing.
+    /// Creates an object. `values` names properties; lists and sets take arrays of values (a set's are put in
+    /// set order, a value equal to an earlier one dropped), dictionaries take `dictionaries`. Properties not
+    /// named take their defaults. A duplicate primary key throws and changes nothing.
     @discardableResult
-    public func createObject(_ table: TableHandle, _ values: [String: Value] = [:], lists: [String: [Value]] = [:]) throws -> ObjectKey {
+    public func createObject(_ table: TableHandle, _ values: [String: Value] = [:], lists: [String: [Value]] = [:],
+                             dictionaries: [String: ValueDictionary] = [:]) throws -> ObjectKey {
         try checkActive()
         let c = try classInfo(table)
         var row: [UInt32: Value] = [:]
@@ -69,7 +71,7 @@ extension WriteTransaction {
             }
             row[p.columnID] = try validated(v, for: p, in: c)
         }
-        return try createObject(c, row: row, lists: lists)
+        return try createObject(c, row: row, lists: lists, dictionaries: dictionaries)
     }
 
     /// Creates an object from values given in the order of `columns` (the fast path for bulk inserts).
@@ -98,7 +100,7 @@ extension WriteTransaction {
                 row[at] = try validated(values[i], for: plan.classInfo.properties[at], in: plan.classInfo)
             }
         }
-        return try createObject(plan, row: row, lists: [String: [Value]]())
+        return try createObject(plan, row: row, lists: [String: [Value]](), dictionaries: [String: ValueDictionary]())
     }
 
     /// What inserting into a class needs, worked out once per schema state: nothing on the per-object
@@ -223,25 +225,41 @@ extension WriteTransaction {
         return p
     }
 
-    private func createObject(_ c: ClassInfo, row values: [UInt32: Value], lists: [String: [Value]]) throws -> ObjectKey {
+    private func createObject(_ c: ClassInfo, row values: [UInt32: Value], lists: [String: [Value]],
+                              dictionaries: [String: ValueDictionary]) throws -> ObjectKey {
         let plan = try insertPlan(classID: c.classID)
         var row = plan.template
         for (i, p) in c.properties.enumerated() { if let v = values[p.columnID] { row[i] = v } }
-        return try createObject(plan, row: row, lists: lists)
+        return try createObject(plan, row: row, lists: lists, dictionaries: dictionaries)
     }
 
     /// Creates an object from a row parallel to the class's properties (already validated).
-    private func createObject(_ plan: InsertPlan, row: [Value], lists: [String: [Value]]) throws -> ObjectKey {
+    private func createObject(_ plan: InsertPlan, row: [Value], lists: [String: [Value]],
+                              dictionaries: [String: ValueDictionary]) throws -> ObjectKey {
         let classID = plan.classID
         var listValues: [(PropertyInfo, [Value])] = []
-        if !lists.isEmpty {
+        var dictionaryValues: [(PropertyInfo, ValueDictionary)] = []
+        if !lists.isEmpty || !dictionaries.isEmpty {
             let c = plan.classInfo
             for (name, vs) in lists {
                 let p = try info(c, name)
-                guard p.isList, p.type != .linkingObjects else {
-                    throw StorageError.typeMismatch(className: c.name, property: name, expected: "a single value", got: "a list")
+                guard p.isList || p.isSet, p.type != .linkingObjects else {
+                    throw StorageError.typeMismatch(className: c.name, property: name,
+                                                    expected: p.isDictionary ? "a dictionary" : "a single value", got: "a list")
                 }
-                listValues.append((p, try vs.map { try validated($0, for: p, in: c, element: true) }))
+                if p.isSet {
+                    listValues.append((p, try setElements(vs, for: p, in: c)))
+                } else {
+                    listValues.append((p, try vs.map { try validated($0, for: p, in: c, element: true) }))
+                }
+            }
+            for (name, d) in dictionaries {
+                let p = try info(c, name)
+                guard p.isDictionary else {
+                    throw StorageError.typeMismatch(className: c.name, property: name,
+                                                    expected: p.isCollection ? "a list of values" : "a single value", got: "a dictionary")
+                }
+                dictionaryValues.append((p, try dictionaryEntries(d, for: p, in: c)))
             }
         }
         let ci = plan.classIndex
@@ -296,12 +314,19 @@ extension WriteTransaction {
                 for case .link(let t) in vs { try addBacklink(target: t.rawValue, via: p, from: classID, origin: key) }
             }
         }
+        for (p, d) in dictionaryValues where !d.isEmpty {
+            dirtyDictionaries[SlotKey(classID: classID, key: key, columnID: p.columnID)] = d
+            if p.type == .link {
+                for case .link(let t) in d.values { try addBacklink(target: t.rawValue, via: p, from: classID, origin: key) }
+            }
+        }
         return ObjectKey(key)
     }
 
     @discardableResult
-    public func createObject(_ className: String, _ values: [String: Value] = [:], lists: [String: [Value]] = [:]) throws -> ObjectKey {
-        try createObject(table(className), values, lists: lists)
+    public func createObject(_ className: String, _ values: [String: Value] = [:], lists: [String: [Value]] = [:],
+                             dictionaries: [String: ValueDictionary] = [:]) throws -> ObjectKey {
+        try createObject(table(className), values, lists: lists, dictionaries: dictionaries)
     }
 
     // MARK: Setting values
@@ -417,10 +442,15 @@ extension WriteTransaction {
             var origins: [UInt64] = []
             try forEachBacklink(c.classID, bl) { _, o in if origins.last != o { origins.append(o) } }
             for o in Set(origins).sorted() {
-                guard try locate(oc.classID, o) != nil else { continue }
-                if op.isList {
-                    // A list of links holds links to `c` only: all of them go.
+                guard let at = try locate(oc.classID, o) else { continue }
+                if op.isList || op.isSet {
+                    // A list or set of links holds links to `c` only: all of them go.
                     dirtyLists[SlotKey(classID: oc.classID, key: o, columnID: op.columnID)] = []
+                } else if op.isDictionary {
+                    // So does a dictionary of links: every value becomes null, its key stays.
+                    var d = try dictionaryValues(oc.classID, o, op, at)
+                    for k in d.keys { d[k] = .null }
+                    dirtyDictionaries[SlotKey(classID: oc.classID, key: o, columnID: op.columnID)] = d
                 } else {
                     let (leaf, row) = try mutableRow(oc.classID, o)
                     try leaf.set(row: row, property: op, .null)
@@ -432,23 +462,30 @@ extension WriteTransaction {
         for p in c.properties where p.type == .link && p.targetClassID != c.classID {
             try dropBacklinkTree(p.targetClassID, backlinkColumn(target: p.targetClassID, via: p, from: c.classID))
         }
-        // Pending list changes of the objects go with them.
+        // Pending collection changes of the objects go with them.
         dirtyLists = dirtyLists.filter { $0.key.classID != c.classID }
+        dirtyDictionaries = dirtyDictionaries.filter { $0.key.classID != c.classID }
     }
 
     func deleteObject(_ classID: UInt32, _ key: UInt64) throws {
         let c = catalogue.classInfo(id: classID)!
         guard let loc = try locate(classID, key) else { return }
-        // Incoming links: null to-one links, remove from lists.
+        // Incoming links: null to-one links and dictionary values, remove from lists and sets.
         for bl in c.properties where bl.type == .backlink {
             let origins = try backlinkKeys(classID, key, bl)
             guard !origins.isEmpty, let originClass = catalogue.classInfo(id: bl.targetClassID),
                   let op = originClass.property(column: bl.originColumnID) else { continue }
             for o in Set(origins) {
-                if op.isList {
+                if op.isList || op.isSet {
                     var list = try listForUpdate(originClass.classID, o, op)
                     list.removeAll { $0 == .link(ObjectKey(key)) }
                     dirtyLists[SlotKey(classID: originClass.classID, key: o, columnID: op.columnID)] = list
+                } else if op.isDictionary {
+                    // As Realm Core (`Dictionary::nullify`): the key stays, its value becomes null.
+                    guard let at = try locate(originClass.classID, o) else { continue }
+                    var d = try dictionaryValues(originClass.classID, o, op, at)
+                    for (k, v) in d where v == .link(ObjectKey(key)) { d[k] = .null }
+                    dirtyDictionaries[SlotKey(classID: originClass.classID, key: o, columnID: op.columnID)] = d
                 } else {
                     guard try locate(originClass.classID, o) != nil else { continue }
                     let (leaf, row) = try mutableRow(originClass.classID, o)
@@ -462,17 +499,23 @@ extension WriteTransaction {
         _ = loc
         guard let here = try locate(classID, key) else { return }
         for p in c.properties where p.type == .link {
-            if p.isList {
+            if p.isList || p.isSet {
                 for case .link(let t) in try listValues(classID, key, p, here) {
+                    try removeBacklink(target: t.rawValue, via: p, from: classID, origin: key)
+                }
+            } else if p.isDictionary {
+                for case .link(let t) in try dictionaryValues(classID, key, p, here).values {
                     try removeBacklink(target: t.rawValue, via: p, from: classID, origin: key)
                 }
             } else if case .link(let t) = try rawValue(here, p) {
                 try removeBacklink(target: t.rawValue, via: p, from: classID, origin: key)
             }
         }
-        // Pending list changes of the object go with it (its lists are values in its row, removed below).
-        for p in c.properties where p.isList && p.type != .linkingObjects {
+        // Pending collection changes of the object go with it (its collections are values in its row, removed
+        // below).
+        for p in c.properties where p.isCollection && p.type != .linkingObjects {
             dirtyLists[SlotKey(classID: classID, key: key, columnID: p.columnID)] = nil
+            dirtyDictionaries[SlotKey(classID: classID, key: key, columnID: p.columnID)] = nil
         }
         var root = self.root(of: classID)
         let removed = try TreeMutator(sink: self, properties: c.properties).remove(&root, key: key)

@@ -177,6 +177,9 @@ extension WriteTransaction {
             for slot in Array(dirtyLists.keys) where slot.classID == c.classID && slot.columnID == p.columnID {
                 dirtyLists[slot] = nil
             }
+            for slot in Array(dirtyDictionaries.keys) where slot.classID == c.classID && slot.columnID == p.columnID {
+                dirtyDictionaries[slot] = nil
+            }
         }
         if p.isIndexed { try dropIndex(c.classID, p) }
         if p.type == .link { try dropBacklinkColumn(target: p.targetClassID, origin: c.classID, column: p.columnID) }

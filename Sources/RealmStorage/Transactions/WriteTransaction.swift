@@ -58,6 +58,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
     var roots = [UInt32: TreeChild]()
     /// Lists changed in this transaction (their committed nodes are already freed).
     var dirtyLists = [SlotKey: [Value]]()
+    /// Dictionaries changed in this transaction, stored in their clusters at commit (as `dirtyLists`).
+    var dirtyDictionaries = [SlotKey: ValueDictionary]()
     /// Indexes and backlink trees loaded in this transaction, by (class ID, column ID).
     var indexes = [SlotKey: EntryTree]()
     /// Entries added to indexes that need no lookup before each insert (not primary keys), not yet in their
@@ -128,7 +130,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     /// Whether anything was changed.
     public var hasChanges: Bool {
-        catalogueChanged || !roots.isEmpty || !dirtyLists.isEmpty || !pendingIndexEntries.isEmpty
+        catalogueChanged || !roots.isEmpty || !dirtyLists.isEmpty || !dirtyDictionaries.isEmpty || !pendingIndexEntries.isEmpty
             || indexes.values.contains { $0.isDirty }
     }
 
@@ -329,6 +331,11 @@ public final class WriteTransaction: Snapshot, NodeSink {
     override func listValues(_ classID: UInt32, _ key: UInt64, _ info: PropertyInfo, _ loc: RowLocation) throws -> [Value] {
         if let l = dirtyLists[SlotKey(classID: classID, key: key, columnID: info.columnID)] { return l }
         return try super.listValues(classID, key, info, loc)
+    }
+
+    override func dictionaryValues(_ classID: UInt32, _ key: UInt64, _ info: PropertyInfo, _ loc: RowLocation) throws -> ValueDictionary {
+        if let d = dirtyDictionaries[SlotKey(classID: classID, key: key, columnID: info.columnID)] { return d }
+        return try super.dictionaryValues(classID, key, info, loc)
     }
 
     override func indexTree(_ classID: UInt32, _ p: PropertyInfo) throws -> EntryTree {
