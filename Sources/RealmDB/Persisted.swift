@@ -125,6 +125,8 @@ struct FieldDescription {
 enum UnmanagedContent {
     case value((Realm) throws -> RealmStorage.Value)
     case list((Realm) throws -> [RealmStorage.Value])
+    case set((Realm) throws -> [RealmStorage.Value])
+    case dictionary((Realm) throws -> ValueDictionary)
     /// Linking objects: nothing stored.
     case none
 }
@@ -192,7 +194,8 @@ extension Persisted: RealmField {
     static func managedValue(_ object: Object, _ index: Int) -> Any? { Value._rlmKeyValue(object, index) }
 
     static func typedValue(_ stored: RealmStorage.Value, _ realm: Realm) -> Any? {
-        if Value.self is _AnyList.Type || Value.self is _AnyLinkingObjects.Type { return nil }
+        if Value.self is _AnyList.Type || Value.self is _AnyLinkingObjects.Type || Value.self is _AnyMutableSet.Type
+            || Value.self is _AnyMap.Type { return nil }
         return Value._rlmKeyValue(stored: stored, realm)
     }
 }
@@ -211,6 +214,8 @@ extension _Persistable {
 
     static func _rlmUnmanagedContent(_ value: Self) -> UnmanagedContent {
         if let list = value as? _AnyList { return .list { realm in try list._rlmStoredElements(realm) } }
+        if let set = value as? _AnyMutableSet { return .set { realm in try set._rlmStoredElements(realm) } }
+        if let map = value as? _AnyMap { return .dictionary { realm in try map._rlmStoredEntries(realm) } }
         if value is _AnyLinkingObjects { return .none }
         return .value { realm in try value._rlmToStored(realm) }
     }

@@ -167,6 +167,20 @@ extension Realm {
                 try setStoredIfNeeded(try convert(self), key: key, info: info, property: i, policy: policy)
             case .list(let convert):
                 try setStoredIfNeeded(nil, list: try convert(self), key: key, info: info, property: i, policy: policy)
+            case .set(let convert):
+                let elements = try convert(self)
+                let h = info.properties[i].handle
+                try RealmError.wrap {
+                    if policy == .modified, try tx.list(key, h) == elements { return }
+                    try tx.setAssign(key, h, elements)
+                }
+            case .dictionary(let convert):
+                let entries = try convert(self)
+                let h = info.properties[i].handle
+                try RealmError.wrap {
+                    if policy == .modified, try tx.dictionary(key, h) == entries { return }
+                    try tx.setDictionary(key, h, entries)
+                }
             default: break
             }
         }
@@ -267,7 +281,7 @@ extension Realm {
         for (name, v) in given {
             guard let i = info.index(of: name) else { continue }
             let s = info.properties[i].schema
-            guard s.type != .link, !s.isList else { continue }
+            guard s.type != .link, !s.isList, !s.isCollection else { continue }
             guard let stored = AnyConversion.stored(v, type: s.type, optional: s.isOptional) else {
                 throw RealmError.invalidValue(className: info.name, property: name,
                                               reason: "expected \(s.typeDescription), got \(Swift.type(of: v ?? NSNull()))")
@@ -278,7 +292,7 @@ extension Realm {
         for (name, v) in given {
             guard let i = info.index(of: name) else { continue }
             let s = info.properties[i].schema
-            if s.type == .link || (s.isList && s.type != .linkingObjects) {
+            if s.type == .link || s.isCollection {
                 try setAny(v, key: key, info: info, property: i, update: update)
             }
         }
@@ -317,6 +331,63 @@ extension Realm {
         let tx = try requireWrite("modify an object")
         func bad(_ reason: String) -> RealmError { .invalidValue(className: info.name, property: p.name, reason: reason) }
         if s.type == .linkingObjects { throw bad("linking objects cannot be set") }
+        if s.isDictionary {
+            var entries = ValueDictionary()
+            if !AnyConversion.isNull(value) {
+                let raw = AnyConversion.unwrap(value!)
+                let pairs: [(String, Any?)]
+                if let d = raw as? [String: Any?] {
+                    pairs = d.map { ($0.key, $0.value) }
+                } else if let d = raw as? [String: Any] {
+                    pairs = d.map { ($0.key, $0.value) }
+                } else if let m = raw as? _AnyMap {
+                    pairs = try m._rlmStoredEntries(self).map { ($0.key, AnyConversion.swiftValue($0.value, type: s.type)) }
+                } else {
+                    throw bad("expected a dictionary for \(s.typeDescription), got \(type(of: raw as Any))")
+                }
+                for (k, e) in pairs {
+                    if s.type == .link {
+                        entries[k] = AnyConversion.isNull(e) ? .null : .link(try linkKey(e!, s, update, bad))
+                    } else {
+                        guard let v = AnyConversion.stored(e, type: s.type, optional: s.isOptional) else {
+                            throw bad("expected values of \(s.typeDescription), got \(type(of: e ?? NSNull()))")
+                        }
+                        entries[k] = v
+                    }
+                }
+            }
+            try RealmError.wrap { try tx.setDictionary(key, p.handle, entries) }
+            return
+        }
+        if s.isSet {
+            var elements: [RealmStorage.Value] = []
+            if !AnyConversion.isNull(value) {
+                let raw = AnyConversion.unwrap(value!)
+                let seq: [Any?]
+                if let a = raw.flatMap(Realm.asArray) {
+                    seq = a
+                } else if let m = raw as? _AnyMutableSet {
+                    seq = m._rlmAnyElements()
+                } else if let h = raw as? Set<AnyHashable> {
+                    seq = Array(h)
+                } else {
+                    throw bad("expected an array or a set for \(s.typeDescription), got \(type(of: raw as Any))")
+                }
+                for e in seq {
+                    if s.type == .link {
+                        guard !AnyConversion.isNull(e) else { throw bad("sets of objects cannot hold nil") }
+                        elements.append(.link(try linkKey(e!, s, update, bad)))
+                    } else {
+                        guard let v = AnyConversion.stored(e, type: s.type, optional: s.isOptional) else {
+                            throw bad("expected elements of \(s.typeDescription), got \(type(of: e ?? NSNull()))")
+                        }
+                        elements.append(v)
+                    }
+                }
+            }
+            try RealmError.wrap { try tx.setAssign(key, p.handle, elements) }
+            return
+        }
         if s.isList {
             var elements: [RealmStorage.Value] = []
             if !AnyConversion.isNull(value) {
