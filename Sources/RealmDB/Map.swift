@@ -303,3 +303,77 @@ extension Map: RealmField {
 
     static func managedValue(_ object: Object, _ index: Int) -> Any? { Map(owner: object._ref!, index: index) }
 }
+
+// MARK: - Notifications
+
+/// A change to a `Map`: the keys deleted (of the previous version), inserted and modified.
+public enum RealmMapChange<Collection> {
+    case initial(Collection)
+    case update(Collection, deletions: [String], insertions: [String], modifications: [String])
+    case error(Error)
+}
+
+extension Map {
+    /// Calls `block` with `.initial` now, then with the keys deleted, inserted and modified after every change to
+    /// the map (by key, as Realm). When the owning object is deleted, a last update deletes every key.
+    public func observe(_ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+        guard let owner else { preconditionFailure("only managed maps can be observed") }
+        owner.realm.verifyCanObserve()
+        owner.realm.rlm.watchIfNeeded()
+        let map = self
+        let notifier = MapNotifier(owner: owner, propertyIndex: propertyIndex) { d, i, m in
+            block(.update(map, deletions: d, insertions: i, modifications: m))
+        } failed: { block(.error($0)) }
+        let token = owner.realm.rlm.notifiers.add(notifier)
+        block(.initial(self))
+        return token
+    }
+}
+
+/// Delivers a map's changes by key: the dictionaries of the two versions compared.
+final class MapNotifier: Notifier {
+    let owner: ObjectRef
+    let propertyIndex: Int
+    let changed: ([String], [String], [String]) -> Void
+    let failed: (Error) -> Void
+    var done = false
+
+    init(owner: ObjectRef, propertyIndex: Int, changed: @escaping ([String], [String], [String]) -> Void,
+         failed: @escaping (Error) -> Void) {
+        self.owner = owner
+        self.propertyIndex = propertyIndex
+        self.changed = changed
+        self.failed = failed
+    }
+
+    func deliver(realm: Realm, changes: ChangeCache, notify: Bool) throws {
+        guard !done else { return }
+        let info = owner.info
+        let name = info.properties[propertyIndex].name
+        let old = changes.old, new = changes.new
+        func entries(_ s: Snapshot) throws -> ValueDictionary {
+            guard s.classSchema(info.name)?.property(named: name) != nil else { return ValueDictionary() }
+            let t = try s.table(info.name)
+            guard try s.exists(t, owner.key) else { return ValueDictionary() }
+            return try s.dictionary(owner.key, try s.property(t, name))
+        }
+        let gone = try new.classSchema(info.name) == nil || !(try new.exists(try new.table(info.name), owner.key))
+        if gone { done = true }
+        guard gone || (try changes.changes(info.name).modified[owner.key]?.contains(name) ?? false) else { return }
+        let before = try entries(old), after = try entries(new)
+        var deletions: [String] = [], insertions: [String] = [], modifications: [String] = []
+        for (k, v) in before {
+            if let w = after[k] { if w != v { modifications.append(k) } } else { deletions.append(k) }
+        }
+        for (k, _) in after where before[k] == nil { insertions.append(k) }
+        if notify && !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) {
+            changed(deletions, insertions, modifications)
+        }
+    }
+
+    func fail(_ error: Error) {
+        guard !done else { return }
+        done = true
+        failed(error)
+    }
+}

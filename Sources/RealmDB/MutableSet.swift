@@ -160,7 +160,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
     /// The value of `key` of every element (objects), or the elements themselves for `self`.
     public func value(forKey key: String) -> [AnyObject] {
         elements.map { e -> AnyObject in
-            if let o = e as? Object, key != "self" { return (o.value(forKey: key) ?? NSNull()) as AnyObject }
+            if let o = e as? Object, key != "self" { return (o[key] ?? NSNull()) as AnyObject }
             return e as AnyObject
         }
     }
@@ -277,4 +277,78 @@ extension MutableSet: RealmField {
     static func unmanagedValue(_ field: UnsafeRawPointer) -> Any? { field.assumingMemoryBound(to: MutableSet<Element>.self).pointee }
 
     static func managedValue(_ object: Object, _ index: Int) -> Any? { MutableSet(owner: object._ref!, index: index) }
+}
+
+// MARK: - Notifications
+
+extension MutableSet {
+    /// Calls `block` with `.initial` now, then after every change to the set with the positions deleted (in the
+    /// previous version), inserted and modified (objects whose properties changed; in the previous version).
+    public func observe(_ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
+        guard let owner else { preconditionFailure("only managed sets can be observed") }
+        owner.realm.verifyCanObserve()
+        owner.realm.rlm.watchIfNeeded()
+        let set = self
+        let notifier = SetNotifier(owner: owner, propertyIndex: propertyIndex) { d, i, m in
+            block(.update(set, deletions: d, insertions: i, modifications: m))
+        } failed: { block(.error($0)) }
+        let token = owner.realm.rlm.notifiers.add(notifier)
+        block(.initial(self))
+        return token
+    }
+}
+
+/// Delivers a set's changes by position: the elements of the two versions compared (a set's order is its
+/// elements' order, so an element keeps its relative place).
+final class SetNotifier: Notifier {
+    let owner: ObjectRef
+    let propertyIndex: Int
+    let changed: ([Int], [Int], [Int]) -> Void
+    let failed: (Error) -> Void
+    var done = false
+
+    init(owner: ObjectRef, propertyIndex: Int, changed: @escaping ([Int], [Int], [Int]) -> Void, failed: @escaping (Error) -> Void) {
+        self.owner = owner
+        self.propertyIndex = propertyIndex
+        self.changed = changed
+        self.failed = failed
+    }
+
+    func deliver(realm: Realm, changes: ChangeCache, notify: Bool) throws {
+        guard !done else { return }
+        let info = owner.info
+        let p = info.properties[propertyIndex]
+        let old = changes.old, new = changes.new
+        func elements(_ s: Snapshot) throws -> [RealmStorage.Value] {
+            guard s.classSchema(info.name)?.property(named: p.name) != nil else { return [] }
+            let t = try s.table(info.name)
+            guard try s.exists(t, owner.key) else { return [] }
+            return try s.list(owner.key, try s.property(t, p.name))
+        }
+        let gone = try new.classSchema(info.name) == nil || !(try new.exists(try new.table(info.name), owner.key))
+        if gone { done = true }
+        let ownChange = try changes.changes(info.name).modified[owner.key]?.contains(p.name) ?? false
+        var targetModified = Set<ObjectKey>()
+        if p.schema.type == .link, let target = p.schema.objectClassName {
+            targetModified = Set(try changes.changes(target).modified.keys)
+        }
+        guard gone || ownChange || !targetModified.isEmpty else { return }
+        let before = try elements(old), after = try elements(new)
+        func has(_ list: [RealmStorage.Value], _ v: RealmStorage.Value) -> Bool { list.contains { SetOrder.compare($0, v) == 0 } }
+        let deletions = before.indices.filter { !has(after, before[$0]) }
+        let insertions = after.indices.filter { !has(before, after[$0]) }
+        let modifications = before.indices.filter { i in
+            if case .link(let k) = before[i] { return targetModified.contains(k) && has(after, before[i]) }
+            return false
+        }
+        if notify && !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) {
+            changed(deletions, insertions, modifications)
+        }
+    }
+
+    func fail(_ error: Error) {
+        guard !done else { return }
+        done = true
+        failed(error)
+    }
 }
