@@ -168,7 +168,12 @@ final class ModelMapping: @unchecked Sendable {
         for name in indexedByName where !properties.contains(where: { $0.name == name }) {
             throw fail("indexedProperties() names '\(name)', which is not a persisted property")
         }
-        return ModelMapping(type: type, className: className, schema: ClassSchema(name: className, properties: properties),
+        let embedded = type is EmbeddedObject.Type
+        if embedded, properties.contains(where: \.isPrimaryKey) {
+            throw fail("Embedded object type '\(className)' cannot have a primary key.")
+        }
+        return ModelMapping(type: type, className: className,
+                            schema: ClassSchema(name: className, properties: properties, isEmbedded: embedded),
                             fields: found.map(\.1), relatedTypes: related)
     }
 }

@@ -130,6 +130,10 @@ extension Realm {
             }
             return object._key
         }
+        if object is EmbeddedObject || object._info?.schema.isEmbedded == true {
+            throw RealmError.invalidValue(className: type(of: object).className(), property: "(object)",
+                                          reason: "Embedded objects cannot be created directly; assign one to a property of its parent")
+        }
         if object is DynamicObject {
             throw RealmError.invalidValue(className: "DynamicObject", property: "(object)", reason: "an unmanaged DynamicObject cannot be added")
         }
@@ -165,6 +169,18 @@ extension Realm {
             switch c {
             case .value(let convert) where info.isLink(i):
                 try setStoredIfNeeded(try convert(self), key: key, info: info, property: i, policy: policy)
+            case .object(let o):
+                if linksToEmbedded(info.properties[i].schema) {
+                    try createEmbedded(o, parent: key, parentInfo: info, property: i, at: .toOne, update: policy)
+                } else {
+                    try setStoredIfNeeded(.link(try addOrReuse(o)), key: key, info: info, property: i, policy: policy)
+                }
+            case .objectList(let os):
+                if linksToEmbedded(info.properties[i].schema) {
+                    try setEmbeddedList(os, parent: key, parentInfo: info, property: i, update: policy)
+                } else {
+                    try setStoredIfNeeded(nil, list: try os.map { .link(try addOrReuse($0)) }, key: key, info: info, property: i, policy: policy)
+                }
             case .list(let convert):
                 try setStoredIfNeeded(nil, list: try convert(self), key: key, info: info, property: i, policy: policy)
             case .set(let convert):
@@ -253,8 +269,15 @@ extension Realm {
         return dynamicObject(info, key)
     }
 
-    func createObject(_ info: ClassInfo, _ value: Any, _ update: UpdatePolicy) throws -> ObjectKey {
+    /// `create` makes the object from its plain values (embedded objects are made through their parent); the
+    /// default makes a top-level object.
+    func createObject(_ info: ClassInfo, _ value: Any, _ update: UpdatePolicy,
+                      create: (([String: RealmStorage.Value]) throws -> ObjectKey)? = nil) throws -> ObjectKey {
         let tx = try requireWrite("create an object")
+        if info.schema.isEmbedded && create == nil {
+            throw RealmError.invalidValue(className: info.name, property: "(object)",
+                                          reason: "Embedded objects cannot be created directly; assign one to a property of its parent")
+        }
         let given = try normalize(value, info)
         if update != .error, let pki = info.primaryKeyIndex, let pkAny = given[info.properties[pki].name],
            let pk = AnyConversion.stored(pkAny, type: info.properties[pki].schema.type, optional: info.properties[pki].schema.isOptional),
@@ -288,7 +311,7 @@ extension Realm {
             }
             plain[name] = stored
         }
-        let key = try RealmError.wrap { try tx.createObject(info.table, plain) }
+        let key = try create?(plain) ?? RealmError.wrap { try tx.createObject(info.table, plain) }
         for (name, v) in given {
             guard let i = info.index(of: name) else { continue }
             let s = info.properties[i].schema
@@ -386,6 +409,29 @@ extension Realm {
                 }
             }
             try RealmError.wrap { try tx.setAssign(key, p.handle, elements) }
+            return
+        }
+        if linksToEmbedded(s) {
+            if s.isList {
+                var items: [Any] = []
+                if !AnyConversion.isNull(value) {
+                    let raw = AnyConversion.unwrap(value!)
+                    if let l = raw as? _AnyList {
+                        items = l._rlmAnyElements().compactMap { $0 }
+                    } else if let seq = raw.flatMap(Realm.asArray) {
+                        items = seq.compactMap { $0 }
+                    } else {
+                        throw bad("expected an array for \(s.typeDescription), got \(type(of: raw as Any))")
+                    }
+                }
+                try setEmbeddedList(items, parent: key, parentInfo: info, property: i, update: update == .modified ? .modified : .all)
+            } else if AnyConversion.isNull(value) {
+                try RealmError.wrap { try tx.set(key, p.handle, .null) }
+            } else if !s.isCollection {
+                try createEmbedded(value!, parent: key, parentInfo: info, property: i, at: .toOne, update: update == .modified ? .modified : .all)
+            } else {
+                throw bad("dictionaries of embedded objects are not supported yet")
+            }
             return
         }
         if s.isList {
