@@ -66,6 +66,10 @@ public struct Property: Sendable, Equatable {
     public let isOptional: Bool
     /// A list (or linking objects).
     public let isArray: Bool
+    /// A `MutableSet`.
+    public let isSet: Bool
+    /// A `Map<String, …>`.
+    public let isMap: Bool
     public let isIndexed: Bool
     public let isPrimary: Bool
     /// The target class of a link or list of links, or the origin class of linking objects.
@@ -77,6 +81,8 @@ public struct Property: Sendable, Equatable {
         type = p.type
         isOptional = p.isOptional
         isArray = p.isList
+        isSet = p.isSet
+        isMap = p.isDictionary
         isIndexed = p.isIndexed
         isPrimary = p.isPrimaryKey
         objectClassName = p.objectClassName

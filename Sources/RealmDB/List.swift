@@ -71,7 +71,20 @@ public final class List<Element: RealmCollectionValue> {
 
     public func append(_ element: Element) {
         if owner == nil { unmanaged.append(element); return }
+        if embed(element, .listInsert(count)) { return }
         modify("append to a list") { tx, key, h, realm in try tx.listAppend(key, h, element._rlmToStored(realm)) }
+    }
+
+    /// Stores `element` as a new embedded object at `place` when the list holds embedded objects; false when it
+    /// does not.
+    private func embed(_ element: Element, _ place: EmbeddedPlace) -> Bool {
+        guard let (realm, owner, p) = managedContext, realm.linksToEmbedded(p.schema), let o = element as? Object else { return false }
+        do {
+            try realm.createEmbedded(o, parent: owner.key, parentInfo: owner.info, property: propertyIndex, at: place)
+        } catch {
+            fatalError("cannot add to '\(owner.info.name).\(p.name)': \(error)")
+        }
+        return true
     }
 
     public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
@@ -82,6 +95,7 @@ public final class List<Element: RealmCollectionValue> {
 
     public func insert(_ element: Element, at index: Int) {
         if owner == nil { unmanaged.insert(element, at: index); return }
+        if embed(element, .listInsert(index)) { return }
         modify("insert into a list") { tx, key, h, realm in try tx.listInsert(key, h, element._rlmToStored(realm), at: index) }
     }
 
@@ -119,6 +133,14 @@ public final class List<Element: RealmCollectionValue> {
     /// Replaces the whole contents.
     func setAll(_ elements: [Element]) {
         if owner == nil { unmanaged = elements; return }
+        if let (realm, owner, p) = managedContext, realm.linksToEmbedded(p.schema) {
+            do {
+                try realm.setEmbeddedList(elements.compactMap { $0 as? Object }, parent: owner.key, parentInfo: owner.info, property: propertyIndex)
+            } catch {
+                fatalError("cannot replace '\(owner.info.name).\(p.name)': \(error)")
+            }
+            return
+        }
         modify("replace a list") { tx, key, h, realm in try tx.setList(key, h, elements.map { try $0._rlmToStored(realm) }) }
     }
 
@@ -131,6 +153,7 @@ public final class List<Element: RealmCollectionValue> {
         }
         set {
             if owner == nil { unmanaged[index] = newValue; return }
+            if embed(newValue, .listSet(index)) { return }
             modify("set a list element") { tx, key, h, realm in try tx.listSet(key, h, newValue._rlmToStored(realm), at: index) }
         }
     }
@@ -292,6 +315,7 @@ extension List: RealmField {
     static func unmanagedContent(_ field: UnsafeRawPointer) -> UnmanagedContent {
         let list = field.assumingMemoryBound(to: List<Element>.self).pointee
         let elements = list.elements
+        if Element._rlmDescriptor.type == .link { return .objectList(elements.compactMap { $0 as? Object }) }
         return .list { realm in try elements.map { try $0._rlmToStored(realm) } }
     }
 

@@ -61,7 +61,8 @@ extension Migration {
         for d in diffs where d.kind == .propertyChanged {
             guard let p = model(d.className)?.property(named: d.property!), p.type != .linkingObjects,
                   let old = oldClassSchemas.first(where: { $0.name == d.className })?.property(named: d.property!),
-                  old.type == p.type, old.isList == p.isList, old.objectClassName == p.objectClassName else { continue }
+                  old.type == p.type, old.isList == p.isList, old.isSet == p.isSet, old.isDictionary == p.isDictionary,
+                  old.objectClassName == p.objectClassName else { continue }
             try copyValues(tx, d.className, from: fileNames[d.className]![d.property!]!, to: p)
         }
     }
@@ -73,7 +74,13 @@ extension Migration {
         let target = try tx.property(t, p.name)
         func fit(_ v: Value) -> Value { v.isNull && !p.isOptional ? p.type.defaultValue : v }
         for k in try tx.keys(t) {
-            if p.isList {
+            if p.isDictionary {
+                var d = ValueDictionary()
+                for (key, v) in try tx.dictionary(k, source) { d[key] = fit(v) }
+                try tx.setDictionary(k, target, d)
+            } else if p.isSet {
+                try tx.setAssign(k, target, try tx.list(k, source).map(fit))
+            } else if p.isList {
                 try tx.setList(k, target, try tx.list(k, source).map(fit))
             } else {
                 try tx.set(k, target, fit(try tx.value(k, source)))
@@ -135,7 +142,8 @@ extension Migration {
                                           reason: "cannot rename '\(oldName)' to '\(newName)': the file already has '\(newName)'")
         }
         if let added = c.property(named: newName) {
-            guard added.type == old.type, added.isList == old.isList, added.objectClassName == old.objectClassName else {
+            guard added.type == old.type, added.isList == old.isList, added.isSet == old.isSet, added.isDictionary == old.isDictionary,
+                  added.objectClassName == old.objectClassName else {
                 throw RealmError.invalidValue(className: typeName, property: newName,
                     reason: "cannot rename '\(oldName)' (\(old.typeDescription)) to '\(newName)' (\(added.typeDescription)): the types differ")
             }

@@ -129,7 +129,13 @@ final class ModelMapping: @unchecked Sendable {
             case .link:
                 guard let target = desc.objectType else { throw fail("link '\(d.name)' has no target class") }
                 if desc.isList && desc.isOptional { throw fail("list '\(d.name)' cannot hold optional objects") }
-                if !desc.isList && !desc.isOptional {
+                if desc.isSet && desc.isOptional {
+                    throw fail("MutableSet<\(target.className())> property '\(d.name)' must not be marked as optional")
+                }
+                if desc.isDictionary && !desc.isOptional {
+                    throw fail("Map<String, \(target.className())> property '\(d.name)' must be marked as optional")
+                }
+                if !desc.isList && !desc.isSet && !desc.isDictionary && !desc.isOptional {
                     throw fail("to-one link '\(d.name)' must be optional (declare it as \(target.className())?)")
                 }
                 related.append(target)
@@ -140,20 +146,21 @@ final class ModelMapping: @unchecked Sendable {
             default: break
             }
             if isPK {
-                guard !desc.isList, desc.type.canBePrimaryKey else {
+                guard !desc.isList, !desc.isSet, !desc.isDictionary, desc.type.canBePrimaryKey else {
                     throw fail("property '\(d.name)' of type \(desc.type)\(desc.isList ? " list" : "") cannot be a primary key (int, string, objectId or uuid only)")
                 }
                 if properties.contains(where: \.isPrimaryKey) { throw fail("more than one primary key") }
             }
             if isIndexed && !isPK {
-                guard !desc.isList, desc.type.isIndexable else {
+                guard !desc.isList, !desc.isSet, !desc.isDictionary, desc.type.isIndexable else {
                     throw fail("property '\(d.name)' of type \(desc.type) cannot be indexed (bool, int, string, date, objectId or uuid only)")
                 }
             }
             properties.append(PropertySchema(
                 name: d.name, type: desc.type, isOptional: desc.isOptional,
                 isList: desc.isList || desc.type == .linkingObjects, isIndexed: isIndexed && !isPK, isPrimaryKey: isPK,
-                objectClassName: desc.objectClassName, originProperty: desc.originProperty))
+                objectClassName: desc.objectClassName, originProperty: desc.originProperty,
+                isSet: desc.isSet, isDictionary: desc.isDictionary))
         }
         if let pk = pkByName, !properties.contains(where: { $0.name == pk }) {
             throw fail("primaryKey() names '\(pk)', which is not a persisted property")
@@ -161,7 +168,12 @@ final class ModelMapping: @unchecked Sendable {
         for name in indexedByName where !properties.contains(where: { $0.name == name }) {
             throw fail("indexedProperties() names '\(name)', which is not a persisted property")
         }
-        return ModelMapping(type: type, className: className, schema: ClassSchema(name: className, properties: properties),
+        let embedded = type is EmbeddedObject.Type
+        if embedded, properties.contains(where: \.isPrimaryKey) {
+            throw fail("Embedded object type '\(className)' cannot have a primary key.")
+        }
+        return ModelMapping(type: type, className: className,
+                            schema: ClassSchema(name: className, properties: properties, isEmbedded: embedded),
                             fields: found.map(\.1), relatedTypes: related)
     }
 }
@@ -171,9 +183,14 @@ extension PropertySchema {
     var typeDescription: String {
         switch type {
         case .linkingObjects: return "LinkingObjects<\(objectClassName ?? "?")>.\(originProperty ?? "?")"
-        case .link: return isList ? "[\(objectClassName ?? "?")]" : "\(objectClassName ?? "?")?"
+        case .link:
+            if isSet { return "Set<\(objectClassName ?? "?")>" }
+            if isDictionary { return "Map<String, \(objectClassName ?? "?")?>" }
+            return isList ? "[\(objectClassName ?? "?")]" : "\(objectClassName ?? "?")?"
         default:
             let base = type.description + (isOptional ? "?" : "")
+            if isSet { return "Set<\(base)>" }
+            if isDictionary { return "Map<String, \(base)>" }
             return isList ? "[\(base)]" : base
         }
     }

@@ -116,7 +116,14 @@ final class ChangeCache {
         for k in try new.keys(nt) {
             guard try old.exists(ot, k) else { continue }
             for (a, b) in pairs {
-                let differ = try a.isList ? old.list(k, a) != new.list(k, b) : old.value(k, a) != new.value(k, b)
+                let differ: Bool
+                if a.isDictionary {
+                    differ = try old.dictionary(k, a) != new.dictionary(k, b)
+                } else if a.isList || a.isSet {
+                    differ = try old.list(k, a) != new.list(k, b)
+                } else {
+                    differ = try old.value(k, a) != new.value(k, b)
+                }
                 if differ { out.insert(k); break }
             }
         }
@@ -299,10 +306,16 @@ final class ObjectNotifier<T: Object>: Notifier {
             guard let i = info.index(of: name), let oldProperty = oldSchema.property(named: name) else { continue }
             let p = info.properties[i]
             // Read through `new` first, so that a damaged node is this delivery's error, not a stop in an accessor.
-            if p.schema.isList { _ = try new.list(object._key, p.handle) } else { _ = try new.value(object._key, p.handle) }
+            if p.schema.isDictionary {
+                _ = try new.dictionary(object._key, p.handle)
+            } else if p.schema.isList || p.schema.isSet {
+                _ = try new.list(object._key, p.handle)
+            } else {
+                _ = try new.value(object._key, p.handle)
+            }
             let newAny = flatten(try realm.anyValue(of: object, property: i))
             var oldAny: Any?
-            if !p.schema.isList && !oldProperty.isList {
+            if !p.schema.isList && !oldProperty.isList && !p.schema.isCollection && !oldProperty.isCollection {
                 oldAny = try typed(try old.value(object._key, try old.property(ot, name)), property: i, info: info, realm: realm, new: new)
             }
             out.append(PropertyChange(name: name, oldValue: oldAny, newValue: newAny))

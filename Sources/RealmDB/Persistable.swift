@@ -8,6 +8,10 @@ public struct _PropertyDescriptor: Sendable {
     public var type: PropertyType
     public var isOptional: Bool
     public var isList = false
+    /// A `MutableSet` of the type.
+    public var isSet = false
+    /// A `Map<String, …>` of the type.
+    public var isDictionary = false
     /// For links, lists of links and linking objects: the target model class.
     public var objectType: Object.Type?
     /// For linking objects: the origin property of `objectType`.

@@ -125,6 +125,13 @@ struct FieldDescription {
 enum UnmanagedContent {
     case value((Realm) throws -> RealmStorage.Value)
     case list((Realm) throws -> [RealmStorage.Value])
+    /// A to-one link to an object (nil is `.value` of null): kept as the object, so an embedded one is made
+    /// through its parent.
+    case object(Object)
+    /// A list of objects.
+    case objectList([Object])
+    case set((Realm) throws -> [RealmStorage.Value])
+    case dictionary((Realm) throws -> ValueDictionary)
     /// Linking objects: nothing stored.
     case none
 }
@@ -192,7 +199,8 @@ extension Persisted: RealmField {
     static func managedValue(_ object: Object, _ index: Int) -> Any? { Value._rlmKeyValue(object, index) }
 
     static func typedValue(_ stored: RealmStorage.Value, _ realm: Realm) -> Any? {
-        if Value.self is _AnyList.Type || Value.self is _AnyLinkingObjects.Type { return nil }
+        if Value.self is _AnyList.Type || Value.self is _AnyLinkingObjects.Type || Value.self is _AnyMutableSet.Type
+            || Value.self is _AnyMap.Type { return nil }
         return Value._rlmKeyValue(stored: stored, realm)
     }
 }
@@ -206,11 +214,22 @@ extension _Persistable {
     }
 
     public static func _rlmSet(_ object: Object, _ index: Int, _ value: Self) {
+        if _rlmDescriptor.type == .link, !_rlmDescriptor.isList, let realm = object._realm, let info = object._info,
+           realm.linksToEmbedded(info.properties[index].schema) {
+            object._rlmWriteEmbedded(index, value as? Object)
+            return
+        }
         object._rlmWrite(index) { realm in try value._rlmToStored(realm) }
     }
 
     static func _rlmUnmanagedContent(_ value: Self) -> UnmanagedContent {
-        if let list = value as? _AnyList { return .list { realm in try list._rlmStoredElements(realm) } }
+        if let o = value as? Object { return .object(o) }
+        if let list = value as? _AnyList {
+            if _rlmDescriptor.type == .link { return .objectList(list._rlmAnyElements().compactMap { $0 as? Object }) }
+            return .list { realm in try list._rlmStoredElements(realm) }
+        }
+        if let set = value as? _AnyMutableSet { return .set { realm in try set._rlmStoredElements(realm) } }
+        if let map = value as? _AnyMap { return .dictionary { realm in try map._rlmStoredEntries(realm) } }
         if value is _AnyLinkingObjects { return .none }
         return .value { realm in try value._rlmToStored(realm) }
     }

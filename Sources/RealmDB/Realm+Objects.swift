@@ -107,7 +107,18 @@ extension Realm {
         let p = info.properties[i]
         let s = p.schema
         return try RealmError.wrap { () -> Any? in
-            if s.type == .linkingObjects || s.isList {
+            if s.isDictionary {
+                var out: [String: Any?] = [:]
+                for (k, v) in try reader.dictionary(object._key, p.handle) {
+                    if case .link(let t) = v {
+                        out[k] = dynamicObject(try rlm.linkTargetInfo(from: info, s.objectClassName!), t)
+                    } else {
+                        out[k] = s.type == .mixed ? AnyRealmValue(stored: v) : AnyConversion.swiftValue(v, type: s.type)
+                    }
+                }
+                return out
+            }
+            if s.type == .linkingObjects || s.isList || s.isSet {
                 let values = try reader.list(object._key, p.handle)
                 if s.type == .link || s.type == .linkingObjects {
                     let target = try rlm.linkTargetInfo(from: info, s.objectClassName!)

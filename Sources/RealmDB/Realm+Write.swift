@@ -130,6 +130,10 @@ extension Realm {
             }
             return object._key
         }
+        if object is EmbeddedObject || object._info?.schema.isEmbedded == true {
+            throw RealmError.invalidValue(className: type(of: object).className(), property: "(object)",
+                                          reason: "Embedded objects cannot be created directly; assign one to a property of its parent")
+        }
         if object is DynamicObject {
             throw RealmError.invalidValue(className: "DynamicObject", property: "(object)", reason: "an unmanaged DynamicObject cannot be added")
         }
@@ -165,8 +169,34 @@ extension Realm {
             switch c {
             case .value(let convert) where info.isLink(i):
                 try setStoredIfNeeded(try convert(self), key: key, info: info, property: i, policy: policy)
+            case .object(let o):
+                if linksToEmbedded(info.properties[i].schema) {
+                    try createEmbedded(o, parent: key, parentInfo: info, property: i, at: .toOne, update: policy)
+                } else {
+                    try setStoredIfNeeded(.link(try addOrReuse(o)), key: key, info: info, property: i, policy: policy)
+                }
+            case .objectList(let os):
+                if linksToEmbedded(info.properties[i].schema) {
+                    try setEmbeddedList(os, parent: key, parentInfo: info, property: i, update: policy)
+                } else {
+                    try setStoredIfNeeded(nil, list: try os.map { .link(try addOrReuse($0)) }, key: key, info: info, property: i, policy: policy)
+                }
             case .list(let convert):
                 try setStoredIfNeeded(nil, list: try convert(self), key: key, info: info, property: i, policy: policy)
+            case .set(let convert):
+                let elements = try convert(self)
+                let h = info.properties[i].handle
+                try RealmError.wrap {
+                    if policy == .modified, try tx.list(key, h) == elements { return }
+                    try tx.setAssign(key, h, elements)
+                }
+            case .dictionary(let convert):
+                let entries = try convert(self)
+                let h = info.properties[i].handle
+                try RealmError.wrap {
+                    if policy == .modified, try tx.dictionary(key, h) == entries { return }
+                    try tx.setDictionary(key, h, entries)
+                }
             default: break
             }
         }
@@ -239,8 +269,15 @@ extension Realm {
         return dynamicObject(info, key)
     }
 
-    func createObject(_ info: ClassInfo, _ value: Any, _ update: UpdatePolicy) throws -> ObjectKey {
+    /// `create` makes the object from its plain values (embedded objects are made through their parent); the
+    /// default makes a top-level object.
+    func createObject(_ info: ClassInfo, _ value: Any, _ update: UpdatePolicy,
+                      create: (([String: RealmStorage.Value]) throws -> ObjectKey)? = nil) throws -> ObjectKey {
         let tx = try requireWrite("create an object")
+        if info.schema.isEmbedded && create == nil {
+            throw RealmError.invalidValue(className: info.name, property: "(object)",
+                                          reason: "Embedded objects cannot be created directly; assign one to a property of its parent")
+        }
         let given = try normalize(value, info)
         if update != .error, let pki = info.primaryKeyIndex, let pkAny = given[info.properties[pki].name],
            let pk = AnyConversion.stored(pkAny, type: info.properties[pki].schema.type, optional: info.properties[pki].schema.isOptional),
@@ -267,18 +304,18 @@ extension Realm {
         for (name, v) in given {
             guard let i = info.index(of: name) else { continue }
             let s = info.properties[i].schema
-            guard s.type != .link, !s.isList else { continue }
+            guard s.type != .link, !s.isList, !s.isCollection else { continue }
             guard let stored = AnyConversion.stored(v, type: s.type, optional: s.isOptional) else {
                 throw RealmError.invalidValue(className: info.name, property: name,
                                               reason: "expected \(s.typeDescription), got \(Swift.type(of: v ?? NSNull()))")
             }
             plain[name] = stored
         }
-        let key = try RealmError.wrap { try tx.createObject(info.table, plain) }
+        let key = try create?(plain) ?? RealmError.wrap { try tx.createObject(info.table, plain) }
         for (name, v) in given {
             guard let i = info.index(of: name) else { continue }
             let s = info.properties[i].schema
-            if s.type == .link || (s.isList && s.type != .linkingObjects) {
+            if s.type == .link || s.isCollection {
                 try setAny(v, key: key, info: info, property: i, update: update)
             }
         }
@@ -317,6 +354,86 @@ extension Realm {
         let tx = try requireWrite("modify an object")
         func bad(_ reason: String) -> RealmError { .invalidValue(className: info.name, property: p.name, reason: reason) }
         if s.type == .linkingObjects { throw bad("linking objects cannot be set") }
+        if s.isDictionary {
+            var entries = ValueDictionary()
+            if !AnyConversion.isNull(value) {
+                let raw = AnyConversion.unwrap(value!)
+                let pairs: [(String, Any?)]
+                if let d = raw as? [String: Any?] {
+                    pairs = d.map { ($0.key, $0.value) }
+                } else if let d = raw as? [String: Any] {
+                    pairs = d.map { ($0.key, $0.value) }
+                } else if let m = raw as? _AnyMap {
+                    pairs = try m._rlmStoredEntries(self).map { ($0.key, AnyConversion.swiftValue($0.value, type: s.type)) }
+                } else {
+                    throw bad("expected a dictionary for \(s.typeDescription), got \(type(of: raw as Any))")
+                }
+                for (k, e) in pairs {
+                    if s.type == .link {
+                        entries[k] = AnyConversion.isNull(e) ? .null : .link(try linkKey(e!, s, update, bad))
+                    } else {
+                        guard let v = AnyConversion.stored(e, type: s.type, optional: s.isOptional) else {
+                            throw bad("expected values of \(s.typeDescription), got \(type(of: e ?? NSNull()))")
+                        }
+                        entries[k] = v
+                    }
+                }
+            }
+            try RealmError.wrap { try tx.setDictionary(key, p.handle, entries) }
+            return
+        }
+        if s.isSet {
+            var elements: [RealmStorage.Value] = []
+            if !AnyConversion.isNull(value) {
+                let raw = AnyConversion.unwrap(value!)
+                let seq: [Any?]
+                if let a = raw.flatMap(Realm.asArray) {
+                    seq = a
+                } else if let m = raw as? _AnyMutableSet {
+                    seq = m._rlmAnyElements()
+                } else if let h = raw as? Set<AnyHashable> {
+                    seq = Array(h)
+                } else {
+                    throw bad("expected an array or a set for \(s.typeDescription), got \(type(of: raw as Any))")
+                }
+                for e in seq {
+                    if s.type == .link {
+                        guard !AnyConversion.isNull(e) else { throw bad("sets of objects cannot hold nil") }
+                        elements.append(.link(try linkKey(e!, s, update, bad)))
+                    } else {
+                        guard let v = AnyConversion.stored(e, type: s.type, optional: s.isOptional) else {
+                            throw bad("expected elements of \(s.typeDescription), got \(type(of: e ?? NSNull()))")
+                        }
+                        elements.append(v)
+                    }
+                }
+            }
+            try RealmError.wrap { try tx.setAssign(key, p.handle, elements) }
+            return
+        }
+        if linksToEmbedded(s) {
+            if s.isList {
+                var items: [Any] = []
+                if !AnyConversion.isNull(value) {
+                    let raw = AnyConversion.unwrap(value!)
+                    if let l = raw as? _AnyList {
+                        items = l._rlmAnyElements().compactMap { $0 }
+                    } else if let seq = raw.flatMap(Realm.asArray) {
+                        items = seq.compactMap { $0 }
+                    } else {
+                        throw bad("expected an array for \(s.typeDescription), got \(type(of: raw as Any))")
+                    }
+                }
+                try setEmbeddedList(items, parent: key, parentInfo: info, property: i, update: update == .modified ? .modified : .all)
+            } else if AnyConversion.isNull(value) {
+                try RealmError.wrap { try tx.set(key, p.handle, .null) }
+            } else if !s.isCollection {
+                try createEmbedded(value!, parent: key, parentInfo: info, property: i, at: .toOne, update: update == .modified ? .modified : .all)
+            } else {
+                throw bad("dictionaries of embedded objects are not supported yet")
+            }
+            return
+        }
         if s.isList {
             var elements: [RealmStorage.Value] = []
             if !AnyConversion.isNull(value) {

@@ -455,7 +455,7 @@ struct KeyPathReader {
                 throw RealmError.noSuchProperty(className: current, property: part)
             }
             let s = info.properties[i].schema
-            if s.isList || s.type == .linkingObjects {
+            if s.isList || s.isCollection || s.type == .linkingObjects {
                 throw RealmError.invalidValue(className: current, property: part,
                                               reason: "key path '\(keyPath)' goes through a list; only to-one links can be followed when sorting")
             }

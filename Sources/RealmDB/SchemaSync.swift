@@ -36,7 +36,8 @@ struct SchemaSync {
                                             detail: "property '\(c).\(p.name)' (\(p.typeDescription)) has been added"))
                 continue
             }
-            if p.type != f.type || p.isList != f.isList || p.objectClassName != f.objectClassName
+            if p.type != f.type || p.isList != f.isList || p.isSet != f.isSet || p.isDictionary != f.isDictionary
+                || p.objectClassName != f.objectClassName
                 || (p.isOptional != f.isOptional && p.type != .link && p.type != .mixed && p.type != .linkingObjects)
                 || p.originProperty != f.originProperty {
                 out.append(SchemaDifference(kind: .propertyChanged, className: c, property: p.name,

@@ -1,0 +1,379 @@
+import Foundation
+import RealmStorage
+
+/// The key type of a `Map`: `String` only, as in Realm.
+public protocol _MapKey: Hashable, Comparable, Sendable {
+    var _rlmKey: String { get }
+    static func _rlmFromKey(_ key: String) -> Self
+}
+
+extension String: _MapKey {
+    public var _rlmKey: String { self }
+    public static func _rlmFromKey(_ key: String) -> String { key }
+}
+
+/// Type-erased access to maps, for conversions.
+protocol _AnyMap {
+    func _rlmStoredEntries(_ realm: Realm) throws -> ValueDictionary
+}
+
+/// One entry of a `Map` as it iterates: its key and value.
+public struct SingleMapEntry<Key: _MapKey, Value: RealmCollectionValue> {
+    public let key: Key
+    public let value: Value
+}
+
+/// A dictionary with string keys (Realm's `Map`): values of a primitive type (`Map<String, Int>`,
+/// `Map<String, String?>`), objects (`Map<String, Dog?>`, where a value may be nil) or `AnyRealmValue`.
+///
+/// Keys may not be empty, start with `$` or contain `.`. A managed map iterates its keys in the order of their
+/// UTF-8 bytes, as Realm Core keeps them; setting a key to nil (`map["k"] = nil`) removes it.
+public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
+    var unmanaged: [(key: Key, value: Value)] = []
+    /// The owning object and its property index when managed.
+    var owner: ObjectRef?
+    var propertyIndex = 0
+
+    public init() {}
+
+    init(owner: ObjectRef, index: Int) {
+        self.owner = owner
+        self.propertyIndex = index
+    }
+
+    /// The Realm of the owning object, or nil when unmanaged.
+    public var realm: Realm? { owner?.realm }
+
+    /// Whether the owning object was deleted.
+    public var isInvalidated: Bool { owner?.isInvalidated ?? false }
+
+    // MARK: Reading
+
+    var managedContext: (Realm, ObjectRef, ClassInfo.Property)? {
+        guard let owner else { return nil }
+        owner.realm.verifyThread("Map")
+        return (owner.realm, owner, owner.info.properties[propertyIndex])
+    }
+
+    func storedEntries() -> ValueDictionary {
+        guard let (realm, owner, p) = managedContext else { return ValueDictionary() }
+        do {
+            return try realm.reader.dictionary(owner.key, p.handle)
+        } catch StorageError.noSuchObject {
+            fatalError(RealmError.invalidatedObject(className: owner.info.name).description)
+        } catch {
+            realm.rlm.readFailed(error, "read the map \(owner.info.name).\(p.name)")
+        }
+    }
+
+    /// The entries in iteration order.
+    var entries: [(key: Key, value: Value)] {
+        guard let (realm, _, _) = managedContext else { return unmanaged }
+        return storedEntries().map { (Key._rlmFromKey($0.key), Value._rlmFromStored($0.value, realm)) }
+    }
+
+    public var count: Int { managedContext == nil ? unmanaged.count : storedEntries().count }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// Every key, in iteration order.
+    public var keys: [Key] { entries.map(\.key) }
+
+    /// Every value, in the order of their keys.
+    public var values: [Value] { entries.map(\.value) }
+
+    /// The value of `key`, or nil when the map has no such key; setting nil removes the key.
+    public subscript(key: Key) -> Value? {
+        get {
+            guard let (realm, owner, p) = managedContext else { return unmanaged.first { $0.key == key }?.value }
+            do {
+                return try realm.reader.dictionaryValue(owner.key, p.handle, key: key._rlmKey).map { Value._rlmFromStored($0, realm) }
+            } catch StorageError.noSuchObject {
+                fatalError(RealmError.invalidatedObject(className: owner.info.name).description)
+            } catch {
+                realm.rlm.readFailed(error, "read the map \(owner.info.name).\(p.name)")
+            }
+        }
+        set {
+            if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
+        }
+    }
+
+    /// The value of `key` (the same as the subscript).
+    public func object(forKey key: Key) -> Value? { self[key] }
+
+    /// Whether some entry satisfies `predicate`.
+    public func contains(where predicate: ((key: Key, value: Value)) throws -> Bool) rethrows -> Bool {
+        try entries.contains { try predicate($0) }
+    }
+
+    /// The entries as `(key:, value:)` pairs.
+    public func asKeyValueSequence() -> [(key: Key, value: Value)] { entries }
+
+    // MARK: Writing
+
+    static func checkKey(_ key: String) throws {
+        let reason: String? = key.isEmpty ? "it is empty"
+            : key.hasPrefix("$") ? "it starts with '$'"
+            : key.contains(".") ? "it contains '.'"
+            : key.contains("\0") ? "it contains NUL" : nil
+        if let reason { throw RealmError.invalidValue(className: "Map", property: "(key)", reason: "invalid key '\(key)': \(reason)") }
+    }
+
+    private func modify(_ operation: String, _ body: (WriteTransaction, ObjectKey, PropertyHandle, Realm) throws -> Void) {
+        guard let (realm, owner, p) = managedContext else { return }
+        do {
+            let tx = try realm.requireWrite(operation)
+            try RealmError.wrap { try body(tx, owner.key, p.handle, realm) }
+            realm.rlm.changed()
+        } catch {
+            fatalError("cannot \(operation) '\(owner.info.name).\(p.name)': \(error)")
+        }
+    }
+
+    /// Sets the value of `key`, adding the key when the map has none.
+    public func updateValue(_ value: Value, forKey key: Key) {
+        if owner == nil {
+            do { try Self.checkKey(key._rlmKey) } catch { fatalError("\(error)") }
+            if let i = unmanaged.firstIndex(where: { $0.key == key }) { unmanaged[i].value = value } else { unmanaged.append((key, value)) }
+            return
+        }
+        modify("set a map value") { tx, k, h, realm in try tx.dictionarySet(k, h, key: key._rlmKey, value._rlmToStored(realm)) }
+    }
+
+    /// Removes `key` and its value.
+    public func removeObject(for key: Key) {
+        if owner == nil { unmanaged.removeAll { $0.key == key }; return }
+        modify("remove a map value") { tx, k, h, _ in _ = try tx.dictionaryRemove(k, h, key: key._rlmKey) }
+    }
+
+    public func removeAll() {
+        if owner == nil { unmanaged.removeAll(); return }
+        modify("empty a map") { tx, k, h, _ in try tx.dictionaryRemoveAll(k, h) }
+    }
+
+    /// Adds the entries of `sequence`; for a key the map has, `combine` chooses between the old and new values.
+    public func merge<S: Sequence>(_ sequence: S, uniquingKeysWith combine: (Value, Value) throws -> Value) rethrows
+    where S.Element == (key: Key, value: Value) {
+        for (k, v) in sequence {
+            if let old = self[k] { updateValue(try combine(old, v), forKey: k) } else { updateValue(v, forKey: k) }
+        }
+    }
+
+    public func merge(_ other: Map<Key, Value>, uniquingKeysWith combine: (Value, Value) throws -> Value) rethrows {
+        try merge(other.entries, uniquingKeysWith: combine)
+    }
+
+    /// Replaces the whole contents.
+    func setAll(_ entries: [(key: Key, value: Value)]) {
+        if owner == nil { unmanaged = entries; return }
+        modify("replace a map") { tx, k, h, realm in
+            try tx.setDictionary(k, h, ValueDictionary(try entries.map { ($0.key._rlmKey, try $0.value._rlmToStored(realm)) }))
+        }
+    }
+
+    // MARK: Key-value coding
+
+    /// The value of `key`, as an object (nil when the map has no such key).
+    public func value(forKey key: String) -> AnyObject? {
+        guard let v = self[Key._rlmFromKey(key)] else { return nil }
+        return (v._rlmKeyValue ?? NSNull()) as AnyObject
+    }
+
+    public func value(forKeyPath keyPath: String) -> AnyObject? { value(forKey: keyPath) }
+
+    /// Sets `key` from a loosely typed value (nil removes it).
+    public func setValue(_ value: Any?, forKey key: String) {
+        guard let value, !(value is NSNull) || Value.self is ExpressibleByNilLiteral.Type else {
+            removeObject(for: Key._rlmFromKey(key))
+            return
+        }
+        guard let v = Value._rlmFromAny(value) else {
+            fatalError("Map<\(Key.self), \(Value.self)>: \(type(of: value)) is not a value of type \(Value.self)")
+        }
+        updateValue(v, forKey: Key._rlmFromKey(key))
+    }
+}
+
+extension Map: Sequence {
+    public func makeIterator() -> IndexingIterator<[SingleMapEntry<Key, Value>]> {
+        entries.map { SingleMapEntry(key: $0.key, value: $0.value) }.makeIterator()
+    }
+}
+
+extension Map: CustomStringConvertible {
+    public var description: String {
+        "Map<\(Key.self), \(Value.self)> {" + entries.map { "\($0.key): \(Object.describe($0.value))" }.joined(separator: ", ") + "}"
+    }
+}
+
+extension Map: _AnyMap {
+    func _rlmStoredEntries(_ realm: Realm) throws -> ValueDictionary {
+        ValueDictionary(try entries.map { ($0.key._rlmKey, try $0.value._rlmToStored(realm)) })
+    }
+}
+
+extension Map where Value: Comparable {
+    public func min() -> Value? { values.min() }
+    public func max() -> Value? { values.max() }
+    /// The values sorted.
+    public func sorted(ascending: Bool = true) -> [Value] { ascending ? values.sorted() : values.sorted(by: >) }
+}
+
+extension Map where Value: AdditiveArithmetic {
+    public func sum() -> Value { values.reduce(.zero, +) }
+}
+
+// MARK: - As a property type
+
+extension Map: _Persistable {
+    public static var _rlmDescriptor: _PropertyDescriptor {
+        var d = Value._rlmDescriptor
+        d.isDictionary = true
+        return d
+    }
+
+    public static func _rlmDefaultValue() -> Map<Key, Value> { Map() }
+
+    public static func _rlmFromStored(_ v: RealmStorage.Value, _ realm: Realm) -> Map<Key, Value> {
+        fatalError("maps are read through their owner")
+    }
+
+    public func _rlmToStored(_ realm: Realm) throws -> RealmStorage.Value {
+        throw RealmError.invalidValue(className: "Map", property: "(map)", reason: "a map is not a single value")
+    }
+
+    public static func _rlmFromAny(_ any: Any) -> Map<Key, Value>? {
+        if let m = any as? Map<Key, Value> {
+            if m.owner == nil { return m }
+            let c = Map()
+            c.unmanaged = m.entries
+            return c
+        }
+        let pairs: [(String, Any?)]
+        if let d = any as? [String: Any?] {
+            pairs = d.map { ($0.key, $0.value) }
+        } else if let d = any as? [String: Any] {
+            pairs = d.map { ($0.key, $0.value) }
+        } else {
+            return nil
+        }
+        let out = Map()
+        for (k, e) in pairs.sorted(by: { SetOrder.compareUTF8($0.0, $1.0) < 0 }) {
+            guard let v = e.flatMap({ Value._rlmFromAny($0) }) ?? (e == nil ? Value._rlmFromAny(NSNull()) : nil) else { return nil }
+            out.unmanaged.append((Key._rlmFromKey(k), v))
+        }
+        return out
+    }
+
+    public static func _rlmGet(_ object: Object, _ index: Int) -> Map<Key, Value> { Map(owner: object._ref!, index: index) }
+
+    public static func _rlmSet(_ object: Object, _ index: Int, _ value: Map<Key, Value>) {
+        let entries = value.entries
+        Map(owner: object._ref!, index: index).setAll(entries)
+    }
+}
+
+/// The older style: `let scores = Map<String, Int>()` as a plain stored property.
+extension Map: RealmField {
+    static func describe(_ field: UnsafeRawPointer, label: String) -> FieldDescription {
+        FieldDescription(name: label, descriptor: _rlmDescriptor)
+    }
+
+    static func bind(_ field: UnsafeMutableRawPointer, to object: Object, index: Int) {
+        let map = field.assumingMemoryBound(to: Map<Key, Value>.self).pointee
+        map.unmanaged = []
+        map.owner = object._ref
+        map.propertyIndex = index
+    }
+
+    static func unmanagedContent(_ field: UnsafeRawPointer) -> UnmanagedContent {
+        let map = field.assumingMemoryBound(to: Map<Key, Value>.self).pointee
+        let entries = map.entries
+        return .dictionary { realm in ValueDictionary(try entries.map { ($0.key._rlmKey, try $0.value._rlmToStored(realm)) }) }
+    }
+
+    static func setUnmanaged(_ field: UnsafeMutableRawPointer, _ any: Any) -> Bool {
+        guard let m = _rlmFromAny(any) else { return false }
+        field.assumingMemoryBound(to: Map<Key, Value>.self).pointee.unmanaged = m.entries
+        return true
+    }
+
+    static func unmanagedValue(_ field: UnsafeRawPointer) -> Any? { field.assumingMemoryBound(to: Map<Key, Value>.self).pointee }
+
+    static func managedValue(_ object: Object, _ index: Int) -> Any? { Map(owner: object._ref!, index: index) }
+}
+
+// MARK: - Notifications
+
+/// A change to a `Map`: the keys deleted (of the previous version), inserted and modified.
+public enum RealmMapChange<Collection> {
+    case initial(Collection)
+    case update(Collection, deletions: [String], insertions: [String], modifications: [String])
+    case error(Error)
+}
+
+extension Map {
+    /// Calls `block` with `.initial` now, then with the keys deleted, inserted and modified after every change to
+    /// the map (by key, as Realm). When the owning object is deleted, a last update deletes every key.
+    public func observe(_ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+        guard let owner else { preconditionFailure("only managed maps can be observed") }
+        owner.realm.verifyCanObserve()
+        owner.realm.rlm.watchIfNeeded()
+        let map = self
+        let notifier = MapNotifier(owner: owner, propertyIndex: propertyIndex) { d, i, m in
+            block(.update(map, deletions: d, insertions: i, modifications: m))
+        } failed: { block(.error($0)) }
+        let token = owner.realm.rlm.notifiers.add(notifier)
+        block(.initial(self))
+        return token
+    }
+}
+
+/// Delivers a map's changes by key: the dictionaries of the two versions compared.
+final class MapNotifier: Notifier {
+    let owner: ObjectRef
+    let propertyIndex: Int
+    let changed: ([String], [String], [String]) -> Void
+    let failed: (Error) -> Void
+    var done = false
+
+    init(owner: ObjectRef, propertyIndex: Int, changed: @escaping ([String], [String], [String]) -> Void,
+         failed: @escaping (Error) -> Void) {
+        self.owner = owner
+        self.propertyIndex = propertyIndex
+        self.changed = changed
+        self.failed = failed
+    }
+
+    func deliver(realm: Realm, changes: ChangeCache, notify: Bool) throws {
+        guard !done else { return }
+        let info = owner.info
+        let name = info.properties[propertyIndex].name
+        let old = changes.old, new = changes.new
+        func entries(_ s: Snapshot) throws -> ValueDictionary {
+            guard s.classSchema(info.name)?.property(named: name) != nil else { return ValueDictionary() }
+            let t = try s.table(info.name)
+            guard try s.exists(t, owner.key) else { return ValueDictionary() }
+            return try s.dictionary(owner.key, try s.property(t, name))
+        }
+        let gone = try new.classSchema(info.name) == nil || !(try new.exists(try new.table(info.name), owner.key))
+        if gone { done = true }
+        guard gone || (try changes.changes(info.name).modified[owner.key]?.contains(name) ?? false) else { return }
+        let before = try entries(old), after = try entries(new)
+        var deletions: [String] = [], insertions: [String] = [], modifications: [String] = []
+        for (k, v) in before {
+            if let w = after[k] { if w != v { modifications.append(k) } } else { deletions.append(k) }
+        }
+        for (k, _) in after where before[k] == nil { insertions.append(k) }
+        if notify && !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) {
+            changed(deletions, insertions, modifications)
+        }
+    }
+
+    func fail(_ error: Error) {
+        guard !done else { return }
+        done = true
+        failed(error)
+    }
+}

@@ -1,0 +1,354 @@
+import Foundation
+import RealmStorage
+
+/// Type-erased access to sets, for conversions.
+protocol _AnyMutableSet {
+    func _rlmStoredElements(_ realm: Realm) throws -> [RealmStorage.Value]
+    func _rlmAnyElements() -> [Any?]
+}
+
+/// An unordered collection of unique values or objects (Realm's `MutableSet`): a to-many relationship without
+/// duplicates (`MutableSet<Dog>`) or a set of primitives (`MutableSet<String>`, `MutableSet<Int?>`).
+///
+/// Managed sets keep Realm Core's order (by value; numbers of every type compare by value, so 1 and 1.0 are one
+/// element of a `MutableSet<AnyRealmValue>`), stable within a version; unmanaged sets keep insertion order.
+public final class MutableSet<Element: RealmCollectionValue> {
+    var unmanaged: [Element] = []
+    /// The owning object and its property index when managed.
+    var owner: ObjectRef?
+    var propertyIndex = 0
+
+    public init() {}
+
+    init(owner: ObjectRef, index: Int) {
+        self.owner = owner
+        self.propertyIndex = index
+    }
+
+    /// The Realm of the owning object, or nil when unmanaged.
+    public var realm: Realm? { owner?.realm }
+
+    /// Whether the owning object was deleted.
+    public var isInvalidated: Bool { owner?.isInvalidated ?? false }
+
+    // MARK: Reading
+
+    var managedContext: (Realm, ObjectRef, ClassInfo.Property)? {
+        guard let owner else { return nil }
+        owner.realm.verifyThread("MutableSet")
+        return (owner.realm, owner, owner.info.properties[propertyIndex])
+    }
+
+    func storedElements() -> [RealmStorage.Value] {
+        guard let (realm, owner, p) = managedContext else { return [] }
+        do {
+            return try realm.reader.list(owner.key, p.handle)
+        } catch StorageError.noSuchObject {
+            fatalError(RealmError.invalidatedObject(className: owner.info.name).description)
+        } catch {
+            realm.rlm.readFailed(error, "read the set \(owner.info.name).\(p.name)")
+        }
+    }
+
+    var elements: [Element] {
+        guard let (realm, _, _) = managedContext else { return unmanaged }
+        return storedElements().map { Element._rlmFromStored($0, realm) }
+    }
+
+    public var count: Int { managedContext == nil ? unmanaged.count : storedElements().count }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// The element at `position`, in the set's order (stable within a version; not insertion order).
+    public subscript(position: Int) -> Element {
+        let all = elements
+        precondition(position >= 0 && position < all.count, "MutableSet position \(position) is out of bounds (count \(all.count))")
+        return all[position]
+    }
+
+    public var first: Element? { elements.first }
+    public var last: Element? { elements.last }
+
+    /// Two unmanaged elements are the same element: the same object, or equal values.
+    static func same(_ a: Element, _ b: Element) -> Bool {
+        if let x = a as? Object, let y = b as? Object { return x === y || x.isSameObject(as: y) }
+        if let x = a as? AnyHashable, let y = b as? AnyHashable { return x == y }
+        return false
+    }
+
+    public func contains(_ element: Element) -> Bool {
+        guard let (realm, owner, p) = managedContext else { return unmanaged.contains { Self.same($0, element) } }
+        if let o = element as? Object, o.realm == nil { return false }  // an unmanaged object is in no managed set
+        do {
+            return try realm.reader.setContains(owner.key, p.handle, try element._rlmToStored(realm))
+        } catch StorageError.noSuchObject {
+            fatalError(RealmError.invalidatedObject(className: owner.info.name).description)
+        } catch {
+            realm.rlm.readFailed(error, "read the set \(owner.info.name).\(p.name)")
+        }
+    }
+
+    /// Whether every element of this set is in `other`.
+    public func isSubset(of other: MutableSet<Element>) -> Bool { elements.allSatisfy { other.contains($0) } }
+
+    /// Whether this set and `other` have an element in common.
+    public func intersects(_ other: MutableSet<Element>) -> Bool { elements.contains { other.contains($0) } }
+
+    // MARK: Writing
+
+    private func modify(_ operation: String, _ body: (WriteTransaction, ObjectKey, PropertyHandle, Realm) throws -> Void) {
+        guard let (realm, owner, p) = managedContext else { return }
+        do {
+            let tx = try realm.requireWrite(operation)
+            try RealmError.wrap { try body(tx, owner.key, p.handle, realm) }
+            realm.rlm.changed()
+        } catch {
+            fatalError("cannot \(operation) '\(owner.info.name).\(p.name)': \(error)")
+        }
+    }
+
+    /// Adds `element` unless the set holds it already.
+    public func insert(_ element: Element) {
+        if owner == nil {
+            if !unmanaged.contains(where: { Self.same($0, element) }) { unmanaged.append(element) }
+            return
+        }
+        modify("insert into a set") { tx, key, h, realm in _ = try tx.setInsert(key, h, element._rlmToStored(realm)) }
+    }
+
+    public func insert<S: Sequence>(objectsIn elements: S) where S.Element == Element {
+        for e in elements { insert(e) }
+    }
+
+    /// Removes `element` if the set holds it.
+    public func remove(_ element: Element) {
+        if owner == nil { unmanaged.removeAll { Self.same($0, element) }; return }
+        if let o = element as? Object, o.realm == nil { return }
+        modify("remove from a set") { tx, key, h, realm in _ = try tx.setRemove(key, h, element._rlmToStored(realm)) }
+    }
+
+    public func removeAll() {
+        if owner == nil { unmanaged.removeAll(); return }
+        modify("empty a set") { tx, key, h, _ in try tx.setRemoveAll(key, h) }
+    }
+
+    /// Keeps only the elements that are also in `other`.
+    public func formIntersection(_ other: MutableSet<Element>) {
+        for e in elements where !other.contains(e) { remove(e) }
+    }
+
+    /// Removes the elements that are in `other`.
+    public func subtract(_ other: MutableSet<Element>) {
+        for e in other.elements { remove(e) }
+    }
+
+    /// Adds the elements of `other`.
+    public func formUnion(_ other: MutableSet<Element>) {
+        for e in other.elements { insert(e) }
+    }
+
+    /// Replaces the whole contents.
+    func setAll(_ elements: [Element]) {
+        if owner == nil {
+            unmanaged = []
+            for e in elements { insert(e) }
+            return
+        }
+        modify("replace a set") { tx, key, h, realm in try tx.setAssign(key, h, elements.map { try $0._rlmToStored(realm) }) }
+    }
+
+    /// The value of `key` of every element (objects), or the elements themselves for `self`.
+    public func value(forKey key: String) -> [AnyObject] {
+        elements.map { e -> AnyObject in
+            if let o = e as? Object, key != "self" { return (o[key] ?? NSNull()) as AnyObject }
+            return e as AnyObject
+        }
+    }
+
+    public func value(forKeyPath keyPath: String) -> [AnyObject] { value(forKey: keyPath) }
+}
+
+extension MutableSet: Sequence {
+    public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
+}
+
+extension MutableSet: CustomStringConvertible {
+    public var description: String { "MutableSet<\(Element.self)> \(elements.map { Object.describe($0) })" }
+}
+
+extension MutableSet: _AnyMutableSet {
+    func _rlmStoredElements(_ realm: Realm) throws -> [RealmStorage.Value] {
+        try elements.map { try $0._rlmToStored(realm) }
+    }
+
+    func _rlmAnyElements() -> [Any?] { elements.map { $0 } }
+}
+
+extension MutableSet where Element: Equatable {
+    public func index(of element: Element) -> Int? { elements.firstIndex(of: element) }
+}
+
+extension MutableSet where Element: Object {
+    public func index(of object: Element) -> Int? { elements.firstIndex { $0.isSameObject(as: object) } }
+}
+
+extension MutableSet where Element: Comparable {
+    /// The elements sorted by value.
+    public func sorted(ascending: Bool = true) -> [Element] {
+        ascending ? elements.sorted() : elements.sorted(by: >)
+    }
+}
+
+// MARK: - As a property type
+
+extension MutableSet: _Persistable {
+    public static var _rlmDescriptor: _PropertyDescriptor {
+        var d = Element._rlmDescriptor
+        d.isSet = true
+        return d
+    }
+
+    public static func _rlmDefaultValue() -> MutableSet<Element> { MutableSet() }
+
+    public static func _rlmFromStored(_ v: RealmStorage.Value, _ realm: Realm) -> MutableSet<Element> {
+        fatalError("sets are read through their owner")
+    }
+
+    public func _rlmToStored(_ realm: Realm) throws -> RealmStorage.Value {
+        throw RealmError.invalidValue(className: "MutableSet", property: "(set)", reason: "a set is not a single value")
+    }
+
+    public static func _rlmFromAny(_ any: Any) -> MutableSet<Element>? {
+        if let s = any as? MutableSet<Element> {
+            if s.owner == nil { return s }
+            let c = MutableSet()
+            c.unmanaged = s.elements
+            return c
+        }
+        let array: [Any?]
+        if let a = Realm.asArray(any) {
+            array = a
+        } else if let s = any as? Set<AnyHashable> {
+            array = Array(s)
+        } else {
+            return nil
+        }
+        let out = MutableSet()
+        for e in array {
+            guard let v = e.flatMap({ Element._rlmFromAny($0) }) ?? (e == nil ? Element._rlmFromAny(NSNull()) : nil) else { return nil }
+            out.insert(v)
+        }
+        return out
+    }
+
+    public static func _rlmGet(_ object: Object, _ index: Int) -> MutableSet<Element> { MutableSet(owner: object._ref!, index: index) }
+
+    public static func _rlmSet(_ object: Object, _ index: Int, _ value: MutableSet<Element>) {
+        let values = value.elements
+        MutableSet(owner: object._ref!, index: index).setAll(values)
+    }
+}
+
+/// The older style: `let tags = MutableSet<String>()` as a plain stored property.
+extension MutableSet: RealmField {
+    static func describe(_ field: UnsafeRawPointer, label: String) -> FieldDescription {
+        FieldDescription(name: label, descriptor: _rlmDescriptor)
+    }
+
+    static func bind(_ field: UnsafeMutableRawPointer, to object: Object, index: Int) {
+        let set = field.assumingMemoryBound(to: MutableSet<Element>.self).pointee
+        set.unmanaged = []
+        set.owner = object._ref
+        set.propertyIndex = index
+    }
+
+    static func unmanagedContent(_ field: UnsafeRawPointer) -> UnmanagedContent {
+        let set = field.assumingMemoryBound(to: MutableSet<Element>.self).pointee
+        let elements = set.elements
+        return .set { realm in try elements.map { try $0._rlmToStored(realm) } }
+    }
+
+    static func setUnmanaged(_ field: UnsafeMutableRawPointer, _ any: Any) -> Bool {
+        guard let s = _rlmFromAny(any) else { return false }
+        field.assumingMemoryBound(to: MutableSet<Element>.self).pointee.unmanaged = s.elements
+        return true
+    }
+
+    static func unmanagedValue(_ field: UnsafeRawPointer) -> Any? { field.assumingMemoryBound(to: MutableSet<Element>.self).pointee }
+
+    static func managedValue(_ object: Object, _ index: Int) -> Any? { MutableSet(owner: object._ref!, index: index) }
+}
+
+// MARK: - Notifications
+
+extension MutableSet {
+    /// Calls `block` with `.initial` now, then after every change to the set with the positions deleted (in the
+    /// previous version), inserted and modified (objects whose properties changed; in the previous version).
+    public func observe(_ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
+        guard let owner else { preconditionFailure("only managed sets can be observed") }
+        owner.realm.verifyCanObserve()
+        owner.realm.rlm.watchIfNeeded()
+        let set = self
+        let notifier = SetNotifier(owner: owner, propertyIndex: propertyIndex) { d, i, m in
+            block(.update(set, deletions: d, insertions: i, modifications: m))
+        } failed: { block(.error($0)) }
+        let token = owner.realm.rlm.notifiers.add(notifier)
+        block(.initial(self))
+        return token
+    }
+}
+
+/// Delivers a set's changes by position: the elements of the two versions compared (a set's order is its
+/// elements' order, so an element keeps its relative place).
+final class SetNotifier: Notifier {
+    let owner: ObjectRef
+    let propertyIndex: Int
+    let changed: ([Int], [Int], [Int]) -> Void
+    let failed: (Error) -> Void
+    var done = false
+
+    init(owner: ObjectRef, propertyIndex: Int, changed: @escaping ([Int], [Int], [Int]) -> Void, failed: @escaping (Error) -> Void) {
+        self.owner = owner
+        self.propertyIndex = propertyIndex
+        self.changed = changed
+        self.failed = failed
+    }
+
+    func deliver(realm: Realm, changes: ChangeCache, notify: Bool) throws {
+        guard !done else { return }
+        let info = owner.info
+        let p = info.properties[propertyIndex]
+        let old = changes.old, new = changes.new
+        func elements(_ s: Snapshot) throws -> [RealmStorage.Value] {
+            guard s.classSchema(info.name)?.property(named: p.name) != nil else { return [] }
+            let t = try s.table(info.name)
+            guard try s.exists(t, owner.key) else { return [] }
+            return try s.list(owner.key, try s.property(t, p.name))
+        }
+        let gone = try new.classSchema(info.name) == nil || !(try new.exists(try new.table(info.name), owner.key))
+        if gone { done = true }
+        let ownChange = try changes.changes(info.name).modified[owner.key]?.contains(p.name) ?? false
+        var targetModified = Set<ObjectKey>()
+        if p.schema.type == .link, let target = p.schema.objectClassName {
+            targetModified = Set(try changes.changes(target).modified.keys)
+        }
+        guard gone || ownChange || !targetModified.isEmpty else { return }
+        let before = try elements(old), after = try elements(new)
+        func has(_ list: [RealmStorage.Value], _ v: RealmStorage.Value) -> Bool { list.contains { SetOrder.compare($0, v) == 0 } }
+        let deletions = before.indices.filter { !has(after, before[$0]) }
+        let insertions = after.indices.filter { !has(before, after[$0]) }
+        let modifications = before.indices.filter { i in
+            if case .link(let k) = before[i] { return targetModified.contains(k) && has(after, before[i]) }
+            return false
+        }
+        if notify && !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) {
+            changed(deletions, insertions, modifications)
+        }
+    }
+
+    func fail(_ error: Error) {
+        guard !done else { return }
+        done = true
+        failed(error)
+    }
+}
