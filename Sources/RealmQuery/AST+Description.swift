@@ -85,7 +85,14 @@ extension Expression: CustomStringConvertible {
 
 extension KeyPath: CustomStringConvertible {
     public var description: String {
-        let names = components.map(\.name).joined(separator: ".")
+        var names = ""
+        for c in components {
+            if let k = c.key {
+                names += "['" + k.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "']"
+            } else {
+                names += (names.isEmpty ? "" : ".") + c.name
+            }
+        }
         guard let v = variable else { return names }
         return names.isEmpty ? "$\(v)" : "$\(v).\(names)"
     }

@@ -171,12 +171,20 @@ public struct Subquery: Hashable, Sendable {
 /// `owner.name`, `items.@avg.price`, `@links.Person.dogs.@count`, `$x.name`.
 public struct KeyPath: Hashable, Sendable {
     public struct Component: Hashable, Sendable {
-        /// The name as written; aggregates and `@links` keep their `@`.
+        /// The name as written; aggregates and `@links` keep their `@`. A dictionary subscript (`['key']`) is a
+        /// component of its own whose `key` is set and whose name is empty.
         public var name: String
         public var range: SourceRange
+        /// The key of a dictionary subscript: `scores['math']`.
+        public var key: String?
         public init(_ name: String, _ range: SourceRange = SourceRange(0, 0)) {
             self.name = name
             self.range = range
+        }
+        public init(key: String, _ range: SourceRange = SourceRange(0, 0)) {
+            self.name = ""
+            self.range = range
+            self.key = key
         }
     }
 

@@ -411,6 +411,7 @@ struct Binder {
             let c = comps[i]
             let isLast = i == comps.count - 1
             let schema = try classSchema(cls, c.range)
+            if c.key != nil { throw fail(.invalidQuery, "a key in brackets must follow a dictionary property", c.range) }
             if c.name == "@links" {
                 guard i + 1 < comps.count else {
                     throw fail(.invalidQuery, "@links must be followed by .@count or .Class.property", c.range)
@@ -453,7 +454,73 @@ struct Binder {
                 if let s = steps.last, case .many(_, .some, _) = s { return finishAggregate() }
                 continue
             }
-            if p.type == .link && p.isList {
+            if p.isDictionary {
+                // What follows: `['key']` or `.key` (one value), `@keys`, `@values` (also realm-swift's
+                // `@allKeys`/`@allValues`), or nothing (every value, ANY by default).
+                var part = DictionaryPart.values
+                if i < comps.count {
+                    let n = comps[i]
+                    if let key = n.key {
+                        part = .key(key)
+                        i += 1
+                    } else if n.name == "@keys" || n.name == "@allKeys" {
+                        part = .keys
+                        i += 1
+                    } else if n.name == "@values" || n.name == "@allValues" {
+                        i += 1
+                    } else if !n.name.hasPrefix("@") && p.type != .link {
+                        part = .key(n.name)
+                        i += 1
+                    }
+                }
+                if part == .keys {
+                    if i < comps.count, comps[i].name == "@count" || comps[i].name == "@size" {
+                        if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '\(comps[i].name)'", comps[i + 1].range) }
+                        steps.append(.dictionary(cls: cls, prop: p.name, part: .values, aggregate: .count))
+                        return done(ValueKind(type: .int, objectClass: nil, isMulti: multi, nullable: false))
+                    }
+                    if i < comps.count { throw fail(.invalidQuery, "nothing can follow '@keys' but @count", comps[i].range) }
+                    steps.append(.dictionary(cls: cls, prop: p.name, part: .keys, aggregate: nil))
+                    return done(ValueKind(type: .string, objectClass: nil, isMulti: true, nullable: false))
+                }
+                if p.type == .link {
+                    let target = p.objectClassName ?? ""
+                    var key: String?
+                    if case .key(let k) = part { key = k }
+                    try many(.dictionary(cls: cls, prop: p.name, key: key, target: target), target: target)
+                    if let s = steps.last, case .many(_, .some, _) = s { return finishAggregate() }
+                    continue
+                }
+                if i < comps.count, comps[i].name == "@type" {
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '@type'", comps[i + 1].range) }
+                    steps.append(.dictionary(cls: cls, prop: p.name, part: part, aggregate: nil))
+                    var typed = done(ValueKind(type: .string, objectClass: nil, isMulti: part == .values || multi, nullable: false))
+                    typed.typeOf = true
+                    return typed
+                }
+                if case .key = part {
+                    if i < comps.count {
+                        throw fail(.invalidQuery, "'\(p.name)' holds \(Binder.typeName(p.type)) values: '\(comps[i].name)' cannot follow a key", comps[i].range)
+                    }
+                    steps.append(.dictionary(cls: cls, prop: p.name, part: part, aggregate: nil))
+                    return done(ValueKind(type: p.type, objectClass: nil, isMulti: multi, nullable: true))
+                }
+                var agg: Aggregate?
+                if i < comps.count {
+                    agg = try aggregate(comps[i])
+                    guard let a = agg else {
+                        throw fail(.invalidQuery, "'\(p.name)' is a dictionary of values; a key, @keys, @values or an aggregate such as @count can follow it", comps[i].range)
+                    }
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '\(comps[i].name)' here", comps[i + 1].range) }
+                    try checkAggregate(a, p.type, comps[i])
+                }
+                steps.append(.dictionary(cls: cls, prop: p.name, part: .values, aggregate: agg))
+                if let a = agg {
+                    return done(ValueKind(type: aggregateType(a, p.type), objectClass: nil, isMulti: multi, nullable: a != .count && a != .sum))
+                }
+                return done(ValueKind(type: p.type, objectClass: nil, isMulti: true, nullable: p.isOptional || p.type == .mixed))
+            }
+            if p.type == .link && (p.isList || p.isSet) {
                 try many(.list(cls: cls, prop: p.name, target: p.objectClassName ?? ""), target: p.objectClassName ?? "")
                 if let s = steps.last, case .many(_, .some, _) = s { return finishAggregate() }
                 continue
@@ -476,7 +543,7 @@ struct Binder {
                 cls = p.objectClassName ?? ""
                 continue
             }
-            if p.isList {
+            if p.isList || p.isSet {
                 var agg: Aggregate?
                 if i < comps.count, comps[i].name == "@type" {
                     if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '@type'", comps[i + 1].range) }

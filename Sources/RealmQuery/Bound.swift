@@ -26,8 +26,11 @@ enum BoundStep: Sendable {
     case many(ManySource, aggregate: Aggregate?, aggregateProperty: String?)
     /// The value of a property (a link gives `.link(key)` or `.null`).
     case value(cls: String, prop: String)
-    /// The elements of a list of values, optionally aggregated.
+    /// The elements of a list or set of values, optionally aggregated.
     case primitiveList(cls: String, prop: String, aggregate: Aggregate?)
+    /// A dictionary of values: its values (optionally aggregated), its keys, or the value of one key (null when
+    /// the dictionary has no such key).
+    case dictionary(cls: String, prop: String, part: DictionaryPart, aggregate: Aggregate?)
     /// `@count`/`@size` of a string or data value: its length in bytes.
     case length(cls: String, prop: String)
     /// `@links.@count`: the number of incoming links from every class and property.
@@ -36,16 +39,25 @@ enum BoundStep: Sendable {
     case selfKey
 }
 
+enum DictionaryPart: Sendable, Equatable {
+    case values, keys
+    case key(String)
+}
+
 enum ManySource: Sendable {
+    /// A list or set of links.
     case list(cls: String, prop: String, target: String)
     case linkingObjects(cls: String, prop: String, origin: String)
     case links(cls: String, origin: String, originProperty: String)
+    /// The objects a dictionary's values link to (all of them, or the one of a key; null values skipped).
+    case dictionary(cls: String, prop: String, key: String?, target: String)
 
     var targetClass: String {
         switch self {
         case .list(_, _, let t): return t
         case .linkingObjects(_, _, let o): return o
         case .links(_, let o, _): return o
+        case .dictionary(_, _, _, let t): return t
         }
     }
 }

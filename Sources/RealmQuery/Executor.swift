@@ -43,7 +43,12 @@ final class Executor {
         case .toOne(let cls, let prop, _):
             if case .link(let k) = try snapshot.value(key, handle(cls, prop)) {
                 try gather(steps, i + 1, k, &out)
-            } else if !steps[(i + 1)...].contains(where: { if case .many(_, nil, _) = $0 { return true }; if case .primitiveList(_, _, nil) = $0 { return true }; return false }) {
+            } else if !steps[(i + 1)...].contains(where: {
+                switch $0 {
+                case .many(_, nil, _), .primitiveList(_, _, nil), .dictionary(_, _, .values, nil), .dictionary(_, _, .keys, _): return true
+                default: return false
+                }
+            }) {
                 // Through a null link a path gives null (unless a list follows: then no values at all).
                 out.append(.null)
             }
@@ -67,6 +72,14 @@ final class Executor {
         case .primitiveList(let cls, let prop, let aggregate):
             let values = try snapshot.list(key, handle(cls, prop))
             if let aggregate { out.append(Executor.aggregate(aggregate, values)) } else { out.append(contentsOf: values) }
+        case .dictionary(let cls, let prop, let part, let aggregate):
+            let d = try snapshot.dictionary(key, handle(cls, prop))
+            switch part {
+            case .keys: out.append(contentsOf: d.keys.map { Value.string($0) })
+            case .key(let k): out.append(d[k] ?? .null)
+            case .values:
+                if let aggregate { out.append(Executor.aggregate(aggregate, d.values)) } else { out.append(contentsOf: d.values) }
+            }
         case .length(let cls, let prop):
             switch try snapshot.value(key, handle(cls, prop)) {
             case .string(let s): out.append(.int(Int64(s.utf8.count)))
@@ -87,6 +100,10 @@ final class Executor {
             return try snapshot.list(key, handle(cls, prop)).compactMap { if case .link(let k) = $0 { return k } else { return nil } }
         case .links(let cls, let origin, let originProperty):
             return try snapshot.backlinks(key, in: table(cls), from: origin, property: originProperty)
+        case .dictionary(let cls, let prop, let k, _):
+            let d = try snapshot.dictionary(key, handle(cls, prop))
+            let values = k.map { d[$0].map { [$0] } ?? [] } ?? d.values
+            return values.compactMap { if case .link(let t) = $0 { return t } else { return nil } }
         }
     }
 

@@ -40,6 +40,7 @@ extension GenericNode {
             case .many(let source, _, _):
                 switch source {
                 case .list(let cls, _, _), .linkingObjects(let cls, _, _), .links(let cls, _, _): originClass = cls
+                case .dictionary: return nil
                 }
             default: return nil
             }
@@ -67,7 +68,9 @@ extension GenericNode {
                     guard let op = ex.snapshot.classSchema(cls)?.property(named: prop)?.originProperty,
                           let p = ex.schema(origin, op) else { return nil }
                     let h = try ex.handle(origin, op)
-                    if p.isList {
+                    if p.isDictionary {
+                        for case .link(let k) in try ex.snapshot.dictionary(t, h).values { origins.append(k) }
+                    } else if p.isList || p.isSet {
                         for case .link(let k) in try ex.snapshot.list(t, h) { origins.append(k) }
                     } else if case .link(let k) = try ex.snapshot.value(t, h) {
                         origins.append(k)
@@ -75,7 +78,9 @@ extension GenericNode {
                 case .many(.links(_, let origin, let originProperty), _, _):
                     guard let p = ex.schema(origin, originProperty) else { return nil }
                     let h = try ex.handle(origin, originProperty)
-                    if p.isList {
+                    if p.isDictionary {
+                        for case .link(let k) in try ex.snapshot.dictionary(t, h).values { origins.append(k) }
+                    } else if p.isList || p.isSet {
                         for case .link(let k) in try ex.snapshot.list(t, h) { origins.append(k) }
                     } else if case .link(let k) = try ex.snapshot.value(t, h) {
                         origins.append(k)

@@ -488,6 +488,7 @@ struct Parser {
         case .identifier(let w) where !Parser.reserved.contains(w.lowercased()):
             components.append(.init(w, t.range))
             advance()
+            try subscripts(&components)
             if !isSymbol(current, ".") { return KeyPath(components: components) }
             advance()
         case .atIdentifier(let a):
@@ -505,9 +506,22 @@ struct Parser {
             default: throw error("expected a property name after '.', found \(spelling(current))", current.range)
             }
             advance()
+            try subscripts(&components)
             if !isSymbol(current, ".") { break }
             advance()
         }
         return KeyPath(variable: variable, components: components)
+    }
+
+    /// `['key']` after a key path component (a dictionary's value), as many as follow.
+    mutating func subscripts(_ components: inout [KeyPath.Component]) throws(QueryError) {
+        while isSymbol(current, "["), case .string(let key) = tokens[min(index + 1, tokens.count - 1)].kind {
+            let open = current.range
+            advance()
+            advance()
+            guard isSymbol(current, "]") else { throw error("expected ']' after the key '\(key)'", current.range) }
+            components.append(.init(key: key, open.union(current.range)))
+            advance()
+        }
     }
 }
