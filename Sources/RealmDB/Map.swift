@@ -359,7 +359,8 @@ final class MapNotifier: Notifier {
         }
         let gone = try new.classSchema(info.name) == nil || !(try new.exists(try new.table(info.name), owner.key))
         if gone { done = true }
-        guard gone || (try changes.changes(info.name).modified[owner.key]?.contains(name) ?? false) else { return }
+        let ownChange = try changes.changes(info.name).modified[owner.key]?.contains(name) ?? false
+        guard gone || ownChange else { return }
         let before = try entries(old), after = try entries(new)
         var deletions: [String] = [], insertions: [String] = [], modifications: [String] = []
         for (k, v) in before {

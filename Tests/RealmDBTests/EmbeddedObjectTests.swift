@@ -11,10 +11,10 @@ final class Address: EmbeddedObject {
     @Persisted var city = ""
     @Persisted var street: String?
     @Persisted var geo: Geo?
-    @Persisted(originProperty: "address") var residents: LinkingObjects<Contact>
+    @Persisted(originProperty: "address") var residents: LinkingObjects<Resident>
 }
 
-final class Contact: Object {
+final class Resident: Object {
     @Persisted(primaryKey: true) var name = ""
     @Persisted var address: Address?
     @Persisted var previous: List<Address>
@@ -22,14 +22,14 @@ final class Contact: Object {
 
 /// `EmbeddedObject` as realm-swift apps use it.
 @Suite struct EmbeddedObjectTests {
-    func realm() throws -> Realm { try memoryRealm([Contact.self, Address.self, Geo.self]) }
+    func realm() throws -> Realm { try memoryRealm([Resident.self, Address.self, Geo.self]) }
 
     @Test func assigningCreatesAndReplacingDeletes() throws {
         let realm = try realm()
-        let c = Contact()
+        let c = Resident()
         c.name = "Ann"
         c.address = Address(value: ["city": "Tokyo", "geo": ["lat": 35.6]])
-        try realm.write { realm.add(c) }
+        try realm.write { try realm.add(c) }
         #expect(c.address?.city == "Tokyo")
         #expect(c.address?.geo?.lat == 35.6)
         #expect(realm.objects(Address.self).count == 1)
@@ -45,7 +45,7 @@ final class Contact: Object {
 
     @Test func listsOfEmbeddedObjects() throws {
         let realm = try realm()
-        let c = try realm.write { try realm.create(Contact.self, value: ["name": "Bob", "previous": [["city": "A"], ["city": "B"]]]) }
+        let c = try realm.write { try realm.create(Resident.self, value: ["name": "Bob", "previous": [["city": "A"], ["city": "B"]]]) }
         #expect(c.previous.map(\.city) == ["A", "B"])
         try realm.write {
             c.previous.append(Address(value: ["city": "C"]))
@@ -54,18 +54,18 @@ final class Contact: Object {
         }
         #expect(c.previous.map(\.city) == ["A2", "C"])
         #expect(realm.objects(Address.self).count == 2)
-        try realm.write { realm.delete(c) }
+        try realm.write { try realm.delete(c) }
         #expect(realm.objects(Address.self).count == 0, "deleting the parent deletes its embedded objects")
     }
 
     @Test func embeddedObjectsCannotStandAloneOrBeShared() throws {
         let realm = try realm()
-        let a = try realm.write { try realm.create(Contact.self, value: ["name": "A", "address": ["city": "X"]]) }
-        let b = try realm.write { try realm.create(Contact.self, value: ["name": "B"]) }
-        #expect(throws: (any Error).self) { try realm.write { realm.add(Address(value: ["city": "Y"])) } }
+        let a = try realm.write { try realm.create(Resident.self, value: ["name": "A", "address": ["city": "X"]]) }
+        let b = try realm.write { try realm.create(Resident.self, value: ["name": "B"]) }
+        #expect(throws: (any Error).self) { try realm.write { try realm.add(Address(value: ["city": "Y"])) } }
         #expect(throws: (any Error).self) { try realm.write { try realm.create(Address.self, value: ["city": "Y"]) } }
         #expect(throws: (any Error).self) {
-            try realm.write { try realm.create(Contact.self, value: ["name": "B", "address": a.address!], update: .all) }
+            try realm.write { try realm.create(Resident.self, value: ["name": "B", "address": a.address!], update: .all) }
         }
         #expect(b.address == nil)
         #expect(realm.objects(Address.self).count == 1)
@@ -73,8 +73,8 @@ final class Contact: Object {
 
     @Test func deletingAnEmbeddedObjectNullsItsParentsLink() throws {
         let realm = try realm()
-        let c = try realm.write { try realm.create(Contact.self, value: ["name": "C", "address": ["city": "Z"]]) }
-        try realm.write { realm.delete(c.address!) }
+        let c = try realm.write { try realm.create(Resident.self, value: ["name": "C", "address": ["city": "Z"]]) }
+        try realm.write { try realm.delete(c.address!) }
         #expect(c.address == nil)
     }
 
@@ -82,12 +82,12 @@ final class Contact: Object {
         let realm = try realm()
         try realm.write {
             for (n, city) in [("a", "Tokyo"), ("b", "Kyoto"), ("c", "Osaka")] {
-                try realm.create(Contact.self, value: ["name": n, "address": ["city": city, "geo": ["lat": Double(n.unicodeScalars.first!.value)]]])
+                try realm.create(Resident.self, value: ["name": n, "address": ["city": city, "geo": ["lat": Double(n.unicodeScalars.first!.value)]]])
             }
         }
-        #expect(realm.objects(Contact.self).filter("address.city == 'Tokyo'").map(\.name) == ["a"])
-        #expect(realm.objects(Contact.self).filter("address.geo.lat > 97.5").count == 2)
-        #expect(realm.objects(Contact.self).sorted(byKeyPath: "address.city").map(\.name) == ["b", "c", "a"])
+        #expect(realm.objects(Resident.self).filter("address.city == 'Tokyo'").map(\.name) == ["a"])
+        #expect(realm.objects(Resident.self).filter("address.geo.lat > 97.5").count == 2)
+        #expect(realm.objects(Resident.self).sorted(byKeyPath: "address.city").map(\.name) == ["b", "c", "a"])
         #expect(realm.objects(Address.self).filter("ANY residents.name == 'b'").first?.city == "Kyoto")
     }
 

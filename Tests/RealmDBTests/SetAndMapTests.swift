@@ -37,7 +37,7 @@ final class OldStyleTagged: Object {
         t.tags.insert("x")
         t.tags.insert("x")
         #expect(t.tags.count == 1, "an unmanaged set is a set too")
-        try realm.write { realm.add(t) }
+        try realm.write { try realm.add(t) }
         try realm.write {
             t.tags.insert(objectsIn: ["b", "a", "b", "c"])
             t.tags.remove("c")
@@ -77,7 +77,7 @@ final class OldStyleTagged: Object {
         let rex = try #require(realm.objects(Pal.self).filter("name == 'Rex'").first)
         try realm.write {
             t.friends.insert(rex)
-            realm.delete(rex)
+            try realm.delete(rex)
         }
         #expect(t.friends.map(\.name) == ["Ace"])
         #expect(throws: Never.self) { try realm.write { t.friends.removeAll() } }
@@ -89,7 +89,7 @@ final class OldStyleTagged: Object {
         let t = Tagged()
         t.name = "m"
         t.scores["math"] = 90
-        try realm.write { realm.add(t) }
+        try realm.write { try realm.add(t) }
         try realm.write {
             t.scores["art"] = 70
             t.scores.updateValue(95, forKey: "math")
@@ -112,12 +112,12 @@ final class OldStyleTagged: Object {
         for e in t.scores { seen.append("\(e.key)=\(e.value)") }
         #expect(seen == ["art=70", "math=95"])
         #expect(t.scores.asKeyValueSequence().map(\.key) == ["art", "math"])
-        try realm.write { t.scores.merge([("art", 1), ("new", 5)], uniquingKeysWith: +) }
+        try realm.write { t.scores.merge(["art": 1, "new": 5], uniquingKeysWith: +) }
         #expect(t.scores["art"] == 71 && t.scores["new"] == 5)
         try realm.write { t.scores.removeObject(for: "new") }
         #expect(t.scores.count == 2)
         // Deleting a value object nulls its value; the key stays (Realm Core's Dictionary::nullify).
-        try realm.write { realm.delete(t.pets["d1"]!!) }
+        try realm.write { try realm.delete(t.pets["d1"]!!) }
         #expect(t.pets.keys == ["d1", "none"])
         #expect(t.pets["d1"] == .some(nil))
         try realm.write { t.scores.removeAll() }
@@ -156,7 +156,7 @@ final class OldStyleTagged: Object {
         let o = OldStyleTagged()
         o.tags.insert("t")
         o.scores["pi"] = 3.14
-        try realm.write { realm.add(o) }
+        try realm.write { try realm.add(o) }
         #expect(Array(o.tags) == ["t"])
         #expect(o.scores["pi"] == 3.14)
         try realm.write { o.scores["e"] = 2.72 }

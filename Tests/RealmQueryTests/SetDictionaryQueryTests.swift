@@ -86,7 +86,7 @@ import RealmStorage
         ("lucky.@max == 3", ["Ann"]),
         ("lucky.@min < 0", ["Eve"]),
         ("lucky.@sum == 6", ["Ann"]),
-        ("lucky.@avg == 2", ["Ann", "Dee"]),
+        ("lucky.@avg == 2", ["Ann", "Dee", "Eve"]),
         ("lucky.@sum == 0", ["Bob", "Fay"]),
         ("lucky.@avg == nil", ["Bob", "Fay"]),
         ("lucky > 6", ["Cy"]),
