@@ -57,8 +57,6 @@ public final class MutableSet<Element: RealmCollectionValue> {
 
     public var count: Int { managedContext == nil ? unmanaged.count : storedElements().count }
 
-    public var isEmpty: Bool { count == 0 }
-
     /// The element at `position`, in the set's order (stable within a version; not insertion order).
     public subscript(position: Int) -> Element {
         let all = elements
@@ -66,8 +64,6 @@ public final class MutableSet<Element: RealmCollectionValue> {
         return all[position]
     }
 
-    public var first: Element? { elements.first }
-    public var last: Element? { elements.last }
 
     /// Two unmanaged elements are the same element: the same object, or equal values.
     static func same(_ a: Element, _ b: Element) -> Bool {
@@ -168,7 +164,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
     public func value(forKeyPath keyPath: String) -> [AnyObject] { value(forKey: keyPath) }
 }
 
-extension MutableSet: Sequence {
+extension MutableSet {
     public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
 }
 
@@ -184,19 +180,48 @@ extension MutableSet: _AnyMutableSet {
     func _rlmAnyElements() -> [Any?] { elements.map { $0 } }
 }
 
-extension MutableSet where Element: Equatable {
-    public func index(of element: Element) -> Int? { elements.firstIndex(of: element) }
+extension MutableSet: RandomAccessCollection {
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
 }
 
-extension MutableSet where Element: Object {
-    public func index(of object: Element) -> Int? { elements.firstIndex { $0.isSameObject(as: object) } }
-}
-
-extension MutableSet where Element: Comparable {
-    /// The elements sorted by value.
-    public func sorted(ascending: Bool = true) -> [Element] {
-        ascending ? elements.sorted() : elements.sorted(by: >)
+extension MutableSet: RealmCollection {
+    /// The position of an element (the same object, or an equal value in Realm's sense), if present.
+    public func index(of element: Element) -> Int? {
+        guard let (realm, _, _) = managedContext else { return unmanaged.firstIndex { Self.same($0, element) } }
+        if let o = element as? Object, o.realm == nil { return nil }
+        // A value that cannot be stored (an object of another class) is in no set.
+        guard let v = try? element._rlmToStored(realm) else { return nil }
+        return storedElements().firstIndex { SetOrder.compare($0, v) == 0 }
     }
+
+    /// The set's elements as lazy, auto-updating results (in the set's order): its objects, or its values.
+    var results: Results<Element> {
+        guard let owner else {
+            preconditionFailure("queries on an unmanaged MutableSet are not supported; use Swift's filter and sorted")
+        }
+        if Element.self is Object.Type {
+            return Results(realm: owner.realm, source: .list(owner, propertyIndex), model: Element.self)
+        }
+        return Results(realm: owner.realm, source: .values(ValueCollection(kind: .list, owner: owner, index: propertyIndex)),
+                       model: Element.self)
+    }
+
+    public func filter(query: String, arguments: [Any] = []) throws -> Results<Element> {
+        try results.filter(query: query, arguments: arguments)
+    }
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        results.sorted(by: descriptors)
+    }
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        results.distinct(by: keyPaths)
+    }
+    public func min<T: _Persistable>(ofProperty property: String) -> T? { results.min(ofProperty: property) }
+    public func max<T: _Persistable>(ofProperty property: String) -> T? { results.max(ofProperty: property) }
+    public func sum<T: _Persistable>(ofProperty property: String) -> T { results.sum(ofProperty: property) }
+    public func average<T: _Persistable>(ofProperty property: String) -> T? { results.average(ofProperty: property) }
 }
 
 // MARK: - As a property type

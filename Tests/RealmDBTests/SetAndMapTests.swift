@@ -48,7 +48,9 @@ final class OldStyleTagged: Object {
         #expect(Array(t.tags) == ["a", "b", "x"], "stored sets iterate in Realm Core's order")
         #expect(t.tags.contains("b") && !t.tags.contains("c"))
         #expect(t.lucky.count == 2)
-        #expect(t.tags.sorted(ascending: false) == ["x", "b", "a"])
+        #expect(Array(t.tags.sorted(ascending: false)) == ["x", "b", "a"])
+        #expect(Array(t.tags.filter("self BEGINSWITH %@", "a")) == ["a"])
+        #expect(t.lucky.max() == 7)
         let other = MutableSet<String>()
         other.insert(objectsIn: ["a", "z"])
         #expect(t.tags.intersects(other))
@@ -193,5 +195,21 @@ final class OldStyleTagged: Object {
         #expect(setChanges == ["initial 0", "d[] i[0]"])
         mapToken.invalidate()
         setToken.invalidate()
+    }
+}
+
+extension SetAndMapTests {
+    static func countMatching<C: RealmCollection>(_ c: C, _ query: String) -> Int { c.filter(query).count }
+
+    @Test func aMutableSetIsARealmCollection() throws {
+        let realm = try realm()
+        let t = try realm.write {
+            try realm.create(Tagged.self, value: ["name": "r", "lucky": [3, 1, 2], "friends": [["name": "Rex", "age": 5], ["name": "Ace", "age": 2]]])
+        }
+        #expect(Self.countMatching(t.lucky, "self >= 2") == 2)
+        #expect(Self.countMatching(t.friends, "age > 3") == 1)
+        #expect(AnyRealmCollection(t.friends).sorted(byKeyPath: "age").map(\.name) == ["Ace", "Rex"])
+        #expect(t.friends.max(ofProperty: "age") as Int? == 5)
+        #expect(t.lucky.sum() == 6)
     }
 }
