@@ -75,7 +75,10 @@ public struct DataExport {
     public func object(_ key: ObjectKey, _ cs: ClassSchema, _ handles: [PropertyHandle]) throws -> JSONValue {
         var members: [(String, JSONValue)] = []
         for (p, h) in zip(cs.properties, handles) where p.type != .linkingObjects {
-            if p.isList {
+            if p.isDictionary {
+                let d = try ToolError.wrap { try snapshot.dictionary(key, h) }
+                members.append((p.name, .object(try d.map { ($0.key, try element($0.value, p)) })))
+            } else if p.isList || p.isSet {
                 let values = try ToolError.wrap { try snapshot.list(key, h) }
                 members.append((p.name, .array(try values.map { try element($0, p) })))
             } else {
@@ -87,8 +90,35 @@ public struct DataExport {
     }
 
     private func element(_ v: Value, _ p: PropertySchema) throws -> JSONValue {
+        if p.type == .mixed { return try mixed(v) }
         guard case .link(let k) = v else { return ValueCodec.json(v, type: p.type) }
+        if let target = snapshot.classSchema(p.objectClassName!), target.isEmbedded {
+            // An embedded object has no identity of its own: it is written inside its parent.
+            let t = try ToolError.wrap { try snapshot.table(target.name) }
+            let hs = try ToolError.wrap { try target.properties.map { try snapshot.property(t, $0.name) } }
+            return try object(k, target, hs)
+        }
         return try link(k, p.objectClassName!)
+    }
+
+    /// A mixed value: as `ValueCodec` writes it, with typed links as `{"$class": …}` plus the target's primary
+    /// key (`"$pk"`) or position, and nested lists and dictionaries as arrays and objects of mixed values.
+    func mixed(_ v: Value) throws -> JSONValue {
+        switch v {
+        case .typedLink(let c, let k):
+            guard let name = snapshot.className(classID: c) else {
+                throw ToolError.invalidArgument("a mixed value links to class \(c), which the file does not have")
+            }
+            var members: [(String, JSONValue)] = [("$class", .string(name))]
+            switch try link(k, name) {
+            case .object(let inner): members += inner.filter { $0.0 != "$class" }
+            case let pk: members.append(("$pk", pk))
+            }
+            return .object(members)
+        case .list(let l): return .array(try l.map { try mixed($0) })
+        case .dictionary(let d): return .object(try d.map { ($0.key, try mixed($0.value)) })
+        default: return ValueCodec.json(v, type: .mixed)
+        }
     }
 
     /// A link: the target's primary key, or `{"$class", "$index"}` / `{"$class", "$key"}` without one.
@@ -159,7 +189,13 @@ public struct DataExport {
                 if n & 255 == 255 { snapshot.releaseDecryptedPagesIfOverBudget() }
                 var fields: [String] = []
                 for (p, h) in zip(props, hs) {
-                    if p.isList {
+                    if p.isDictionary {
+                        let d = try snapshot.dictionary(k, h)
+                        fields.append(DataExport.csvField(JSONWriter.write(.object(try d.map { ($0.key, try element($0.value, p)) }), pretty: false),
+                                                          forceQuote: false))
+                        continue
+                    }
+                    if p.isList || p.isSet {
                         let values = try snapshot.list(k, h)
                         fields.append(DataExport.csvField(JSONWriter.write(.array(try values.map { try element($0, p) }), pretty: false), forceQuote: false))
                         continue
@@ -218,7 +254,7 @@ public struct DataExport {
         let header = cs.properties.map(\.name)
         var widths = header.map { TextWidth.of($0) }
         for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], min(TextWidth.of(c), maxColumnWidth)) } }
-        let numeric = cs.properties.map { !$0.isList && [.int, .float, .double, .decimal128].contains($0.type) }
+        let numeric = cs.properties.map { !$0.isList && !$0.isCollection && [.int, .float, .double, .decimal128].contains($0.type) }
         func line(_ cells: [String]) -> String {
             zip(cells.indices, cells).map { i, c in
                 TextWidth.pad(TextWidth.truncate(c, to: widths[i]), to: widths[i], right: numeric[i])
@@ -234,6 +270,8 @@ public struct DataExport {
     /// `[n]`, links as the target's primary key or `Class#key`.
     func cell(_ k: ObjectKey, _ p: PropertySchema, _ h: PropertyHandle) throws -> String {
         if p.type == .linkingObjects || p.isList { return "[\(try snapshot.list(k, h).count)]" }
+        if p.isSet { return "{\(try snapshot.list(k, h).count)}" }
+        if p.isDictionary { return "{\(try snapshot.dictionary(k, h).count) keys}" }
         let v = try snapshot.value(k, h)
         switch v {
         case .null: return "null"

@@ -97,10 +97,12 @@ public struct DataImport {
     }
 
     private func createPlain(_ o: JSONValue, _ cs: ClassSchema, _ table: TableHandle, _ className: String, _ i: Int,
-                             _ tx: WriteTransaction) throws -> ObjectKey {
+                             _ tx: WriteTransaction,
+                             create: (([String: Value], [String: [Value]]) throws -> ObjectKey)? = nil) throws -> ObjectKey {
         guard case .object(let members) = o else { throw fail(className, i, nil, "expected an object, found \(o.kind)") }
         var values: [String: Value] = [:]
         var lists: [String: [Value]] = [:]
+        var dictionaries: [String: ValueDictionary] = [:]
         for (name, v) in members {
             guard let p = cs.property(named: name) else {
                 let near = SchemaCompare.nearest(name, cs.properties.map(\.name))
@@ -110,33 +112,49 @@ public struct DataImport {
                 if p.type == .linkingObjects { throw fail(className, i, name, "linking objects are computed and cannot be imported") }
                 continue
             }
-            if p.isList {
+            if p.isDictionary {
+                guard case .object(let entries) = v else {
+                    if case .null = v { continue }
+                    throw fail(className, i, name, "expected an object (a dictionary), found \(v.kind)")
+                }
+                var d = ValueDictionary()
+                for (k, item) in entries {
+                    switch p.type == .mixed ? mixedValue(item, tx) : ValueCodec.value(item, type: p.type, optional: p.isOptional) {
+                    case .success(let sv): d[k] = sv
+                    case .failure(let e): throw fail(className, i, "\(name)['\(k)']", e.message)
+                    }
+                }
+                dictionaries[name] = d
+            } else if p.isList || p.isSet {
                 guard case .array(let items) = v else {
                     if case .null = v { continue }
                     throw fail(className, i, name, "expected an array, found \(v.kind)")
                 }
                 var out: [Value] = []
                 for (n, item) in items.enumerated() {
-                    switch ValueCodec.value(item, type: p.type, optional: p.isOptional) {
+                    switch p.type == .mixed ? mixedValue(item, tx) : ValueCodec.value(item, type: p.type, optional: p.isOptional) {
                     case .success(let sv): out.append(sv)
                     case .failure(let e): throw fail(className, i, "\(name)[\(n)]", e.message)
                     }
                 }
                 lists[name] = out
             } else {
-                switch ValueCodec.value(v, type: p.type, optional: p.isOptional) {
+                switch p.type == .mixed ? mixedValue(v, tx) : ValueCodec.value(v, type: p.type, optional: p.isOptional) {
                 case .success(let sv): values[name] = sv
                 case .failure(let e): throw fail(className, i, name, e.message)
                 }
             }
         }
-        for p in cs.properties where values[p.name] == nil && !p.isList && p.type != .link && p.type != .linkingObjects {
+        for p in cs.properties where values[p.name] == nil && !p.isList && !p.isCollection && p.type != .link && p.type != .linkingObjects {
             if let d = schema?.defaults[className]?[p.name] {
                 if case .success(let sv) = ValueCodec.value(d, type: p.type, optional: p.isOptional) { values[p.name] = sv }
             }
         }
         do {
-            return try tx.createObject(table, values, lists: lists)
+            guard let create else { return try tx.createObject(table, values, lists: lists, dictionaries: dictionaries) }
+            let key = try create(values, lists)
+            for (name, d) in dictionaries { try tx.setDictionary(key, try tx.property(table, name), d) }
+            return key
         } catch let e as StorageError {
             switch e {
             case .duplicatePrimaryKey(_, let prop): throw fail(className, i, prop, "duplicate primary key")
@@ -147,12 +165,106 @@ public struct DataImport {
         }
     }
 
+    /// A mixed value from JSON: the tagged scalars `ValueCodec` reads, arrays as nested lists, objects as nested
+    /// dictionaries, and `{"$class": C, "$pk": k}` (or `"$key"`) as a link to an object of class C.
+    private func mixedValue(_ j: JSONValue, _ tx: WriteTransaction) -> Result<Value, ValueError> {
+        switch j {
+        case .array(let items):
+            var out: [Value] = []
+            for item in items {
+                switch mixedValue(item, tx) {
+                case .success(let v): out.append(v)
+                case .failure(let e): return .failure(e)
+                }
+            }
+            return .success(.list(out))
+        case .object(let members) where members.first?.0 == "$class":
+            guard case .string(let cls) = members[0].1, let id = tx.classID(named: cls), let cs = tx.classSchema(cls) else {
+                return .failure(ValueError("a mixed link names no class of this file: \(JSONWriter.write(j, pretty: false))"))
+            }
+            do {
+                let table = try tx.table(cls)
+                var key: ObjectKey?
+                if let pk = members.first(where: { $0.0 == "$pk" })?.1, let pkp = cs.properties.first(where: \.isPrimaryKey) {
+                    guard case .success(let v) = ValueCodec.value(pk, type: pkp.type, optional: pkp.isOptional) else {
+                        return .failure(ValueError("the primary key of a mixed link to \(cls) is not a \(pkp.type)"))
+                    }
+                    key = try tx.object(table, primaryKey: v)
+                } else if case .number(let n)? = members.first(where: { $0.0 == "$key" })?.1, let raw = UInt64(n),
+                          try tx.exists(table, ObjectKey(raw)) {
+                    key = ObjectKey(raw)
+                }
+                guard let key else { return .failure(ValueError("a mixed link to \(cls) finds no object: \(JSONWriter.write(j, pretty: false))")) }
+                return .success(.typedLink(classID: id, key: key))
+            } catch {
+                return .failure(ValueError("\(error)"))
+            }
+        case .object(let members) where !(members.count == 1 && members[0].0.hasPrefix("$")):
+            var d = ValueDictionary()
+            for (k, item) in members {
+                switch mixedValue(item, tx) {
+                case .success(let v): d[k] = v
+                case .failure(let e): return .failure(e)
+                }
+            }
+            return .success(.dictionary(d))
+        default:
+            return ValueCodec.value(j, type: .mixed, optional: true)
+        }
+    }
+
+    /// A new embedded object of `target` from its JSON object, made by `make` in its parent, with its own links.
+    private func embed(_ v: JSONValue, _ target: String, _ created: [String: [ObjectKey]], _ tx: WriteTransaction,
+                       _ className: String, _ i: Int, _ prop: String,
+                       _ make: @escaping ([String: Value], [String: [Value]]) throws -> ObjectKey) throws {
+        guard case .object(let m) = v else { throw fail(className, i, prop, "an embedded \(target) is written as an object, found \(v.kind)") }
+        guard let ts = tx.classSchema(target) else { throw fail(className, i, prop, "class '\(target)' does not exist") }
+        let table = try ToolError.wrap { try tx.table(target) }
+        let key = try createPlain(v, ts, table, target, -1, tx, create: make)
+        try setLinks(m, ts.properties.filter { $0.type == .link }, table, key, target, -1, created, tx)
+    }
+
     private func setLinks(_ members: [(String, JSONValue)], _ linkProps: [PropertySchema], _ table: TableHandle, _ key: ObjectKey,
                           _ className: String, _ i: Int, _ created: [String: [ObjectKey]], _ tx: WriteTransaction) throws {
         for p in linkProps {
             guard let v = members.first(where: { $0.0 == p.name })?.1 else { continue }
             let handle = try ToolError.wrap { try tx.property(table, p.name) }
-            if p.isList {
+            if tx.classSchema(p.objectClassName!)?.isEmbedded == true {
+                if case .null = v { continue }
+                if p.isList {
+                    guard case .array(let items) = v else { throw fail(className, i, p.name, "expected an array of objects, found \(v.kind)") }
+                    for (n, item) in items.enumerated() {
+                        try embed(item, p.objectClassName!, created, tx, className, i, "\(p.name)[\(n)]") { vs, ls in
+                            try tx.listInsertEmbedded(key, handle, at: n, vs, lists: ls)
+                        }
+                    }
+                } else if p.isCollection {
+                    throw fail(className, i, p.name, "dictionaries of embedded objects cannot be imported yet")
+                } else {
+                    try embed(v, p.objectClassName!, created, tx, className, i, p.name) { vs, ls in
+                        try tx.createEmbeddedObject(in: key, handle, vs, lists: ls)
+                    }
+                }
+                continue
+            }
+            if p.isDictionary {
+                if case .null = v { continue }
+                guard case .object(let entries) = v else { throw fail(className, i, p.name, "expected an object of links, found \(v.kind)") }
+                var d = ValueDictionary()
+                for (k, item) in entries {
+                    if case .null = item { d[k] = .null; continue }
+                    d[k] = .link(try resolve(item, p.objectClassName!, created, tx, className, i, "\(p.name)['\(k)']"))
+                }
+                try ToolError.wrap { try tx.setDictionary(key, handle, d) }
+            } else if p.isSet {
+                if case .null = v { continue }
+                guard case .array(let items) = v else { throw fail(className, i, p.name, "expected an array of links, found \(v.kind)") }
+                var out: [Value] = []
+                for (n, item) in items.enumerated() {
+                    out.append(.link(try resolve(item, p.objectClassName!, created, tx, className, i, "\(p.name)[\(n)]")))
+                }
+                try ToolError.wrap { try tx.setAssign(key, handle, out) }
+            } else if p.isList {
                 if case .null = v { continue }
                 guard case .array(let items) = v else { throw fail(className, i, p.name, "expected an array of links, found \(v.kind)") }
                 var out: [Value] = []

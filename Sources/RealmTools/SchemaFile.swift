@@ -53,7 +53,12 @@ public struct SchemaFile: Equatable {
             if let pk, !properties.contains(where: { $0.name == pk }) {
                 throw fail("\(name).primaryKey", "names '\(pk)', which is not among the properties")
             }
-            classes.append(ClassSchema(name: name, properties: properties))
+            var embedded = false
+            if let e = item["embedded"] {
+                guard case .bool(let b) = e else { throw fail("\(name).embedded", "expected true or false") }
+                embedded = b
+            }
+            classes.append(ClassSchema(name: name, properties: properties, isEmbedded: embedded))
         }
         let names = Set(classes.map(\.name))
         for c in classes {
@@ -87,11 +92,12 @@ public struct SchemaFile: Equatable {
                     throw fail(loc, "linkingObjects needs \"objectType\" and \"property\"")
                 }
                 return .linkingObjects(name, from: o, property: prop)
-            case "list", "object":
+            case "list", "object", "set", "dictionary":
                 guard let o = objectType else { throw fail(loc, "\"\(type)\" needs an \"objectType\"") }
-                if type == "object" { type = o } else { type = o + (optional ? "?" : "") + "[]" }
+                let suffix = ["list": "[]", "set": "<>", "dictionary": "{}"][type] ?? ""
+                if type == "object" { type = o } else { type = o + (optional && type != "dictionary" ? "?" : "") + suffix }
                 var p = try parseTypeString(name, type, loc, fail)
-                if !p.isList && optional { p.isOptional = true }
+                if !p.isList && !p.isSet && optional { p.isOptional = true }
                 p.isIndexed = indexed
                 return p
             default:
@@ -104,16 +110,20 @@ public struct SchemaFile: Equatable {
         }
     }
 
-    /// `int`, `string?`, `Dog`, `Dog[]`, `string[]`, `int?[]`.
+    /// `int`, `string?`, `Dog`, `Dog[]`, `string[]`, `int?[]`, sets `string<>` / `Dog<>`, dictionaries `int{}` /
+    /// `Dog{}` (Realm JS's notation).
     static func parseTypeString(_ name: String, _ s: String, _ loc: String, _ fail: (String, String) -> ToolError) throws -> PropertySchema {
         var t = s.trimmingCharacters(in: .whitespaces)
-        var isList = false
+        var isList = false, isSet = false, isDictionary = false
         if t.hasSuffix("[]") { isList = true; t.removeLast(2) }
+        else if t.hasSuffix("<>") { isSet = true; t.removeLast(2) }
+        else if t.hasSuffix("{}") { isDictionary = true; t.removeLast(2) }
         var optional = false
         if t.hasSuffix("?") { optional = true; t.removeLast() }
         guard !t.isEmpty else { throw fail(loc, "empty type") }
         if let prim = primitiveTypes[t] {
-            return PropertySchema(name: name, type: prim, isOptional: optional || prim == .mixed, isList: isList)
+            return PropertySchema(name: name, type: prim, isOptional: optional || prim == .mixed, isList: isList,
+                                  isSet: isSet, isDictionary: isDictionary)
         }
         let lower = t.lowercased()
         if let near = primitiveTypes.keys.first(where: { $0.lowercased() == lower }) {
@@ -124,6 +134,11 @@ public struct SchemaFile: Equatable {
             if optional { throw fail(loc, "a list of objects cannot hold nulls ('\(s)')") }
             return .list(name, of: t)
         }
+        if isSet {
+            if optional { throw fail(loc, "a set of objects cannot hold nulls ('\(s)')") }
+            return .set(name, of: t)
+        }
+        if isDictionary { return .dictionary(name, of: t) }
         return .link(name, to: t)
     }
 
@@ -132,6 +147,7 @@ public struct SchemaFile: Equatable {
         .array(classes.map { c in
             var members: [(String, JSONValue)] = [("name", .string(c.name))]
             if let pk = c.primaryKey { members.append(("primaryKey", .string(pk))) }
+            if c.isEmbedded { members.append(("embedded", .bool(true))) }
             members.append(("properties", .object(c.properties.map { p in (p.name, SchemaFile.propertyJSON(p, defaults[c.name]?[p.name])) })))
             return .object(members)
         })
@@ -143,9 +159,10 @@ public struct SchemaFile: Equatable {
         case .link: base = p.objectClassName ?? "?"
         default: base = p.type.description
         }
-        if p.type == .link { return p.isList ? base + "[]" : base }
+        let suffix = p.isList ? "[]" : p.isSet ? "<>" : p.isDictionary ? "{}" : ""
+        if p.type == .link { return base + suffix }
         let opt = p.isOptional && p.type != .mixed ? "?" : ""
-        return base + opt + (p.isList ? "[]" : "")
+        return base + opt + suffix
     }
 
     static func propertyJSON(_ p: PropertySchema, _ def: JSONValue?) -> JSONValue {

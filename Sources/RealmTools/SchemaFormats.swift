@@ -6,7 +6,7 @@ public enum SchemaFormats {
     public static func text(_ schema: [ClassSchema], counts: [String: Int]) -> String {
         var out = ""
         for c in schema {
-            out += "\(c.name) (\(counts[c.name].map { "\($0) object\($0 == 1 ? "" : "s")" } ?? "?"))\n"
+            out += "\(c.name)\(c.isEmbedded ? " (embedded)" : "") (\(counts[c.name].map { "\($0) object\($0 == 1 ? "" : "s")" } ?? "?"))\n"
             let width = c.properties.map(\.name.count).max() ?? 0
             for p in c.properties {
                 var type: String
@@ -26,7 +26,7 @@ public enum SchemaFormats {
     public static func swift(_ schema: [ClassSchema]) -> String {
         var out = "import Foundation\nimport RealmDB\n"
         for c in schema {
-            out += "\nclass \(identifier(c.name)): Object {\n"
+            out += "\nclass \(identifier(c.name)): \(c.isEmbedded ? "EmbeddedObject" : "Object") {\n"
             for p in c.properties {
                 let name = identifier(p.name)
                 var attrs = ""
@@ -36,12 +36,20 @@ public enum SchemaFormats {
                     out += "    @Persisted(originProperty: \"\(p.originProperty ?? "")\") var \(name): LinkingObjects<\(identifier(p.objectClassName ?? ""))>\n"
                 case .link where p.isList:
                     out += "    @Persisted\(attrs) var \(name): List<\(identifier(p.objectClassName ?? ""))>\n"
+                case .link where p.isSet:
+                    out += "    @Persisted\(attrs) var \(name): MutableSet<\(identifier(p.objectClassName ?? ""))>\n"
+                case .link where p.isDictionary:
+                    out += "    @Persisted\(attrs) var \(name): Map<String, \(identifier(p.objectClassName ?? ""))?>\n"
                 case .link:
                     out += "    @Persisted\(attrs) var \(name): \(identifier(p.objectClassName ?? ""))?\n"
                 default:
                     let t = swiftType(p.type) + (p.isOptional && p.type != .mixed ? "?" : "")
                     if p.isList {
                         out += "    @Persisted\(attrs) var \(name): List<\(t)>\n"
+                    } else if p.isSet {
+                        out += "    @Persisted\(attrs) var \(name): MutableSet<\(t)>\n"
+                    } else if p.isDictionary {
+                        out += "    @Persisted\(attrs) var \(name): Map<String, \(t)>\n"
                     } else if p.isOptional || p.type == .mixed {
                         out += "    @Persisted\(attrs) var \(name): \(t)\n"
                     } else {

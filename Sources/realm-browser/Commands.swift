@@ -260,7 +260,8 @@ struct Export: ParsableCommand {
         let keyBytes = try key.key()
         let db = try openExisting(path, readOnly: true, key: keyBytes)
         try db.read { s in
-            let names = classes.isEmpty ? s.schema.map(\.name) : classes
+            // Embedded objects are written inside their parents, so an export of everything leaves their classes out.
+            let names = classes.isEmpty ? s.schema.filter { !$0.isEmbedded }.map(\.name) : classes
             for c in names where s.classSchema(c) == nil {
                 throw CommandFailure(message: "no class named '\(c)' in \(path) (it has: \(s.schema.map(\.name).joined(separator: ", ")))")
             }

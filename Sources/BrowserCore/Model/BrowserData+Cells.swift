@@ -51,6 +51,14 @@ extension BrowserData {
         }
     }
 
+    /// A value as a cell; a typed link in a mixed value names its class and the object's label.
+    func mixedAwareCell(_ v: Value, _ format: ValueFormat) -> CellText {
+        if case .typedLink(let c, let k) = v, let name = snapshot.className(classID: c) {
+            return CellText("→ \(name) \(label(ObjectRef(className: name, key: k)))", .link)
+        }
+        return format.cell(v)
+    }
+
     /// A property of an object as one table cell: lists as their count (and the first values of primitive
     /// lists), links as the target's label.
     public func propertyCell(_ ref: ObjectRef, _ p: PropertySchema, format: ValueFormat) throws -> CellText {
@@ -58,16 +66,27 @@ extension BrowserData {
             let n = try snapshot.list(ref.key, handle(ref.className, p.name)).count
             return CellText("← \(n)", .list)
         }
-        if p.isList {
+        if p.isList || p.isSet {
             let values = try snapshot.list(ref.key, handle(ref.className, p.name))
-            if p.type == .link || values.isEmpty { return CellText("[\(values.count)]", .list) }
-            let preview = values.prefix(8).map { format.cell($0).text }.joined(separator: ", ")
-            return CellText("[\(values.count)] \(preview)", .list)
+            let count = p.isSet ? "{\(values.count)}" : "[\(values.count)]"
+            if p.type == .link || values.isEmpty { return CellText(count, .list) }
+            let preview = values.prefix(8).map { mixedAwareCell($0, format).text }.joined(separator: ", ")
+            return CellText("\(count) \(preview)", .list)
+        }
+        if p.isDictionary {
+            let d = try snapshot.dictionary(ref.key, handle(ref.className, p.name))
+            if d.isEmpty { return CellText("{0 keys}", .list) }
+            let preview = d.prefix(6).map { e -> String in
+                if case .link(let k) = e.value, let target = p.objectClassName { return "\(e.key): \(label(ObjectRef(className: target, key: k)))" }
+                return "\(e.key): \(mixedAwareCell(e.value, format).text)"
+            }.joined(separator: ", ")
+            return CellText("{\(d.count) key\(d.count == 1 ? "" : "s")} \(preview)", .list)
         }
         let v = try value(ref, p.name)
         if case .link(let k) = v, let target = p.objectClassName {
             return CellText(label(ObjectRef(className: target, key: k)), .link)
         }
+        if p.type == .mixed { var c = mixedAwareCell(v, format); c.rightAligned = false; return c }
         var c = format.cell(v)
         if p.type == .mixed { c.rightAligned = false }
         return c

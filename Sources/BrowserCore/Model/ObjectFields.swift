@@ -68,6 +68,32 @@ extension BrowserData {
         return out
     }
 
+    /// The lines of a list or dictionary nested in a mixed value, one per element, nested ones indented.
+    func nestedLines(_ v: Value, indent: String, format: ValueFormat, limit: Int = 200) -> [(String, Role)] {
+        var out: [(String, Role)] = []
+        func add(_ name: String, _ e: Value, _ indent: String) {
+            guard out.count < limit else { return }
+            switch e {
+            case .list(let l):
+                out.append(("\(indent)\(name)list of \(l.count)", .list))
+                for (i, x) in l.enumerated() { add("[\(i)] ", x, indent + "  ") }
+            case .dictionary(let d):
+                out.append(("\(indent)\(name)dictionary of \(d.count)", .list))
+                for (k, x) in d { add("\(k): ", x, indent + "  ") }
+            default:
+                let c = mixedAwareCell(e, format)
+                out.append(("\(indent)\(name)\(c.text)", c.role))
+            }
+        }
+        switch v {
+        case .list(let l): for (i, x) in l.enumerated() { add("[\(i)] ", x, indent) }
+        case .dictionary(let d): for (k, x) in d { add("\(k): ", x, indent) }
+        default: break
+        }
+        if out.count >= limit { out.append(("\(indent)… more", .null)) }
+        return out
+    }
+
     func valueLines(_ ref: ObjectRef, _ f: ObjectField, width: Int, format: ValueFormat) throws -> [(String, Role)] {
         switch f.kind {
         case .incoming(let c, let p, let n):
@@ -76,7 +102,7 @@ extension BrowserData {
                 + keys.prefix(20).map { ("  " + label(ObjectRef(className: c, key: $0)), .link) }
                 + (keys.count > 20 ? [("  … \(keys.count - 20) more", .null)] : [])
         case .property(let p):
-            if p.type == .linkingObjects || (p.isList && p.type == .link) {
+            if p.type == .linkingObjects || ((p.isList || p.isSet) && p.type == .link) {
                 let values = try collection(p.type == .linkingObjects ? .linkingObjects(owner: ref, property: p.name)
                                                                          : .list(owner: ref, property: p.name))
                 let target = p.objectClassName ?? "?"
@@ -87,11 +113,25 @@ extension BrowserData {
                 if values.count > 20 { lines.append(("  … \(values.count - 20) more", .null)) }
                 return lines
             }
-            if p.isList {
+            if p.isDictionary {
+                let d = try snapshot.dictionary(ref.key, handle(ref.className, p.name))
+                var lines: [(String, Role)] = [("\(d.count) key\(d.count == 1 ? "" : "s")", .list)]
+                for e in d.prefix(200) {
+                    if case .link(let k) = e.value, let target = p.objectClassName {
+                        lines.append(("  \(e.key): \(target) \(label(ObjectRef(className: target, key: k)))", .link))
+                    } else {
+                        let c = mixedAwareCell(e.value, format)
+                        lines.append(("  \(e.key): \(c.text)", c.role))
+                    }
+                }
+                if d.count > 200 { lines.append(("  … \(d.count - 200) more", .null)) }
+                return lines
+            }
+            if p.isList || p.isSet {
                 let values = try collection(.list(owner: ref, property: p.name))
                 var lines: [(String, Role)] = [("\(values.count) element\(values.count == 1 ? "" : "s")", .list)]
                 for (i, v) in values.prefix(200).enumerated() {
-                    let c = format.cell(v)
+                    let c = mixedAwareCell(v, format)
                     lines.append(("  [\(i)] \(c.text)", c.role))
                 }
                 if values.count > 200 { lines.append(("  … \(values.count - 200) more (Enter opens the list)", .null)) }
@@ -109,8 +149,10 @@ extension BrowserData {
             case .link(let k):
                 let target = p.objectClassName ?? "?"
                 return [("\(target) \(label(ObjectRef(className: target, key: k)))  (Enter opens it)", .link)]
+            case .list, .dictionary:
+                return [("\(ValueFormat.mixedTypeName(v))", .list)] + nestedLines(v, indent: "  ", format: format)
             default:
-                let c = format.cell(v)
+                let c = mixedAwareCell(v, format)
                 if p.type == .mixed { return [("\(c.text)  (\(ValueFormat.mixedTypeName(v)))", c.role)] }
                 return [(c.text, c.role)]
             }

@@ -25,10 +25,14 @@ public struct ValueFormat: Equatable, Sendable {
     public static func typeName(_ p: PropertySchema) -> String {
         switch p.type {
         case .link where p.isList: return "[\(p.objectClassName ?? "?")]"
+        case .link where p.isSet: return "Set<\(p.objectClassName ?? "?")>"
+        case .link where p.isDictionary: return "Map<\(p.objectClassName ?? "?")?>"
         case .link: return "→ \(p.objectClassName ?? "?")"
         case .linkingObjects: return "← \(p.objectClassName ?? "?").\(p.originProperty ?? "?")"
         default:
             let base = scalarTypeName(p.type) + (p.isOptional && p.type != .mixed ? "?" : "")
+            if p.isSet { return "Set<\(base)>" }
+            if p.isDictionary { return "Map<\(base)>" }
             return p.isList ? "[\(base)]" : base
         }
     }
@@ -71,7 +75,12 @@ public struct ValueFormat: Equatable, Sendable {
 
     /// The type of a mixed value, shown beside it in the object view.
     public static func mixedTypeName(_ v: Value) -> String {
-        v.type.map { scalarTypeName($0) } ?? "null"
+        switch v {
+        case .list(let l): return "List of \(l.count)"
+        case .dictionary(let d): return "Dictionary of \(d.count)"
+        case .typedLink: return "Link"
+        default: return v.type.map { scalarTypeName($0) } ?? "null"
+        }
     }
 
     static func float(_ d: Double, text: String) -> String {

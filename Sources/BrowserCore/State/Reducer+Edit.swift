@@ -51,6 +51,14 @@ extension AppState {
             message = StatusMessage("\(p.name) is computed from links: edit the links of the objects it lists")
             return
         }
+        if p.isSet || p.isDictionary {
+            message = StatusMessage("\(p.name) is a \(p.isSet ? "set" : "dictionary"): the browser shows it but does not edit it yet (use import or the API)")
+            return
+        }
+        if p.type == .mixed, case let v = try data.value(ref, p.name), v.isCollection || { if case .typedLink = v { return true } else { return false } }() {
+            message = StatusMessage("\(p.name) holds a \(ValueFormat.mixedTypeName(v)): the browser shows it but does not edit it yet")
+            return
+        }
         if p.isList {
             push(.table(TableScreen(source: .list(owner: ref, property: p.name))))
             message = StatusMessage("a adds, A creates and adds, d removes, J/K move, e edits an element")

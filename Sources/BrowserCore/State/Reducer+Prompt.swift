@@ -173,7 +173,7 @@ extension AppState {
             message = StatusMessage("A list of values cannot be sorted here")
             return
         }
-        if property.isList || property.type == .linkingObjects {
+        if property.isList || property.isCollection || property.type == .linkingObjects {
             message = StatusMessage("\(property.name) is a list: sort by its size with / SORT(\(property.name).@count ASC)")
             return
         }

@@ -268,8 +268,12 @@ extension AppState {
             push(.table(TableScreen(source: .linkingObjects(owner: ref, property: p.name))))
             return true
         }
-        if p.isList {
+        if p.isList || p.isSet {
             push(.table(TableScreen(source: .list(owner: ref, property: p.name))))
+            return true
+        }
+        if p.isDictionary {
+            message = StatusMessage("\(p.name) is a dictionary: its entries are shown here; query them with / \(p.name)['key'] or \(p.name).@keys")
             return true
         }
         if p.type == .link {
