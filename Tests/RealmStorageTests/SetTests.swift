@@ -16,6 +16,7 @@ import Testing
             PropertySchema(name: "strings", type: .string, isSet: true),
             PropertySchema(name: "blobs", type: .data, isSet: true),
             PropertySchema(name: "mixed", type: .mixed, isOptional: true, isSet: true),
+            PropertySchema(name: "mixedNotMarkedOptional", type: .mixed, isSet: true),
             .set("dogs", of: "Dog"),
         ]),
     ]
@@ -186,6 +187,26 @@ import Testing
         }
         #expect(try Self.elements(f.db, f.bag, "mixed") == expected)
         #expect(try f.db.verify().problems.isEmpty)
+    }
+
+    @Test func aSetOfMixedAlwaysTakesNull() throws {
+        let f = try Self.fixture()
+        try f.db.write { tx throws in
+            let p = try Self.handle(tx, "mixedNotMarkedOptional")
+            #expect(try tx.setInsert(f.bag, p, .string("x")))
+            #expect(try tx.setInsert(f.bag, p, .null))
+        }
+        let db = try Database.open(path: f.dir.file("a.realm"))
+        #expect(try Self.elements(db, f.bag, "mixedNotMarkedOptional") == [.null, .string("x")])
+        try db.read { s throws in
+            // The stored list says its elements may be null.
+            let c = try #require(s.catalogue.classInfo(named: "Bag"))
+            let p = try #require(c.property(named: "mixedNotMarkedOptional"))
+            let raw = try s.rawValue(#require(try s.locate(c.classID, f.bag.rawValue)), p)
+            guard case .data(let bytes) = raw else { Issue.record("\(raw)"); return }
+            #expect(bytes.count > 8 && bytes[5] == 1)
+        }
+        #expect(try db.verify().problems.isEmpty)
     }
 
     // MARK: Validation
