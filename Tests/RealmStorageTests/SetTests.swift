@@ -360,6 +360,21 @@ import Testing
 
     // MARK: Verify, compaction, changes
 
+    @Test func aCatalogueWithAPropertyOfTwoCollectionKindsIsRefused() throws {
+        for kinds: PropertyInfo.Flags in [[.list, .set], [.set, .dictionary], [.list, .dictionary]] {
+            var c = Catalogue()
+            c.classes = [ClassInfo(classID: 1, name: "Bag", nextColumnID: 2, nextObjectKey: 0, objectCount: 0, tableRoot: 0,
+                                   primaryKeyColumnID: 0,
+                                   properties: [PropertyInfo(columnID: 1, name: "x", type: .int, flags: kinds, targetClassID: 0,
+                                                             originColumnID: 0, indexRoot: 0)])]
+            let node = CommitRoot.encode(catalogue: c.encodeSection(), free: [], log: [], pages: 1)
+            #expect(throws: StorageError.corrupt(path: "f", location: "catalogue at page 3",
+                                                 reason: "property Bag.x is more than one of list, set and dictionary")) {
+                try node.withUnsafeBytes { try Catalogue.decode($0, ref: 3, path: "f") }
+            }
+        }
+    }
+
     @Test func verifyReportsASetOutOfOrderOrWithDuplicates() throws {
         let f = try Self.fixture()
         try f.db.write { tx throws in
