@@ -12,6 +12,7 @@ import Testing
             PropertySchema(name: "ints", type: .int, isDictionary: true),
             PropertySchema(name: "optionalStrings", type: .string, isOptional: true, isDictionary: true),
             PropertySchema(name: "mixed", type: .mixed, isOptional: true, isDictionary: true),
+            PropertySchema(name: "mixedNotMarkedOptional", type: .mixed, isDictionary: true),
             .dictionary("pets", of: "Dog"),
         ]),
     ]
@@ -83,12 +84,14 @@ import Testing
             try tx.dictionarySet(f.bag, Self.handle(tx, "optionalStrings"), key: "n", .null)
             try tx.dictionarySet(f.bag, Self.handle(tx, "mixed"), key: "n", .null)
             try tx.dictionarySet(f.bag, Self.handle(tx, "mixed"), key: "d", .decimal128(Decimal128(Int64(5))))
+            try tx.dictionarySet(f.bag, Self.handle(tx, "mixedNotMarkedOptional"), key: "n", .null)
             #expect(throws: StorageError.self) { try tx.dictionarySet(f.bag, Self.handle(tx, "ints"), key: "n", .null) }
         }
         try f.db.read { s throws in
             #expect(try s.dictionaryValue(f.bag, Self.handle(s, "optionalStrings"), key: "n") == .null)
             #expect(try s.dictionaryValue(f.bag, Self.handle(s, "optionalStrings"), key: "m") == nil)
             #expect(try s.dictionaryValue(f.bag, Self.handle(s, "mixed"), key: "n") == .null)
+            #expect(try s.dictionaryValue(f.bag, Self.handle(s, "mixedNotMarkedOptional"), key: "n") == .null)
             #expect(try s.dictionaryValue(f.bag, Self.handle(s, "mixed"), key: "d") == .decimal128(Decimal128(Int64(5))))
         }
     }

@@ -7,8 +7,8 @@ import Testing
 
 // Seeded random operation sequences checked against a plain in-memory model of the database.
 //
-// The model holds, per class, every object's property values and lists; backlinks are derived from the
-// model's links. After every commit (and now and then inside a transaction) the whole database is compared
+// The model holds, per class, every object's property values and lists (sets as lists in set order;
+// dictionaries as `.dictionary` values); backlinks are derived from the model's links. After every commit (and now and then inside a transaction) the whole database is compared
 // with the model and `verify()` must find nothing. `REALM_SOAK=1` runs many more seeds and operations.
 
 private let soak = ProcessInfo.processInfo.environment["REALM_SOAK"] == "1"
@@ -44,6 +44,7 @@ private struct Model {
     func keys(_ c: String) -> [UInt64] { objects[c]!.keys.sorted() }
 
     static func defaultValue(_ p: PropertySchema) -> Value {
+        if p.isDictionary { return .dictionary(ValueDictionary()) }
         if p.type == .link || p.type == .mixed || p.isOptional { return .null }
         return p.type.defaultValue
     }
@@ -58,7 +59,11 @@ private struct Model {
     mutating func create(_ c: String, key: UInt64, values: [String: Value], lists: [String: [Value]]) {
         var o = ModelObject()
         for p in schema(c).properties where p.type != .linkingObjects {
-            if p.isList { o.lists[p.name] = lists[p.name] ?? [] } else { o.values[p.name] = values[p.name] ?? Model.defaultValue(p) }
+            if p.isList || p.isSet {
+                o.lists[p.name] = lists[p.name].map { p.isSet ? SetElements.normalized($0) : $0 } ?? []
+            } else {
+                o.values[p.name] = values[p.name] ?? Model.defaultValue(p)
+            }
         }
         objects[c]![key] = o
     }
@@ -70,13 +75,18 @@ private struct Model {
         }
     }
 
-    /// Deleting an object nulls every to-one link to it and removes it from every list.
+    /// Deleting an object nulls every to-one link to it and every dictionary value linking to it, and removes
+    /// it from every list and set.
     mutating func delete(_ c: String, _ key: UInt64) {
         let target = Value.link(ObjectKey(key))
         for (origin, p) in incoming(to: c) {
             for ok in Array(objects[origin]!.keys) {
-                if p.isList {
+                if p.isList || p.isSet {
                     objects[origin]![ok]!.lists[p.name]!.removeAll { $0 == target }
+                } else if p.isDictionary {
+                    guard case .dictionary(var d) = objects[origin]![ok]!.values[p.name]! else { continue }
+                    for (k, v) in d where v == target { d[k] = .null }
+                    objects[origin]![ok]!.values[p.name] = .dictionary(d)
                 } else if objects[origin]![ok]!.values[p.name] == target {
                     objects[origin]![ok]!.values[p.name] = .null
                 }
@@ -92,7 +102,14 @@ private struct Model {
             for p in oc.properties where p.type == .link {
                 let label = "\(oc.name).\(p.name)"
                 for (ok, o) in objects[oc.name]! {
-                    let targets = p.isList ? o.lists[p.name]! : [o.values[p.name]!]
+                    let targets: [Value]
+                    if p.isList || p.isSet {
+                        targets = o.lists[p.name]!
+                    } else if case .dictionary(let d) = o.values[p.name]! {
+                        targets = d.values
+                    } else {
+                        targets = [o.values[p.name]!]
+                    }
                     for case .link(let t) in targets {
                         map[p.objectClassName!, default: [:]][t.rawValue, default: [:]][label, default: []].append(ok)
                     }
@@ -112,7 +129,7 @@ private struct Model {
         classes[i].properties.append(p)
         guard p.type != .linkingObjects else { return }
         for k in Array(objects[c]!.keys) {
-            if p.isList { objects[c]![k]!.lists[p.name] = [] } else { objects[c]![k]!.values[p.name] = Model.defaultValue(p) }
+            if p.isList || p.isSet { objects[c]![k]!.lists[p.name] = [] } else { objects[c]![k]!.values[p.name] = Model.defaultValue(p) }
         }
     }
 
@@ -152,8 +169,13 @@ private func same(_ a: Value, _ b: Value) -> Bool {
     case (.string(var x), .string(var y)):
         return x.withUTF8 { a in y.withUTF8 { b in a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) } }
     case (.decimal128(let x), .decimal128(let y)): return x.low == y.low && x.high == y.high
+    case (.dictionary(let x), .dictionary(let y)): return same(x, y)
     default: return a == b
     }
+}
+
+private func same(_ a: ValueDictionary, _ b: ValueDictionary) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { same(.string($0.key), .string($1.key)) && same($0.value, $1.value) }
 }
 
 private func same(_ a: [Value], _ b: [Value]) -> Bool {
@@ -212,6 +234,13 @@ private let baseSchema: [ClassSchema] = [
         PropertySchema(name: "anys", type: .mixed, isOptional: true, isList: true),
         PropertySchema(name: "bools", type: .bool, isOptional: true, isList: true),
         PropertySchema(name: "oids", type: .objectId, isList: true),
+        PropertySchema(name: "intSet", type: .int, isSet: true),
+        PropertySchema(name: "anySet", type: .mixed, isOptional: true, isSet: true),
+        .set("petSet", of: "Pet"),
+        .set("friendSet", of: "Owner"),
+        PropertySchema(name: "strMap", type: .string, isOptional: true, isDictionary: true),
+        PropertySchema(name: "anyMap", type: .mixed, isOptional: true, isDictionary: true),
+        .dictionary("petMap", of: "Pet"),
         .linkingObjects("fans", from: "Owner", property: "friends"),
     ]),
     ClassSchema(name: "Pet", properties: [
@@ -221,6 +250,7 @@ private let baseSchema: [ClassSchema] = [
         .link("owner", to: "Owner"),
         .list("toys", of: "Toy"),
         PropertySchema(name: "tags", type: .string, isList: true),
+        .dictionary("toyMap", of: "Toy"),
         .linkingObjects("owners", from: "Owner", property: "pets"),
         .linkingObjects("bestOf", from: "Owner", property: "best"),
     ]),
@@ -372,7 +402,7 @@ private struct RunFailure: Error, CustomStringConvertible {
 }
 
 private enum Kind: String, CaseIterable {
-    case create, bulkCreate, set, link, delete, bulkDelete, deleteAll, list, duplicateKey, invalid, updateAll
+    case create, bulkCreate, set, link, delete, bulkDelete, deleteAll, list, collection, duplicateKey, invalid, updateAll
     case schema, commit, rollback, reopen, checkInTransaction
 }
 
@@ -474,7 +504,7 @@ private final class RandomRun {
     func step() throws {
         var weights: [(Kind, Int)] = [
             (.create, 180), (.bulkCreate, 2), (.set, 200), (.link, 60), (.delete, 60), (.bulkDelete, 3), (.deleteAll, 1),
-            (.list, 230), (.duplicateKey, 12), (.invalid, 12), (.updateAll, 5), (.commit, 40), (.rollback, 8),
+            (.list, 230), (.collection, 120), (.duplicateKey, 12), (.invalid, 12), (.updateAll, 5), (.commit, 40), (.rollback, 8),
             (.checkInTransaction, 6),
         ]
         if path != nil { weights.append((.reopen, 4)) }
@@ -495,6 +525,7 @@ private final class RandomRun {
         case .bulkDelete: try bulkDelete()
         case .deleteAll: try deleteAll()
         case .list: try listOperation()
+        case .collection: try collectionOperation()
         case .duplicateKey: try duplicateKey()
         case .invalid: try invalid()
         case .updateAll: try updateAll()
@@ -556,7 +587,38 @@ private final class RandomRun {
     }
 
     func scalarProperties(_ c: ClassSchema) -> [PropertySchema] {
-        c.properties.filter { !$0.isList && $0.type != .linkingObjects }
+        c.properties.filter { !$0.isCollection && $0.type != .linkingObjects }
+    }
+
+    func setOrDictionaryProperties(_ c: ClassSchema) -> [PropertySchema] {
+        c.properties.filter { $0.isSet || $0.isDictionary }
+    }
+
+    static let dictionaryKeys = ["a", "b", "Z", "é", "🐶", "k1", "k2", "東京", "a$"]
+
+    func randomDictionary(_ p: PropertySchema) -> ValueDictionary {
+        var d = ValueDictionary()
+        for _ in 0..<gen.below(5) {
+            let k = gen.pick(Self.dictionaryKeys)
+            if let v = randomDictionaryValue(p) { d[k] = v }
+        }
+        return d
+    }
+
+    func randomDictionaryValue(_ p: PropertySchema) -> Value? {
+        if p.type == .link { return gen.chance(0.2) ? .null : pickObject(p.objectClassName!).map { .link(ObjectKey($0)) } }
+        if (p.isOptional || p.type == .mixed) && gen.chance(0.2) { return .null }
+        return gen.value(p.type)
+    }
+
+    func randomSetElement(_ p: PropertySchema) -> Value? {
+        if p.type == .mixed && gen.chance(0.2) { return .null }
+        if p.type == .int || (p.type == .mixed && gen.chance(0.5)) {
+            // Small numbers of every numeric type, so equal elements of different types meet.
+            let n = Int64(gen.below(7)) - 3
+            return gen.pick(p.type == .int ? [.int(n)] : [.int(n), .double(Double(n)), .float(Float(n)), .decimal128(Decimal128(n))])
+        }
+        return randomElement(p)
     }
 
     func listProperties(_ c: ClassSchema) -> [PropertySchema] {
@@ -573,6 +635,10 @@ private final class RandomRun {
                 values[p.name] = freshPrimaryKey(c.name, p)
             } else if p.isList {
                 if gen.chance(fill / 2) { lists[p.name] = randomList(p) }
+            } else if p.isSet {
+                if gen.chance(fill / 2) { lists[p.name] = (0..<gen.below(6)).compactMap { _ in randomSetElement(p) } }
+            } else if p.isDictionary {
+                if gen.chance(fill / 2) { values[p.name] = .dictionary(randomDictionary(p)) }
             } else if gen.chance(fill) {
                 values[p.name] = randomValue(p)
             }
@@ -580,19 +646,29 @@ private final class RandomRun {
         return (values, lists)
     }
 
+    /// The dictionary properties' values (for `createObject(dictionaries:)`) apart from the others.
+    func splitDictionaries(_ values: [String: Value]) -> ([String: Value], [String: ValueDictionary]) {
+        var plain: [String: Value] = [:], dictionaries: [String: ValueDictionary] = [:]
+        for (name, v) in values {
+            if case .dictionary(let d) = v { dictionaries[name] = d } else { plain[name] = v }
+        }
+        return (plain, dictionaries)
+    }
+
     func create() throws {
         let tx = self.tx!
         let c = gen.pick(model.classes)
         let t = try tx.table(c.name)
         let (values, lists) = randomObjectValues(c, fill: 0.7)
+        let (plain, dictionaries) = splitDictionaries(values)
         let key: ObjectKey
-        if lists.isEmpty && gen.chance(0.3) {
+        if lists.isEmpty && dictionaries.isEmpty && gen.chance(0.3) {
             note("create \(c.name) by columns \(values.keys.sorted())")
             let names = values.keys.sorted()
             key = try tx.createObject(t, columns: names.map { try tx.property(t, $0) }, values: names.map { values[$0]! })
         } else {
             note("create \(c.name) \(values.keys.sorted()) lists \(lists.keys.sorted())")
-            key = try tx.createObject(t, values, lists: lists)
+            key = try tx.createObject(t, plain, lists: lists, dictionaries: dictionaries)
         }
         if model.objects[c.name]![key.rawValue] != nil { throw fail("create returned the key \(key) of a live object") }
         model.create(c.name, key: key.rawValue, values: values, lists: lists)
@@ -610,10 +686,11 @@ private final class RandomRun {
         note("bulk create \(n) \(c.name)\(fat ? " with long inline strings" : "")")
         for _ in 0..<n {
             var (values, lists) = randomObjectValues(c, fill: big ? 0.05 : 0.25)
-            for p in c.properties where fat && p.type == .string && !p.isList && !p.isPrimaryKey {
+            for p in c.properties where fat && p.type == .string && !p.isCollection && !p.isPrimaryKey {
                 values[p.name] = .string(String(repeating: gen.pick(["s", "日", "🐶"]), count: 250) + "\(gen.below(100))")
             }
-            let key = try tx!.createObject(t, values, lists: lists)
+            let (plain, dictionaries) = splitDictionaries(values)
+            let key = try tx!.createObject(t, plain, lists: lists, dictionaries: dictionaries)
             model.create(c.name, key: key.rawValue, values: values, lists: lists)
         }
     }
@@ -734,6 +811,84 @@ private final class RandomRun {
         model.objects[c.name]![k]!.lists[p.name] = list
     }
 
+    func collectionOperation() throws {
+        let candidates = classesWithObjects().filter { !setOrDictionaryProperties($0).isEmpty }
+        guard !candidates.isEmpty else { return }
+        let c = gen.pick(candidates)
+        let k = pickObject(c.name)!
+        let p = gen.pick(setOrDictionaryProperties(c))
+        let tx = self.tx!
+        let h = try tx.property(tx.table(c.name), p.name)
+        let key = ObjectKey(k)
+        let what = "\(c.name) #\(k).\(p.name)"
+        if p.isSet {
+            var set = model.objects[c.name]![k]!.lists[p.name]!
+            switch gen.below(8) {
+            case 0, 1, 2:
+                guard let v = randomSetElement(p) else { return }
+                note("set insert \(what) \(short(v))")
+                let at = SetElements.search(set, v)
+                let inserted = try tx.setInsert(key, h, v)
+                if inserted == at.found { throw fail("setInsert \(what) \(short(v)) returned \(inserted), model holds it: \(at.found)") }
+                if !at.found { set.insert(v, at: at.index) }
+            case 3, 4:
+                let v = !set.isEmpty && gen.chance(0.7) ? gen.pick(set) : randomSetElement(p)
+                guard let v else { return }
+                note("set remove \(what) \(short(v))")
+                let at = SetElements.search(set, v)
+                let removed = try tx.setRemove(key, h, v)
+                if removed != at.found { throw fail("setRemove \(what) \(short(v)) returned \(removed), model holds it: \(at.found)") }
+                if at.found { set.remove(at: at.index) }
+            case 5:
+                let v = set.isEmpty ? randomSetElement(p) : gen.pick(set)
+                guard let v else { return }
+                if try tx.setContains(key, h, v) != SetElements.search(set, v).found { throw fail("setContains \(what) \(short(v))") }
+            case 6:
+                let new = (0..<gen.below(8)).compactMap { _ in randomSetElement(p) }
+                note("set assign \(what) \(short(new))")
+                try tx.setAssign(key, h, new)
+                set = SetElements.normalized(new)
+            default:
+                note("set remove all \(what)")
+                try tx.setRemoveAll(key, h)
+                set = []
+            }
+            model.objects[c.name]![k]!.lists[p.name] = set
+        } else {
+            guard case .dictionary(var d) = model.objects[c.name]![k]!.values[p.name]! else { throw fail("\(what) is no dictionary in the model") }
+            switch gen.below(8) {
+            case 0, 1, 2:
+                guard let v = randomDictionaryValue(p) else { return }
+                let dk = gen.pick(Self.dictionaryKeys)
+                note("dictionary set \(what)[\(dk)] = \(short(v))")
+                try tx.dictionarySet(key, h, key: dk, v)
+                d[dk] = v
+            case 3, 4:
+                let dk = !d.isEmpty && gen.chance(0.7) ? gen.pick(d.keys) : gen.pick(Self.dictionaryKeys)
+                note("dictionary remove \(what)[\(dk)]")
+                let removed = try tx.dictionaryRemove(key, h, key: dk)
+                if removed != (d[dk] != nil) { throw fail("dictionaryRemove \(what)[\(dk)] returned \(removed)") }
+                d[dk] = nil
+            case 5:
+                let dk = gen.pick(["", "$x", "a.b"])
+                guard let v = randomDictionaryValue(p) else { return }
+                try expectThrow("dictionary key \(dk.debugDescription)", { if case .invalidDictionaryKey = $0 { true } else { false } }) {
+                    try tx.dictionarySet(key, h, key: dk, v)
+                }
+            case 6:
+                let new = randomDictionary(p)
+                note("dictionary replace \(what) with \(new.count)")
+                try tx.setDictionary(key, h, new)
+                d = new
+            default:
+                note("dictionary remove all \(what)")
+                try tx.dictionaryRemoveAll(key, h)
+                d = ValueDictionary()
+            }
+            model.objects[c.name]![k]!.values[p.name] = .dictionary(d)
+        }
+    }
+
     /// Whether the engine made this primary key the object key (a required int key of a class created with it).
     func keyIsValue(_ className: String, _ property: String) -> Bool {
         tx?.catalogue.classInfo(named: className)?.property(named: property)?.keyIsValue ?? false
@@ -753,7 +908,8 @@ private final class RandomRun {
             values[pk] = existing
             note("create \(c.name) with the primary key of #\(k): \(short(existing))")
             try expectThrow("duplicate primary key on create", isDuplicate) {
-                try tx!.createObject(t, values, lists: lists)
+                let (plain, dictionaries) = splitDictionaries(values)
+                try tx!.createObject(t, plain, lists: lists, dictionaries: dictionaries)
             }
         } else {
             let other = model.keys(c.name).first { $0 != k }!
@@ -786,7 +942,7 @@ private final class RandomRun {
             note("set \(c.name) \(k).\(p.name) = a string")
             try expectThrow("a string into \(p.type)", isMismatch) { try tx.set(k, tx.property(t, p.name), .string("nope")) }
         case 2:
-            guard let p = c.properties.first(where: { $0.type == .link && !$0.isList }) else { return }
+            guard let p = c.properties.first(where: { $0.type == .link && !$0.isCollection }) else { return }
             note("set \(c.name) \(k).\(p.name) = link to a missing object")
             try expectThrow("a link to a missing object", isMissing) {
                 try tx.set(k, tx.property(t, p.name), .link(ObjectKey(1 << 40)))
@@ -1000,7 +1156,7 @@ private final class RandomRun {
             let handles = try c.properties.map { try s.property(t, $0.name) }
             let incoming = m.incoming(to: c.name)
             // Every scalar value through the scan API (cheap), ...
-            let scalars = zip(c.properties, handles).filter { !$0.0.isList && $0.0.type != .linkingObjects }
+            let scalars = zip(c.properties, handles).filter { !$0.0.isCollection && $0.0.type != .linkingObjects }
             var scanned: [UInt64] = []
             try s.scan(t) { leaf in
                 for row in 0..<leaf.count { scanned.append(leaf.key(row).rawValue) }
@@ -1025,14 +1181,17 @@ private final class RandomRun {
             for k in full ? keys : sample {
                 let o = objects[k]!
                 let key = ObjectKey(k)
-                for (p, h) in zip(c.properties, handles) where sampled.contains(k) || p.isList {
+                for (p, h) in zip(c.properties, handles) where sampled.contains(k) || p.isCollection {
                     if p.type == .linkingObjects {
                         let want = backlinks[c.name]?[k]?["\(p.objectClassName!).\(p.originProperty!)"] ?? []
                         let got = try s.list(key, h)
                         if got != want.map({ .link(ObjectKey($0)) }) { bad("\(c.name) #\(k).\(p.name): \(short(got)), model \(want)") }
-                    } else if p.isList {
+                    } else if p.isList || p.isSet {
                         let got = try s.list(key, h)
                         if !same(got, o.lists[p.name]!) { bad("\(c.name) #\(k).\(p.name): \(short(got)), model \(short(o.lists[p.name]!))") }
+                    } else if p.isDictionary {
+                        let got = Value.dictionary(try s.dictionary(key, h))
+                        if !same(got, o.values[p.name]!) { bad("\(c.name) #\(k).\(p.name): \(got), model \(o.values[p.name]!)") }
                     } else {
                         let got = try s.value(key, h)
                         if !same(got, o.values[p.name]!) { bad("\(c.name) #\(k).\(p.name): \(short(got)), model \(short(o.values[p.name]!))") }
@@ -1052,7 +1211,7 @@ private final class RandomRun {
             }
 
             // Index lookups, primary keys, scans and aggregates.
-            for (p, h) in zip(c.properties, handles) where !p.isList && p.type != .linkingObjects {
+            for (p, h) in zip(c.properties, handles) where !p.isCollection && p.type != .linkingObjects {
                 let indexed = p.isIndexed || p.isPrimaryKey
                 if !indexed && !gen.chance(0.15) { continue }
                 if p.type == .link { continue }

@@ -16,6 +16,7 @@ import Testing
             PropertySchema(name: "strings", type: .string, isSet: true),
             PropertySchema(name: "blobs", type: .data, isSet: true),
             PropertySchema(name: "mixed", type: .mixed, isOptional: true, isSet: true),
+            PropertySchema(name: "mixedNotMarkedOptional", type: .mixed, isSet: true),
             .set("dogs", of: "Dog"),
         ]),
     ]
@@ -188,6 +189,26 @@ import Testing
         #expect(try f.db.verify().problems.isEmpty)
     }
 
+    @Test func aSetOfMixedAlwaysTakesNull() throws {
+        let f = try Self.fixture()
+        try f.db.write { tx throws in
+            let p = try Self.handle(tx, "mixedNotMarkedOptional")
+            #expect(try tx.setInsert(f.bag, p, .string("x")))
+            #expect(try tx.setInsert(f.bag, p, .null))
+        }
+        let db = try Database.open(path: f.dir.file("a.realm"))
+        #expect(try Self.elements(db, f.bag, "mixedNotMarkedOptional") == [.null, .string("x")])
+        try db.read { s throws in
+            // The stored list says its elements may be null.
+            let c = try #require(s.catalogue.classInfo(named: "Bag"))
+            let p = try #require(c.property(named: "mixedNotMarkedOptional"))
+            let raw = try s.rawValue(#require(try s.locate(c.classID, f.bag.rawValue)), p)
+            guard case .data(let bytes) = raw else { Issue.record("\(raw)"); return }
+            #expect(bytes.count > 8 && bytes[5] == 1)
+        }
+        #expect(try db.verify().problems.isEmpty)
+    }
+
     // MARK: Validation
 
     @Test func elementsAreValidatedAsListElements() throws {
@@ -338,6 +359,21 @@ import Testing
     }
 
     // MARK: Verify, compaction, changes
+
+    @Test func aCatalogueWithAPropertyOfTwoCollectionKindsIsRefused() throws {
+        for kinds: PropertyInfo.Flags in [[.list, .set], [.set, .dictionary], [.list, .dictionary]] {
+            var c = Catalogue()
+            c.classes = [ClassInfo(classID: 1, name: "Bag", nextColumnID: 2, nextObjectKey: 0, objectCount: 0, tableRoot: 0,
+                                   primaryKeyColumnID: 0,
+                                   properties: [PropertyInfo(columnID: 1, name: "x", type: .int, flags: kinds, targetClassID: 0,
+                                                             originColumnID: 0, indexRoot: 0)])]
+            let node = CommitRoot.encode(catalogue: c.encodeSection(), free: [], log: [], pages: 1)
+            #expect(throws: StorageError.corrupt(path: "f", location: "catalogue at page 3",
+                                                 reason: "property Bag.x is more than one of list, set and dictionary")) {
+                try node.withUnsafeBytes { try Catalogue.decode($0, ref: 3, path: "f") }
+            }
+        }
+    }
 
     @Test func verifyReportsASetOutOfOrderOrWithDuplicates() throws {
         let f = try Self.fixture()

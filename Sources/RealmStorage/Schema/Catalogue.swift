@@ -186,6 +186,11 @@ struct Catalogue: Equatable {
                     let code = try r.u8()
                     guard let type = PropertyType(rawValue: code) else { throw bad("property \(name).\(pname) has type code \(code)") }
                     let flags = PropertyInfo.Flags(rawValue: try r.u8())
+                    // One collection kind per property: code reading it as a list and code reading it as a set
+                    // would otherwise disagree about what its bytes mean.
+                    guard flags.intersection([.list, .set, .dictionary]).rawValue.nonzeroBitCount <= 1 else {
+                        throw bad("property \(name).\(pname) is more than one of list, set and dictionary")
+                    }
                     let target = try r.u32()
                     let origin = try r.u32()
                     let indexRoot = try r.u64()

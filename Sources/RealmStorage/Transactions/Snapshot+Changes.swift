@@ -267,7 +267,7 @@ extension Snapshot {
         var out: [SlotKey: Value] = [:]
         for (slot, values) in tx.dirtyLists where slot.classID == classID {
             guard let p = c.property(column: slot.columnID) else { continue }
-            out[slot] = .data(ListCoding.encode(values, type: p.type, nullable: p.isOptional))
+            out[slot] = .data(ListCoding.encode(values, type: p.type, nullable: p.isSet ? p.collectionValuesNullable : p.isOptional))
         }
         for (slot, entries) in tx.dirtyDictionaries where slot.classID == classID {
             guard let p = c.property(column: slot.columnID) else { continue }

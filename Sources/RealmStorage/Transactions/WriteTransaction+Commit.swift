@@ -100,7 +100,7 @@ extension WriteTransaction {
         }
         for (slot, values) in ordered(dirtyLists) {
             guard let (leaf, row, p) = try target(slot) else { continue }
-            try leaf.set(row: row, property: p, .data(ListCoding.encode(values, type: p.type, nullable: p.isOptional)))
+            try leaf.set(row: row, property: p, .data(ListCoding.encode(values, type: p.type, nullable: p.isSet ? p.collectionValuesNullable : p.isOptional)))
         }
         for (slot, entries) in ordered(dirtyDictionaries) {
             guard let (leaf, row, p) = try target(slot) else { continue }
