@@ -54,6 +54,7 @@ extension WriteTransaction {
             for s in schemas {
                 for p in s.properties where p.type == .linkingObjects { try appendProperty(s.name, p) }
             }
+            try checkEmbeddedCycles()
         } catch {
             catalogue = saved
             throw error
@@ -77,6 +78,7 @@ extension WriteTransaction {
         let saved = catalogue
         do {
             try appendProperty(className, p)
+            try checkEmbeddedCycles()
         } catch {
             catalogue = saved
             throw error
@@ -178,6 +180,8 @@ extension WriteTransaction {
                 dirtyLists[slot] = nil
             }
         }
+        // The embedded objects the property owns go with it (read before its backlink tree is dropped).
+        let owned = try ownedObjects(via: p, of: c.classID)
         if p.isIndexed { try dropIndex(c.classID, p) }
         if p.type == .link { try dropBacklinkColumn(target: p.targetClassID, origin: c.classID, column: p.columnID) }
         if p.hasColumn { try dropDirtyColumn(classID: c.classID, columnID: p.columnID) }
@@ -186,6 +190,7 @@ extension WriteTransaction {
         if p.isPrimaryKey { catalogue.classes[ci].primaryKeyColumnID = 0 }
         catalogueChanged = true
         plans.removeAll()
+        for (classID, key) in owned { try deleteObject(classID, key) }
     }
 
     /// Removes a class and all its objects. Refused while another class links to it.
