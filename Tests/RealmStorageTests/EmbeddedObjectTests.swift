@@ -473,4 +473,127 @@ import Testing
             try Self.expectSound(db)
         }
     }
+
+    // MARK: Random operations against a model
+
+    /// An address as the model keeps it: its city and its geo's latitude (nil: no geo).
+    struct ModelAddress: Equatable {
+        var city: String
+        var lat: Double?
+    }
+
+    struct ModelPerson: Equatable {
+        var home: ModelAddress?
+        var homes: [ModelAddress] = []
+    }
+
+    /// What the database holds, read back in the model's terms.
+    static func read(_ s: Snapshot) throws -> [ObjectKey: ModelPerson] {
+        let h = try Handles(s)
+        func address(_ v: Value) throws -> ModelAddress? {
+            guard case .link(let a) = v else { return nil }
+            guard case .string(let city) = try s.value(a, h.city) else { return nil }
+            var lat: Double?
+            if case .link(let g) = try s.value(a, h.geoLink), case .double(let d) = try s.value(g, h.lat) { lat = d }
+            return ModelAddress(city: city, lat: lat)
+        }
+        var out: [ObjectKey: ModelPerson] = [:]
+        for p in try s.keys(h.person) {
+            out[p] = ModelPerson(home: try address(try s.value(p, h.home)), homes: try s.list(p, h.homes).compactMap { try address($0) })
+        }
+        return out
+    }
+
+    /// Seeded random sequences of every embedded operation, checked against a plain model after each
+    /// transaction, with `verify` (links, backlinks, one owner each) every few.
+    @Test(arguments: [1, 2, 3] as [UInt64]) func randomOperationsMatchTheModel(seed: UInt64) throws {
+        let dir = TempDir()
+        let db = try Self.database(dir)
+        var rng = SplitMix64(seed: seed)
+        func below(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+        var model: [ObjectKey: ModelPerson] = [:]
+        var serial = 0
+        for round in 0..<40 {
+            try db.write { tx in
+                let h = try Handles(tx)
+                for _ in 0..<8 {
+                    serial += 1
+                    let city = "c\(serial)"
+                    let people = model.keys.sorted()
+                    guard let p = people.isEmpty ? nil : people[below(people.count)], below(12) != 0 else {
+                        model[try tx.createObject(h.person, ["name": .string(city)])] = ModelPerson()
+                        continue
+                    }
+                    let n = model[p]!.homes.count
+                    switch below(11) {
+                    case 0:
+                        try tx.createEmbeddedObject(in: p, h.home, ["city": .string(city)])
+                        model[p]!.home = ModelAddress(city: city)
+                    case 1:
+                        try tx.set(p, h.home, .null)
+                        model[p]!.home = nil
+                    case 2, 3:
+                        let i = below(n + 1)
+                        try tx.listInsertEmbedded(p, h.homes, at: i, ["city": .string(city)])
+                        model[p]!.homes.insert(ModelAddress(city: city), at: i)
+                    case 4 where n > 0:
+                        let i = below(n)
+                        try tx.listSetEmbedded(p, h.homes, at: i, ["city": .string(city)])
+                        model[p]!.homes[i] = ModelAddress(city: city)
+                    case 5 where n > 0:
+                        let i = below(n)
+                        try tx.listRemove(p, h.homes, at: i)
+                        model[p]!.homes.remove(at: i)
+                    case 6 where n > 0:
+                        let from = below(n), to = below(n)
+                        try tx.listMove(p, h.homes, from: from, to: to)
+                        model[p]!.homes.insert(model[p]!.homes.remove(at: from), at: to)
+                    case 7:
+                        // A geo for the home or an element (replacing the one it had).
+                        let lat = Double(serial)
+                        let i = below(n + 1)
+                        if i == n {
+                            guard case .link(let a) = try tx.value(p, h.home) else { continue }
+                            try tx.createEmbeddedObject(in: a, h.geoLink, ["lat": .double(lat)])
+                            model[p]!.home!.lat = lat
+                        } else {
+                            guard case .link(let a) = try tx.list(p, h.homes)[i] else { continue }
+                            try tx.createEmbeddedObject(in: a, h.geoLink, ["lat": .double(lat)])
+                            model[p]!.homes[i].lat = lat
+                        }
+                    case 8:
+                        try tx.delete(h.person, p)
+                        model[p] = nil
+                    case 9:
+                        // An address deleted directly.
+                        let i = below(n + 1)
+                        if i == n {
+                            guard case .link(let a) = try tx.value(p, h.home) else { continue }
+                            try tx.delete(h.address, a)
+                            model[p]!.home = nil
+                        } else {
+                            guard case .link(let a) = try tx.list(p, h.homes)[i] else { continue }
+                            try tx.delete(h.address, a)
+                            model[p]!.homes.remove(at: i)
+                        }
+                    default:
+                        if below(8) == 0 {
+                            try tx.deleteAll(h.address)
+                            for k in model.keys { model[k] = ModelPerson() }
+                        } else {
+                            try tx.setList(p, h.homes, [])
+                            model[p]!.homes = []
+                        }
+                    }
+                }
+                #expect(try Self.read(tx) == model, "round \(round) before commit")
+            }
+            #expect(try db.read { try Self.read($0) } == model, "round \(round)")
+            let addresses = model.values.reduce(0) { $0 + ($1.home == nil ? 0 : 1) + $1.homes.count }
+            let geos = model.values.reduce(0) { $0 + ($1.home?.lat == nil ? 0 : 1) + $1.homes.filter { $0.lat != nil }.count }
+            #expect(try Self.counts(db) == [model.count, addresses, geos, 0], "round \(round)")
+            if round % 8 == 7 { try Self.expectSound(db) }
+        }
+        try Self.expectSound(db)
+    }
 }
