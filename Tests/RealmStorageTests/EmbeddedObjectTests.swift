@@ -390,6 +390,48 @@ import Testing
         #expect(try db.read { $0.classSchema("F")?.properties.map(\.name) } == ["v"])
     }
 
+    /// A format-5 file another process has open stays format 5 (a build that reads only format 5 may be that
+    /// process), so it takes no embedded class.
+    @Test func aFileThatStaysFormatFiveRefusesEmbeddedClasses() throws {
+        let dir = TempDir()
+        let path = try PageBoundChecksumTests.copyOfFormatFiveFixture(in: dir)
+        do { _ = try Database.open(path: path, options: DatabaseOptions(readOnly: true)) }  // makes the lock file
+        try whileAnotherProcessHasItOpen(path) {
+            let db = try Database.open(path: path)
+            #expect(try db.latestMeta().format == 5)
+            do {
+                try db.write { tx in try tx.createClass(ClassSchema(name: "Spot", properties: [], isEmbedded: true)) }
+                Issue.record("a format-5 file took an embedded class")
+            } catch StorageError.invalidSchema(let m) {
+                #expect(m.hasPrefix("embedded class 'Spot' needs file format 7; this file is format 5"), "\(m)")
+            }
+            #expect(try db.read { $0.classSchema("Spot") } == nil)
+        }
+    }
+
+    @Test func anEmbeddedClassTakesNoPrimaryKeyLater() throws {
+        let dir = TempDir()
+        let db = try Self.database(dir)
+        #expect(throws: StorageError.invalidSchema("embedded class 'Address' cannot have a primary key ('city')")) {
+            try db.write { tx in try tx.setPrimaryKey("Address", "city") }
+        }
+        #expect(throws: StorageError.invalidSchema("embedded class 'Geo' cannot have a primary key ('id')")) {
+            try db.write { tx in try tx.addProperty("Geo", PropertySchema(name: "id", type: .int, isPrimaryKey: true)) }
+        }
+        #expect(try db.read { s in s.classSchema("Address")?.primaryKey == nil && s.classSchema("Geo")?.property(named: "id") == nil })
+        // Linking objects on an embedded class are allowed (Realm's `LinkingObjects` of an `EmbeddedObject`).
+        try db.write { tx in try tx.addProperty("Geo", .linkingObjects("places", from: "Address", property: "geo")) }
+        try db.write { tx in
+            let h = try Handles(tx)
+            let p = try tx.createObject(h.person)
+            let a = try tx.createEmbeddedObject(in: p, h.home)
+            let g = try tx.createEmbeddedObject(in: a, h.geoLink)
+            #expect(try tx.list(g, try tx.property(h.geo, "places")) == [.link(a)])
+            #expect(try tx.list(a, h.residents) == [.link(p)])
+        }
+        try Self.expectSound(db)
+    }
+
     @Test func ownerNamesTheSingleIncomingLink() throws {
         let dir = TempDir()
         let db = try Self.database(dir)

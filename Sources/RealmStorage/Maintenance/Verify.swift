@@ -30,7 +30,8 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
 
 extension Database {
     /// Walks every structure of the newest version: checksums of every node, B+tree order and counts, values,
-    /// links and backlinks, indexes, and page accounting (every page used exactly once or free exactly once).
+    /// links and backlinks, the one owner of each embedded object, indexes, and page accounting (every page used
+    /// exactly once or free exactly once).
     public func verify() throws -> VerifyReport {
         try read { snapshot in
             var v = Verifier(snapshot: snapshot)

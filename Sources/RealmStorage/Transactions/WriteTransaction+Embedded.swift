@@ -88,8 +88,12 @@ extension WriteTransaction {
     // MARK: Ownership
 
     /// Whether link property `p` owns its targets: they are of an embedded class.
-    func ownsTarget(_ p: PropertyInfo) -> Bool {
-        p.type == .link && catalogue.classIndex(id: p.targetClassID).map { catalogue.classes[$0].isEmbedded } == true
+    func ownsTarget(_ p: PropertyInfo) -> Bool { p.type == .link && isEmbeddedClass(p.targetClassID) }
+
+    /// Whether class `id` is embedded, read in place (no copy of the class's description).
+    func isEmbeddedClass(_ id: UInt32) -> Bool {
+        guard let i = catalogue.classIndex(id: id) else { return false }
+        return catalogue.classes[i].isEmbedded
     }
 
     /// The embedded objects owned through property `p` of class `originClass` (as class ID and key, read from

@@ -39,8 +39,8 @@ extension WriteTransaction {
         case (.mixed, _): return value
         case (.link, .link(let k)):
             // An embedded object is linked only by the link or list element it was created in.
-            if let t = catalogue.classInfo(id: p.targetClassID), t.isEmbedded {
-                throw StorageError.existingEmbeddedObject(className: c.name, property: p.name, embeddedClass: t.name)
+            if isEmbeddedClass(p.targetClassID) {
+                throw StorageError.existingEmbeddedObject(className: c.name, property: p.name, embeddedClass: className(p.targetClassID))
             }
             guard try locate(p.targetClassID, k.rawValue) != nil else {
                 let target = catalogue.classInfo(id: p.targetClassID)?.name ?? "?"

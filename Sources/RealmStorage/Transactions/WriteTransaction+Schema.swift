@@ -69,6 +69,9 @@ extension WriteTransaction {
     public func addProperty(_ className: String, _ p: PropertySchema) throws {
         try checkActive()
         guard let c = catalogue.classInfo(named: className) else { throw StorageError.noSuchClass(className) }
+        if p.isPrimaryKey, c.isEmbedded {
+            throw StorageError.invalidSchema("embedded class '\(className)' cannot have a primary key ('\(p.name)')")
+        }
         if p.isPrimaryKey, c.primaryKeyColumnID != 0 {
             throw StorageError.invalidSchema("class '\(className)' already has a primary key")
         }
