@@ -44,6 +44,12 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchObject(className: String, key: UInt64)
     /// A list index is outside the list.
     case indexOutOfRange(index: Int, count: Int)
+    /// An object of an embedded class was to be created on its own: it is created through its parent's link or
+    /// list (`createEmbeddedObject`, `listInsertEmbedded`, `listSetEmbedded`).
+    case embeddedObjectCreation(className: String)
+    /// A link or list element was to point at an object of an embedded class that already exists: each embedded
+    /// object has exactly one owner, so a new one is created in place instead.
+    case existingEmbeddedObject(className: String, property: String, embeddedClass: String)
     /// The transaction was already committed or rolled back.
     case transactionEnded
     /// This thread already has a write transaction open on the database.
@@ -92,6 +98,10 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .primaryKeyChange(let c, let p): return "\(c).\(p) is the primary key; it cannot be changed once the object exists"
         case .noSuchObject(let c, let k): return "no object \(c) #\(k)"
         case .indexOutOfRange(let i, let n): return "index \(i) out of range for a list of \(n)"
+        case .embeddedObjectCreation(let c):
+            return "Explicit creation of embedded object not allowed in: \(c) (an embedded object is created through its parent's link or list)"
+        case .existingEmbeddedObject(let c, let p, let e):
+            return "\(c).\(p): Cannot set a link to an existing managed embedded object of '\(e)' (create a new one through the parent instead)"
         case .transactionEnded: return "the transaction has already ended"
         case .writeInProgress(let p): return "\(p): this thread already has a write transaction open"
         case .differentDatabases(let p, let o): return "\(p): cannot compare with a snapshot of another database (\(o))"

@@ -30,7 +30,8 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
 
 extension Database {
     /// Walks every structure of the newest version: checksums of every node, B+tree order and counts, values,
-    /// links and backlinks, indexes, and page accounting (every page used exactly once or free exactly once).
+    /// links and backlinks, the one owner of each embedded object, indexes, and page accounting (every page used
+    /// exactly once or free exactly once).
     public func verify() throws -> VerifyReport {
         try read { snapshot in
             var v = Verifier(snapshot: snapshot)
@@ -152,6 +153,28 @@ private struct Verifier {
         checkValues(c, table)
         for p in c.properties where p.isIndexed { checkIndex(c, table, p) }
         for p in c.properties where p.type == .backlink { checkBacklinkTree(c, p) }
+        if c.isEmbedded { checkOwners(c, table) }
+    }
+
+    /// Each object of an embedded class has exactly one incoming link, from all its backlink trees together
+    /// (none: an orphan no owner deletes; more: an object shared, which deleting one owner would take from
+    /// the other).
+    mutating func checkOwners(_ c: ClassInfo, _ table: TableHandle) {
+        do {
+            var links: [UInt64: Int] = [:]
+            for bl in c.properties where bl.type == .backlink {
+                try s.forEachBacklink(c.classID, bl) { t, _ in links[t, default: 0] += 1 }
+            }
+            for k in try s.keys(table) {
+                switch links[k.rawValue, default: 0] {
+                case 1: continue
+                case 0: problem("\(c.name) #\(k.rawValue): embedded object without an owner (no link or list holds it)")
+                case let n: problem("\(c.name) #\(k.rawValue): embedded object with \(n) incoming links (it must have exactly one owner)")
+                }
+            }
+        } catch {
+            problem("\(c.name): \(brief(error))")
+        }
     }
 
     /// Returns (firstKey, count) of the subtree.

@@ -34,6 +34,8 @@ extension WriteTransaction {
             for case .link(let t) in new { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
         }
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = new
+        // Embedded objects go with the list that owned them (the new list holds none of them: `validated`).
+        if ownsTarget(info) { for case .link(let t) in old { try deleteObject(info.targetClassID, t.rawValue) } }
     }
 
     /// Inserts `value` at `index` (`index == count` appends).
@@ -63,6 +65,7 @@ extension WriteTransaction {
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = list
         if case .link(let t) = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
         if case .link(let t) = v { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        if case .link(let t) = old, ownsTarget(info) { try deleteObject(info.targetClassID, t.rawValue) }
     }
 
     /// Removes the element at `index`.
@@ -73,6 +76,7 @@ extension WriteTransaction {
         let old = list.remove(at: index)
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = list
         if case .link(let t) = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        if case .link(let t) = old, ownsTarget(info) { try deleteObject(info.targetClassID, t.rawValue) }
     }
 
     /// Moves the element at `from` to position `to`.

@@ -38,6 +38,10 @@ extension WriteTransaction {
             throw StorageError.valueTooLarge(className: c.name, property: p.name, bytes: d.count, limit: SchemaLimits.maxValueBytes)
         case (.mixed, _): return value
         case (.link, .link(let k)):
+            // An embedded object is linked only by the link or list element it was created in.
+            if isEmbeddedClass(p.targetClassID) {
+                throw StorageError.existingEmbeddedObject(className: c.name, property: p.name, embeddedClass: className(p.targetClassID))
+            }
             guard try locate(p.targetClassID, k.rawValue) != nil else {
                 let target = catalogue.classInfo(id: p.targetClassID)?.name ?? "?"
                 throw StorageError.noSuchObject(className: target, key: k.rawValue)
@@ -63,6 +67,12 @@ extension WriteTransaction {
                              dictionaries: [String: ValueDictionary] = [:]) throws -> ObjectKey {
         try checkActive()
         let c = try classInfo(table)
+        if c.isEmbedded { throw StorageError.embeddedObjectCreation(className: c.name) }
+        return try createObject(c, values, lists: lists)
+    }
+
+    /// Creates an object of class `c` from values named by property (validated here), whatever its class.
+    func createObject(_ c: ClassInfo, _ values: [String: Value], lists: [String: [Value]]) throws -> ObjectKey {
         var row: [UInt32: Value] = [:]
         for (name, v) in values {
             let p = try info(c, name)
@@ -80,12 +90,13 @@ extension WriteTransaction {
         try checkActive()
         precondition(columns.count == values.count, "one value per column")
         let plan = try insertPlan(table)
+        if plan.classInfo.isEmbedded { throw StorageError.embeddedObjectCreation(className: plan.classInfo.name) }
         let positions = try plan.positions(of: columns)
         var row = plan.template
         for i in 0..<columns.count {
             let at = positions[i]
             let kind = plan.kinds[at]
-            if kind.type == .link, kind.targetClassID != plan.classID, case .link(let k) = values[i] {
+            if kind.type == .link, kind.targetClassID != plan.classID, !kind.targetIsEmbedded, case .link(let k) = values[i] {
                 guard try locate(kind.targetClassID, k.rawValue) != nil else {
                     throw StorageError.noSuchObject(className: catalogue.classInfo(id: kind.targetClassID)?.name ?? "?", key: k.rawValue)
                 }
@@ -114,6 +125,8 @@ extension WriteTransaction {
             var targetClassID: UInt32
             var columnID: UInt32
             var indexRoot: UInt64
+            /// A link to an embedded class (whose links `validated` refuses).
+            var targetIsEmbedded = false
 
             /// Whether `value` is stored as given: same type, within the size limit. Nil and every conversion
             /// or error are left to `validated`.
@@ -147,11 +160,16 @@ extension WriteTransaction {
         private var lastColumns: [UInt32] = []
         private var lastPositions: [Int] = []
 
-        init(_ c: ClassInfo, classIndex: Int) {
+        /// `embedded`: the IDs of the embedded classes (a class's embedded flag never changes, nor is a class ID
+        /// used again, so a kept plan stays right).
+        init(_ c: ClassInfo, classIndex: Int, embedded: Set<UInt32> = []) {
             classInfo = c
             classID = c.classID
             properties = c.properties
-            kinds = c.properties.map { Kind(type: $0.type, targetClassID: $0.targetClassID, columnID: $0.columnID, indexRoot: $0.indexRoot) }
+            kinds = c.properties.map {
+                Kind(type: $0.type, targetClassID: $0.targetClassID, columnID: $0.columnID, indexRoot: $0.indexRoot,
+                     targetIsEmbedded: $0.type == .link && embedded.contains($0.targetClassID))
+            }
             self.classIndex = classIndex
             template = c.properties.map(\.defaultValue)
             columnIDs = c.properties.map(\.columnID)
@@ -218,7 +236,7 @@ extension WriteTransaction {
             kept.refresh(c)
             p = kept
         } else {
-            p = InsertPlan(c, classIndex: ci)
+            p = InsertPlan(c, classIndex: ci, embedded: Set(catalogue.classes.lazy.filter(\.isEmbedded).map(\.classID)))
             database.insertPlans[classID] = p
         }
         plans[classID] = p
@@ -359,6 +377,8 @@ extension WriteTransaction {
         if info.type == .link {
             if case .link(let t) = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
             if case .link(let t) = v { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+            // An embedded object goes with the link that owned it.
+            if case .link(let t) = old, ownsTarget(info) { try deleteObject(info.targetClassID, t.rawValue) }
         }
     }
 
@@ -414,6 +434,8 @@ extension WriteTransaction {
     public func deleteAll(_ table: TableHandle) throws {
         try checkActive()
         let c = try classInfo(table)
+        // The embedded objects the class owns go with it (read before its links are dropped).
+        let owned = try ownedObjects(of: c)
         if c.properties.contains(where: { $0.type == .link || $0.type == .backlink }) { try detachAll(c) }
         // Drop the whole tree (lists are values in its rows) and every index at once.
         try freeTree(root(of: c.classID), c)
@@ -429,6 +451,7 @@ extension WriteTransaction {
         catalogueChanged = true
         // The class's insert plan remembers the index roots just freed.
         plans[c.classID] = nil
+        for (classID, key) in owned { try deleteObject(classID, key) }
     }
 
     /// Before every object of `c` goes: links from other classes into `c` become null and leave their lists,
@@ -467,7 +490,15 @@ extension WriteTransaction {
         dirtyDictionaries = dirtyDictionaries.filter { $0.key.classID != c.classID }
     }
 
+    /// Deletes an object and the embedded objects it owns, through every level of nesting (a work list, not
+    /// recursion: the depth of nesting is the data's).
     func deleteObject(_ classID: UInt32, _ key: UInt64) throws {
+        var pending = [(classID, key)]
+        while let (c, k) = pending.popLast() { try deleteOneObject(c, k, owned: &pending) }
+    }
+
+    /// Deletes one object; appends the embedded objects it owned (now without an owner) to `owned`.
+    private func deleteOneObject(_ classID: UInt32, _ key: UInt64, owned: inout [(UInt32, UInt64)]) throws {
         let c = catalogue.classInfo(id: classID)!
         guard let loc = try locate(classID, key) else { return }
         // Incoming links: null to-one links and dictionary values, remove from lists and sets.
@@ -499,16 +530,20 @@ extension WriteTransaction {
         _ = loc
         guard let here = try locate(classID, key) else { return }
         for p in c.properties where p.type == .link {
+            let owns = ownsTarget(p)
             if p.isList || p.isSet {
                 for case .link(let t) in try listValues(classID, key, p, here) {
                     try removeBacklink(target: t.rawValue, via: p, from: classID, origin: key)
+                    if owns { owned.append((p.targetClassID, t.rawValue)) }
                 }
             } else if p.isDictionary {
                 for case .link(let t) in try dictionaryValues(classID, key, p, here).values {
                     try removeBacklink(target: t.rawValue, via: p, from: classID, origin: key)
+                    if owns { owned.append((p.targetClassID, t.rawValue)) }
                 }
             } else if case .link(let t) = try rawValue(here, p) {
                 try removeBacklink(target: t.rawValue, via: p, from: classID, origin: key)
+                if owns { owned.append((p.targetClassID, t.rawValue)) }
             }
         }
         // Pending collection changes of the object go with it (its collections are values in its row, removed

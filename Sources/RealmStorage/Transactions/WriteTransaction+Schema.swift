@@ -54,6 +54,7 @@ extension WriteTransaction {
             for s in schemas {
                 for p in s.properties where p.type == .linkingObjects { try appendProperty(s.name, p) }
             }
+            try checkEmbeddedCycles()
         } catch {
             catalogue = saved
             throw error
@@ -68,6 +69,9 @@ extension WriteTransaction {
     public func addProperty(_ className: String, _ p: PropertySchema) throws {
         try checkActive()
         guard let c = catalogue.classInfo(named: className) else { throw StorageError.noSuchClass(className) }
+        if p.isPrimaryKey, c.isEmbedded {
+            throw StorageError.invalidSchema("embedded class '\(className)' cannot have a primary key ('\(p.name)')")
+        }
         if p.isPrimaryKey, c.primaryKeyColumnID != 0 {
             throw StorageError.invalidSchema("class '\(className)' already has a primary key")
         }
@@ -77,6 +81,7 @@ extension WriteTransaction {
         let saved = catalogue
         do {
             try appendProperty(className, p)
+            try checkEmbeddedCycles()
         } catch {
             catalogue = saved
             throw error
@@ -181,6 +186,8 @@ extension WriteTransaction {
                 dirtyDictionaries[slot] = nil
             }
         }
+        // The embedded objects the property owns go with it (read before its backlink tree is dropped).
+        let owned = try ownedObjects(via: p, of: c.classID)
         if p.isIndexed { try dropIndex(c.classID, p) }
         if p.type == .link { try dropBacklinkColumn(target: p.targetClassID, origin: c.classID, column: p.columnID) }
         if p.hasColumn { try dropDirtyColumn(classID: c.classID, columnID: p.columnID) }
@@ -189,6 +196,7 @@ extension WriteTransaction {
         if p.isPrimaryKey { catalogue.classes[ci].primaryKeyColumnID = 0 }
         catalogueChanged = true
         plans.removeAll()
+        for (classID, key) in owned { try deleteObject(classID, key) }
     }
 
     /// Removes a class and all its objects. Refused while another class links to it.

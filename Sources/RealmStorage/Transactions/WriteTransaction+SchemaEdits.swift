@@ -66,6 +66,9 @@ extension WriteTransaction {
         let old = c.properties.first(where: \.isPrimaryKey)
         if old?.name == name { return }
         var new: PropertyInfo?
+        if let name, c.isEmbedded {
+            throw StorageError.invalidSchema("embedded class '\(className)' cannot have a primary key ('\(name)')")
+        }
         if let name {
             let p = try info(c, name)
             guard p.type.canBePrimaryKey, !p.isCollection else {
