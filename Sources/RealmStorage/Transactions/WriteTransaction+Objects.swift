@@ -31,7 +31,8 @@ extension WriteTransaction {
             return value
         case (.mixed, .link): throw mismatch("a mixed value (a link in a mixed value names its class: a typed link)")
         case (.mixed, .typedLink), (.mixed, .list), (.mixed, .dictionary):
-            throw mismatch("a mixed value (typed links and nested collections are not stored yet)")
+            try validateMixedStructure(value, for: p, in: c)
+            return value
         case (.mixed, .string(let s)) where s.utf8.count > SchemaLimits.maxValueBytes:
             throw StorageError.valueTooLarge(className: c.name, property: p.name, bytes: s.utf8.count, limit: SchemaLimits.maxValueBytes)
         case (.mixed, .data(let d)) where d.count > SchemaLimits.maxValueBytes:
@@ -141,6 +142,8 @@ extension WriteTransaction {
         /// Positions of indexed properties and of to-one links.
         let indexed: [Int]
         let links: [Int]
+        /// Positions of single-valued mixed properties (their typed links have backlinks).
+        let mixed: [Int]
         /// The last column list seen by `positions(of:)` (bulk inserts pass the same one every time).
         private var lastColumns: [UInt32] = []
         private var lastPositions: [Int] = []
@@ -157,6 +160,7 @@ extension WriteTransaction {
             keyIsValue = primaryKey.map { c.properties[$0].keyIsValue } ?? false
             indexed = c.properties.indices.filter { c.properties[$0].isIndexed }
             links = c.properties.indices.filter { c.properties[$0].type == .link && !c.properties[$0].isCollection }
+            mixed = c.properties.indices.filter { c.properties[$0].type == .mixed && !c.properties[$0].isCollection }
         }
 
         /// Whether this plan, made for an earlier version of the catalogue, still describes class `c` at
@@ -290,10 +294,15 @@ extension WriteTransaction {
                 try addBacklink(target: t.rawValue, via: plan.properties[i], from: classID, origin: key)
             }
         }
+        for i in plan.mixed where MixedLinks.containsTypedLink(row[i]) {
+            try addMixedBacklinks(row[i], via: plan.properties[i], from: classID, origin: key)
+        }
         for (p, vs) in listValues where !vs.isEmpty {
             dirtyLists[SlotKey(classID: classID, key: key, columnID: p.columnID)] = vs
             if p.type == .link {
                 for case .link(let t) in vs { try addBacklink(target: t.rawValue, via: p, from: classID, origin: key) }
+            } else if p.type == .mixed {
+                for v in vs where MixedLinks.containsTypedLink(v) { try addMixedBacklinks(v, via: p, from: classID, origin: key) }
             }
         }
         return ObjectKey(key)
@@ -334,6 +343,9 @@ extension WriteTransaction {
         if info.type == .link {
             if case .link(let t) = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
             if case .link(let t) = v { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        } else if info.type == .mixed {
+            if MixedLinks.containsTypedLink(old) { try removeMixedBacklinks(old, via: info, from: c.classID, origin: key.rawValue) }
+            if MixedLinks.containsTypedLink(v) { try addMixedBacklinks(v, via: info, from: c.classID, origin: key.rawValue) }
         }
     }
 
@@ -351,8 +363,8 @@ extension WriteTransaction {
         guard !info.isCollection, info.type != .linkingObjects else {
             throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a list of values", got: "a single value")
         }
-        if info.type == .link || info.isIndexed || info.keyIsValue {
-            // Links and indexes need per-object bookkeeping (and a primary key that is the key may not change).
+        if info.type == .link || info.type == .mixed || info.isIndexed || info.keyIsValue {
+            // Links (typed links in mixed values too) and indexes need per-object bookkeeping (and a primary key that is the key may not change).
             var n = 0
             for k in try keys(table) {
                 try set(k, p, transform(try value(k, p)))
@@ -375,7 +387,9 @@ extension WriteTransaction {
 
     // MARK: Deleting objects
 
-    /// Deletes an object: every to-one link to it becomes null and it is removed from every list.
+    /// Deletes an object: every to-one link to it becomes null and it is removed from every list. A typed link
+    /// to it in a mixed value becomes null; inside a list of mixed values or a nested list it is erased, as a
+    /// nested dictionary's value it becomes null (the key stays), as Realm Core.
     public func delete(_ table: TableHandle, _ key: ObjectKey) throws {
         try checkActive()
         let c = try classInfo(table)
@@ -389,7 +403,7 @@ extension WriteTransaction {
     public func deleteAll(_ table: TableHandle) throws {
         try checkActive()
         let c = try classInfo(table)
-        if c.properties.contains(where: { $0.type == .link || $0.type == .backlink }) { try detachAll(c) }
+        if c.properties.contains(where: { $0.type == .link || $0.type == .backlink || $0.type == .mixed }) { try detachAll(c) }
         // Drop the whole tree (lists are values in its rows) and every index at once.
         try freeTree(root(of: c.classID), c)
         roots[c.classID] = .clean(0)
@@ -418,7 +432,10 @@ extension WriteTransaction {
             try forEachBacklink(c.classID, bl) { _, o in if origins.last != o { origins.append(o) } }
             for o in Set(origins).sorted() {
                 guard try locate(oc.classID, o) != nil else { continue }
-                if op.isList {
+                if op.type == .mixed {
+                    // Typed links to any object of `c` go; the value's other links stay (their trees are others).
+                    try removeMixedLinks(oc.classID, o, op) { tc, _ in tc == c.classID }
+                } else if op.isList {
                     // A list of links holds links to `c` only: all of them go.
                     dirtyLists[SlotKey(classID: oc.classID, key: o, columnID: op.columnID)] = []
                 } else {
@@ -431,6 +448,9 @@ extension WriteTransaction {
         // Outgoing: the targets' trees for c's links hold nothing else.
         for p in c.properties where p.type == .link && p.targetClassID != c.classID {
             try dropBacklinkTree(p.targetClassID, backlinkColumn(target: p.targetClassID, via: p, from: c.classID))
+        }
+        for p in c.properties where p.type == .mixed {
+            for (tc, bl) in mixedBacklinkColumns(via: p, from: c.classID) where tc != c.classID { try dropBacklinkTree(tc, bl) }
         }
         // Pending list changes of the objects go with them.
         dirtyLists = dirtyLists.filter { $0.key.classID != c.classID }
@@ -445,7 +465,9 @@ extension WriteTransaction {
             guard !origins.isEmpty, let originClass = catalogue.classInfo(id: bl.targetClassID),
                   let op = originClass.property(column: bl.originColumnID) else { continue }
             for o in Set(origins) {
-                if op.isList {
+                if op.type == .mixed {
+                    try removeMixedLinks(originClass.classID, o, op) { $0 == classID && $1.rawValue == key }
+                } else if op.isList {
                     var list = try listForUpdate(originClass.classID, o, op)
                     list.removeAll { $0 == .link(ObjectKey(key)) }
                     dirtyLists[SlotKey(classID: originClass.classID, key: o, columnID: op.columnID)] = list
@@ -470,6 +492,7 @@ extension WriteTransaction {
                 try removeBacklink(target: t.rawValue, via: p, from: classID, origin: key)
             }
         }
+        for p in c.properties where p.type == .mixed { try removeOutgoingMixedBacklinks(classID, key, p, here) }
         // Pending list changes of the object go with it (its lists are values in its row, removed below).
         for p in c.properties where p.isList && p.type != .linkingObjects {
             dirtyLists[SlotKey(classID: classID, key: key, columnID: p.columnID)] = nil
