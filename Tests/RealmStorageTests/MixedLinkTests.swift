@@ -395,3 +395,123 @@ import Testing
         }
     }
 }
+
+/// Seeded random writes of mixed values holding typed links at random depths, deletes of targets and origins,
+/// checked after every commit against a plain model (whose nullify rules are written out here, apart from the
+/// engine's) and by `verify()`.
+@Suite struct MixedLinkRandomTests {
+    /// The model's own statement of Realm Core's rules: the value itself null, list elements erased,
+    /// dictionary values null.
+    static func nullify(_ v: Value, _ gone: (UInt32, ObjectKey)) -> Value {
+        switch v {
+        case .typedLink(let c, let k) where c == gone.0 && k == gone.1: return .null
+        case .list(let l):
+            return .list(l.compactMap { e -> Value? in
+                if case .typedLink(let c, let k) = e, c == gone.0, k == gone.1 { return nil }
+                return nullify(e, gone)
+            })
+        case .dictionary(let d): return .dictionary(ValueDictionary(d.map { ($0.key, nullify($0.value, gone)) }))
+        default: return v
+        }
+    }
+
+    static func links(_ v: Value) -> [(UInt32, ObjectKey)] {
+        switch v {
+        case .typedLink(let c, let k): return [(c, k)]
+        case .list(let l): return l.flatMap(links)
+        case .dictionary(let d): return d.values.flatMap(links)
+        default: return []
+        }
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64]) func randomWritesAndDeletesKeepLinksAndBacklinksExact(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("r.realm"))
+        try db.write { tx in try tx.createClasses(MixedLinkTests.schema) }
+        let (targetID, otherID, docID) = try db.read { s in (s.classID(named: "Target")!, s.classID(named: "Other")!, s.classID(named: "Doc")!) }
+        // The model: live objects of each linkable class, and every document's values.
+        var live: [UInt32: [ObjectKey]] = [targetID: [], otherID: [], docID: []]
+        var any: [ObjectKey: Value] = [:]
+        var anys: [ObjectKey: [Value]] = [:]
+
+        func randomValue(_ depth: Int) -> Value {
+            switch rng.below(depth > 2 ? 4 : 7) {
+            case 0: return .int(Int64(rng.below(100)))
+            case 1: return .null
+            case 2, 3:
+                let c = [targetID, otherID, docID][rng.below(3)]
+                guard let ks = live[c], !ks.isEmpty else { return .string("none") }
+                return .typedLink(classID: c, key: ks[rng.below(ks.count)])
+            case 4, 5: return .list((0..<rng.below(4)).map { _ in randomValue(depth + 1) })
+            default: return .dictionary(ValueDictionary((0..<rng.below(4)).map { i in ("k\(i)", randomValue(depth + 1)) }))
+            }
+        }
+
+        for step in 0..<120 {
+            try db.write { tx in
+                for _ in 0..<(1 + rng.below(4)) {
+                    let op = rng.below(10)
+                    let docs = live[docID]!
+                    if op < 2 || docs.isEmpty {
+                        let c = [targetID, otherID, docID][rng.below(3)]
+                        let k = try tx.createObject(tx.catalogue.classInfo(id: c)!.name, [:])
+                        live[c]!.append(k)
+                        if c == docID { any[k] = .null; anys[k] = [] }
+                    } else if op < 5 {
+                        let d = docs[rng.below(docs.count)], v = randomValue(1)
+                        try tx.set(d, "Doc", "any", v)
+                        any[d] = v
+                    } else if op < 7 {
+                        let d = docs[rng.below(docs.count)], h = try tx.property(tx.table("Doc"), "anys")
+                        if rng.below(3) == 0, !anys[d]!.isEmpty {
+                            let i = rng.below(anys[d]!.count)
+                            try tx.listRemove(d, h, at: i)
+                            anys[d]!.remove(at: i)
+                        } else {
+                            let v = randomValue(1)
+                            try tx.listAppend(d, h, v)
+                            anys[d]!.append(v)
+                        }
+                    } else {
+                        // Delete an object of a random class (a document is an origin, and may be a target).
+                        let c = [targetID, otherID, docID][rng.below(3)]
+                        guard let ks = live[c], !ks.isEmpty else { continue }
+                        let k = ks[rng.below(ks.count)]
+                        try tx.delete(tx.catalogue.classInfo(id: c)!.name, k)
+                        live[c]!.removeAll { $0 == k }
+                        if c == docID { any[k] = nil; anys[k] = nil }
+                        for d in any.keys { any[d] = Self.nullify(any[d]!, (c, k)) }
+                        for d in anys.keys {
+                            if case .list(let l) = Self.nullify(.list(anys[d]!), (c, k)) { anys[d] = l }
+                        }
+                    }
+                }
+            }
+            try db.read { s in
+                let doc = try s.table("Doc"), h = try s.property(doc, "anys")
+                #expect(try Set(s.keys(doc)) == Set(live[docID]!), "step \(step)")
+                for d in live[docID]! {
+                    #expect(try s.value(d, "Doc", "any") == any[d]!, "seed \(seed) step \(step) doc \(d)")
+                    #expect(try s.list(d, h) == anys[d]!, "seed \(seed) step \(step) doc \(d)")
+                }
+                // Backlinks: once per link, from the model's values.
+                for c in [targetID, otherID, docID] {
+                    let name = s.catalogue.classInfo(id: c)!.name
+                    for t in live[c]! {
+                        let fromAny = live[docID]!.flatMap { d in Self.links(any[d]!).filter { $0.0 == c && $0.1 == t }.map { _ in d } }
+                        let fromAnys = live[docID]!.flatMap { d in anys[d]!.flatMap(Self.links).filter { $0.0 == c && $0.1 == t }.map { _ in d } }
+                        #expect(try s.backlinks(t, in: s.table(name), from: "Doc", property: "any") == fromAny.sorted(), "step \(step)")
+                        #expect(try s.backlinks(t, in: s.table(name), from: "Doc", property: "anys") == fromAnys.sorted(), "step \(step)")
+                    }
+                }
+            }
+            if step % 30 == 29 {
+                let report = try db.verify()
+                #expect(report.isOK, "seed \(seed) step \(step): \(report)")
+            }
+        }
+        let report = try db.verify()
+        #expect(report.isOK, "\(report)")
+    }
+}
