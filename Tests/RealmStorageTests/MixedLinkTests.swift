@@ -121,6 +121,28 @@ import Testing
         try f.expectVerified()
     }
 
+    /// Every way of writing a mixed value records its links: creating an object by name or by columns, with a
+    /// list of mixed values, and `updateAll`.
+    @Test func everyWritePathRecordsBacklinks() throws {
+        let f = try Fixture(docs: 0)
+        let (a, b) = try f.db.write { tx in
+            let doc = try tx.table("Doc")
+            let a = try tx.createObject(doc, ["any": .list([f.link(0)])], lists: ["anys": [f.link(1), .list([f.link(1)])]])
+            let b = try tx.createObject(doc, columns: [tx.property(doc, "name"), tx.property(doc, "any")],
+                                        values: [.string("b"), .dictionary(ValueDictionary([("x", f.link(0))]))])
+            return (a, b)
+        }
+        #expect(try f.backlinks(0) == [a, b])
+        #expect(try f.backlinks(1, "anys") == [a, a])
+        try f.db.write { tx in
+            let doc = try tx.table("Doc")
+            try tx.updateAll(doc, tx.property(doc, "any")) { _ in .typedLink(classID: f.targetID, key: f.targets[2]) }
+        }
+        #expect(try f.backlinks(0).isEmpty)
+        #expect(try f.backlinks(2) == [a, b])
+        try f.expectVerified()
+    }
+
     @Test func aLinkNestedTwiceToTheSameTargetIsCountedTwice() throws {
         let f = try Fixture()
         let v = Value.list([f.link(0), .dictionary(ValueDictionary([("a", f.link(0)), ("b", f.link(1))])), .list([.list([f.link(0)])])])
