@@ -36,6 +36,9 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case typeMismatch(className: String, property: String, expected: String, got: String)
     /// A value exceeds a size limit (strings and data ≤ 16 MB).
     case valueTooLarge(className: String, property: String, bytes: Int, limit: Int)
+    /// A value a property cannot hold for a reason other than its type: a mixed value nested too deep, a typed
+    /// link to an embedded object, a dictionary key that is not allowed.
+    case invalidValue(className: String, property: String, reason: String)
     /// A primary key value is already used by another object of the class. The value is not included.
     case duplicatePrimaryKey(className: String, property: String)
     /// A primary key that identifies its object cannot be changed once the object exists.
@@ -94,6 +97,7 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidSchema(let m): return "invalid schema: \(m)"
         case .typeMismatch(let c, let p, let e, let g): return "\(c).\(p) expects \(e), got \(g)"
         case .valueTooLarge(let c, let p, let b, let l): return "\(c).\(p): value of \(b) bytes exceeds the limit of \(l) bytes"
+        case .invalidValue(let c, let p, let r): return "\(c).\(p): \(r)"
         case .duplicatePrimaryKey(let c, let p): return "duplicate primary key for \(c).\(p)"
         case .primaryKeyChange(let c, let p): return "\(c).\(p) is the primary key; it cannot be changed once the object exists"
         case .noSuchObject(let c, let k): return "no object \(c) #\(k)"

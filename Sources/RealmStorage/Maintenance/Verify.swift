@@ -248,6 +248,10 @@ private struct Verifier {
                     } else {
                         values = [try s.value(k, h)]
                     }
+                    if p.type == .mixed {
+                        for v in values { try checkTypedLinks(v, of: k, c, p) }
+                        continue
+                    }
                     guard p.type == .link else { continue }
                     for case .link(let t) in values {
                         guard let target = s.catalogue.classInfo(id: p.targetClassID) else { continue }
@@ -268,13 +272,32 @@ private struct Verifier {
         }
     }
 
+    /// The typed links in a mixed value of object `k`: each names an existing class that is not embedded and an
+    /// existing object of it, which has a backlink to `k` through the property.
+    mutating func checkTypedLinks(_ v: Value, of k: ObjectKey, _ c: ClassInfo, _ p: PropertyInfo) throws {
+        for (tc, t) in MixedLinks.typedLinks(in: v) {
+            let at = "\(c.name) #\(k.rawValue).\(p.name)"
+            guard let target = s.catalogue.classInfo(id: tc) else { problem("\(at): typed link to missing class \(tc)"); continue }
+            if target.isEmbedded { problem("\(at): typed link to an object of embedded class \(target.name)") }
+            guard try s.locate(tc, t.rawValue) != nil else {
+                problem("\(at): typed link to missing \(target.name) #\(t.rawValue)"); continue
+            }
+            guard let bl = target.properties.first(where: { $0.type == .backlink && $0.targetClassID == c.classID && $0.originColumnID == p.columnID }) else {
+                problem("\(target.name): no backlink column for the typed links of \(c.name).\(p.name)"); continue
+            }
+            if try !s.backlinkKeys(tc, t.rawValue, bl).contains(k.rawValue) {
+                problem("\(at) links to \(target.name) #\(t.rawValue), which has no backlink to it")
+            }
+        }
+    }
+
     /// A backlink tree: its nodes, shape and entries; each entry names a live target and a live origin whose
     /// link property holds exactly as many links to the target as the entry records. (That every link has
     /// its entry is checked from the links' side, in `checkValues`.)
     mutating func checkBacklinkTree(_ c: ClassInfo, _ bl: PropertyInfo) {
         let what = "backlink tree \(c.name).\(bl.name)"
         guard let origin = s.catalogue.classInfo(id: bl.targetClassID), let op = origin.property(column: bl.originColumnID),
-              op.type == .link, op.targetClassID == c.classID else {
+              (op.type == .link && op.targetClassID == c.classID) || op.type == .mixed else {
             problem("\(what) names a missing origin property"); return
         }
         let tree = EntryTree(root: bl.indexRoot)
@@ -296,9 +319,19 @@ private struct Verifier {
                 guard try s.locate(origin.classID, o) != nil else {
                     problem("\(c.name) #\(t): backlink from missing \(origin.name) #\(o)"); continue
                 }
-                let links = op.isList || op.isSet ? try s.list(ObjectKey(o), h).filter { $0 == .link(ObjectKey(t)) }.count
-                    : op.isDictionary ? try s.dictionary(ObjectKey(o), h).values.filter { $0 == .link(ObjectKey(t)) }.count
-                    : (try s.value(ObjectKey(o), h) == .link(ObjectKey(t)) ? 1 : 0)
+                let links: Int
+                if op.type == .mixed {
+                    // Typed links to this object anywhere in the value (or in the collection's elements).
+                    let values = op.isList || op.isSet ? try s.list(ObjectKey(o), h)
+                        : op.isDictionary ? try s.dictionary(ObjectKey(o), h).values : [try s.value(ObjectKey(o), h)]
+                    links = values.reduce(0) { n, v in
+                        n + MixedLinks.typedLinks(in: v).filter { $0.classID == c.classID && $0.key.rawValue == t }.count
+                    }
+                } else {
+                    links = op.isList || op.isSet ? try s.list(ObjectKey(o), h).filter { $0 == .link(ObjectKey(t)) }.count
+                        : op.isDictionary ? try s.dictionary(ObjectKey(o), h).values.filter { $0 == .link(ObjectKey(t)) }.count
+                        : (try s.value(ObjectKey(o), h) == .link(ObjectKey(t)) ? 1 : 0)
+                }
                 if links != recorded {
                     problem("\(c.name) #\(t): \(recorded) backlink(s) from \(origin.name) #\(o).\(op.name), which holds \(links) link(s)")
                 }

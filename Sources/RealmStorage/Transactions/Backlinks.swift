@@ -104,7 +104,12 @@ extension WriteTransaction {
     /// Past the first few of a transaction, the entries wait and go into the tree sorted (DECISIONS 52).
     func addBacklink(target: UInt64, via p: PropertyInfo, from originClass: UInt32, origin: UInt64) throws {
         let bl = try backlinkColumn(target: p.targetClassID, via: p, from: originClass)
-        let slot = SlotKey(classID: p.targetClassID, key: 0, columnID: bl.columnID)
+        try addBacklink(target: target, in: p.targetClassID, column: bl, origin: origin)
+    }
+
+    /// Records one link from `origin` to object `target` of class `targetClass` in its backlink property `bl`.
+    func addBacklink(target: UInt64, in targetClass: UInt32, column bl: PropertyInfo, origin: UInt64) throws {
+        let slot = SlotKey(classID: targetClass, key: 0, columnID: bl.columnID)
         if takesDirectIndexEntry() {
             let pair = BacklinkEntry.pair(target, origin)
             try withStoredIndex(slot, root: bl.indexRoot) { tree in try pair.withUnsafeBytes { try insertBacklink($0, into: &tree) } }
@@ -127,7 +132,12 @@ extension WriteTransaction {
     /// Forgets one link from `origin` to `target` through `p` (nothing when there is none).
     func removeBacklink(target: UInt64, via p: PropertyInfo, from originClass: UInt32, origin: UInt64) throws {
         let bl = try backlinkColumn(target: p.targetClassID, via: p, from: originClass)
-        try withIndex(p.targetClassID, bl) { tree in
+        try removeBacklink(target: target, in: p.targetClassID, column: bl, origin: origin)
+    }
+
+    /// Forgets one link from `origin` to object `target` of class `targetClass` in its backlink property `bl`.
+    func removeBacklink(target: UInt64, in targetClass: UInt32, column bl: PropertyInfo, origin: UInt64) throws {
+        try withIndex(targetClass, bl) { tree in
             if tree.root == nil { return }
             let n = try linkCount(tree, target, origin)
             if n >= 2 {

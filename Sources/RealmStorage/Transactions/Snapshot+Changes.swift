@@ -225,11 +225,15 @@ extension Snapshot {
     private func addBacklinkChanges(_ n: ClassInfo, _ o: ClassInfo, since older: Snapshot, to changes: inout TableChanges) throws {
         var gone: Set<UInt64>?
         for p in n.properties where p.type == .backlink {
-            guard let q = o.property(column: p.columnID), q.type == .backlink else { continue }
-            let newTree = try backlinkTree(n.classID, p), oldTree = try older.backlinkTree(o.classID, q)
+            // A backlink property new in this version (the first typed link from a mixed property into the
+            // class) had no entries before.
+            let q = o.property(column: p.columnID)
+            if let q, q.type != .backlink { continue }
+            let newTree = try backlinkTree(n.classID, p)
+            let oldTree = try q.map { try older.backlinkTree(o.classID, $0) } ?? EntryTree(root: 0)
             if Snapshot.sameTree(newTree, oldTree) { continue }
             // Only the leaves the two trees do not share are read.
-            let a = try older.backlinkEntries(oldTree, notSharedWith: newTree.committedRefs(source: self), q)
+            let a = try older.backlinkEntries(oldTree, notSharedWith: newTree.committedRefs(source: self), q ?? p)
             let b = try backlinkEntries(newTree, notSharedWith: oldTree.committedRefs(source: older), p)
             var targets: [UInt64] = []
             var i = 0, j = 0

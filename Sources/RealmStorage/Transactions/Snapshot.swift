@@ -370,8 +370,8 @@ public class Snapshot: NodeSource {
         }
     }
 
-    /// The keys of objects of `originClass` whose link property `originProperty` points at this object:
-    /// one lookup in the stored backlink tree, never a scan.
+    /// The keys of objects of `originClass` whose link property `originProperty` points at this object (or
+    /// whose mixed property holds a typed link to it, at any depth; once per link): one lookup in the stored backlink tree, never a scan.
     public func backlinks(_ key: ObjectKey, in table: TableHandle, from originClass: String, property originProperty: String) throws -> [ObjectKey] {
         let c = try classInfo(table)
         guard let bl = try backlinkColumn(of: c, from: originClass, property: originProperty) else { return [] }
@@ -379,10 +379,12 @@ public class Snapshot: NodeSource {
     }
 
     /// The backlink property of class `c` for links from `originClass.originProperty` (nil: no link was ever
-    /// made, so none exist); throws when that property is not a link to `c`.
+    /// made, so none exist); throws when that property is neither a link to `c` nor a mixed property (whose
+    /// typed links may reach any class).
     func backlinkColumn(of c: ClassInfo, from originClass: String, property originProperty: String) throws -> PropertyInfo? {
         guard let origin = catalogue.classInfo(named: originClass) else { throw StorageError.noSuchClass(originClass) }
-        guard let op = origin.property(named: originProperty), op.type == .link, op.targetClassID == c.classID else {
+        guard let op = origin.property(named: originProperty),
+              (op.type == .link && op.targetClassID == c.classID) || op.type == .mixed else {
             throw StorageError.noSuchProperty(className: originClass, property: originProperty)
         }
         return c.properties.first { $0.type == .backlink && $0.targetClassID == origin.classID && $0.originColumnID == op.columnID }

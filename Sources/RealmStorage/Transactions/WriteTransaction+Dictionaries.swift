@@ -71,6 +71,9 @@ extension WriteTransaction {
         dirtyDictionaries[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = d
         if case .link(let t)? = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
         if case .link(let t) = v { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        if let old { try removeElementBacklinks(old, info, c, key) }
+        try addElementBacklinks(v, info, c, key)
+        if case .link(let t)? = old, ownsTarget(info) { try deleteObject(info.targetClassID, t.rawValue) }
     }
 
     /// Removes `dictionaryKey` and its value. Returns false, and writes nothing, when there is no such key.
@@ -82,6 +85,8 @@ extension WriteTransaction {
         d[dictionaryKey] = nil
         dirtyDictionaries[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = d
         if case .link(let t) = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        try removeElementBacklinks(old, info, c, key)
+        if case .link(let t) = old, ownsTarget(info) { try deleteObject(info.targetClassID, t.rawValue) }
         return true
     }
 
@@ -99,7 +104,14 @@ extension WriteTransaction {
         if info.type == .link {
             for case .link(let t) in old.values { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
             for case .link(let t) in new.values { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        } else if info.type == .mixed {
+            for v in old.values { try removeElementBacklinks(v, info, c, key) }
+            for v in new.values { try addElementBacklinks(v, info, c, key) }
         }
         dirtyDictionaries[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = new
+        if ownsTarget(info) {
+            let kept = Set(new.values.compactMap { if case .link(let t) = $0 { return t } else { return nil } })
+            for case .link(let t) in old.values where !kept.contains(t) { try deleteObject(info.targetClassID, t.rawValue) }
+        }
     }
 }

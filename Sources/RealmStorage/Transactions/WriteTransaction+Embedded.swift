@@ -66,6 +66,25 @@ extension WriteTransaction {
         return child
     }
 
+    /// Creates a new object of the embedded class dictionary `p` holds as the value of `dictionaryKey`, in place
+    /// of the object the key held (deleted, with the objects it owned).
+    @discardableResult
+    public func dictionarySetEmbedded(_ parent: ObjectKey, _ p: PropertyHandle, key dictionaryKey: String, _ values: [String: Value] = [:],
+                                      lists: [String: [Value]] = [:]) throws -> ObjectKey {
+        let (c, info, loc) = try dictionaryContext(parent, p)
+        try checkDictionaryKey(dictionaryKey, for: info, in: c)
+        let target = try embeddedTarget(c, info, kind: "a dictionary of links", ok: true)
+        let child = try newEmbeddedObject(target, values, lists: lists)
+        var d = try dictionaryValues(c.classID, parent.rawValue, info, loc)
+        let old = d[dictionaryKey]
+        d[dictionaryKey] = .link(child)
+        dirtyDictionaries[SlotKey(classID: c.classID, key: parent.rawValue, columnID: info.columnID)] = d
+        if case .link(let t)? = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: parent.rawValue) }
+        try addBacklink(target: child.rawValue, via: info, from: c.classID, origin: parent.rawValue)
+        if case .link(let t)? = old { try deleteObject(info.targetClassID, t.rawValue) }
+        return child
+    }
+
     /// The embedded class link property `info` of `c` targets; throws when `info` is not a link (of the kind
     /// `ok` says) to an embedded class.
     private func embeddedTarget(_ c: ClassInfo, _ info: PropertyInfo, kind: String, ok: Bool) throws -> ClassInfo {

@@ -32,6 +32,9 @@ extension WriteTransaction {
         if info.type == .link {
             for case .link(let t) in old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
             for case .link(let t) in new { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        } else if info.type == .mixed {
+            for v in old where MixedLinks.containsTypedLink(v) { try removeMixedBacklinks(v, via: info, from: c.classID, origin: key.rawValue) }
+            for v in new where MixedLinks.containsTypedLink(v) { try addMixedBacklinks(v, via: info, from: c.classID, origin: key.rawValue) }
         }
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = new
         // Embedded objects go with the list that owned them (the new list holds none of them: `validated`).
@@ -47,6 +50,17 @@ extension WriteTransaction {
         list.insert(v, at: index)
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = list
         if case .link(let t) = v { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        try addElementBacklinks(v, info, c, key)
+    }
+
+    /// The backlinks of the typed links in a new element of a list of mixed values.
+    func addElementBacklinks(_ v: Value, _ info: PropertyInfo, _ c: ClassInfo, _ key: ObjectKey) throws {
+        if info.type == .mixed, MixedLinks.containsTypedLink(v) { try addMixedBacklinks(v, via: info, from: c.classID, origin: key.rawValue) }
+    }
+
+    /// Forgets the backlinks of the typed links in an element leaving a list of mixed values.
+    func removeElementBacklinks(_ v: Value, _ info: PropertyInfo, _ c: ClassInfo, _ key: ObjectKey) throws {
+        if info.type == .mixed, MixedLinks.containsTypedLink(v) { try removeMixedBacklinks(v, via: info, from: c.classID, origin: key.rawValue) }
     }
 
     public func listAppend(_ key: ObjectKey, _ p: PropertyHandle, _ value: Value) throws {
@@ -65,6 +79,8 @@ extension WriteTransaction {
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = list
         if case .link(let t) = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
         if case .link(let t) = v { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        try removeElementBacklinks(old, info, c, key)
+        try addElementBacklinks(v, info, c, key)
         if case .link(let t) = old, ownsTarget(info) { try deleteObject(info.targetClassID, t.rawValue) }
     }
 
@@ -76,6 +92,7 @@ extension WriteTransaction {
         let old = list.remove(at: index)
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = list
         if case .link(let t) = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        try removeElementBacklinks(old, info, c, key)
         if case .link(let t) = old, ownsTarget(info) { try deleteObject(info.targetClassID, t.rawValue) }
     }
 

@@ -31,7 +31,8 @@ extension WriteTransaction {
             return value
         case (.mixed, .link): throw mismatch("a mixed value (a link in a mixed value names its class: a typed link)")
         case (.mixed, .typedLink), (.mixed, .list), (.mixed, .dictionary):
-            throw mismatch("a mixed value (typed links and nested collections are not stored yet)")
+            try validateMixedStructure(value, for: p, in: c)
+            return value
         case (.mixed, .string(let s)) where s.utf8.count > SchemaLimits.maxValueBytes:
             throw StorageError.valueTooLarge(className: c.name, property: p.name, bytes: s.utf8.count, limit: SchemaLimits.maxValueBytes)
         case (.mixed, .data(let d)) where d.count > SchemaLimits.maxValueBytes:
@@ -68,11 +69,12 @@ extension WriteTransaction {
         try checkActive()
         let c = try classInfo(table)
         if c.isEmbedded { throw StorageError.embeddedObjectCreation(className: c.name) }
-        return try createObject(c, values, lists: lists)
+        return try createObject(c, values, lists: lists, dictionaries: dictionaries)
     }
 
     /// Creates an object of class `c` from values named by property (validated here), whatever its class.
-    func createObject(_ c: ClassInfo, _ values: [String: Value], lists: [String: [Value]]) throws -> ObjectKey {
+    func createObject(_ c: ClassInfo, _ values: [String: Value], lists: [String: [Value]],
+                      dictionaries: [String: ValueDictionary] = [:]) throws -> ObjectKey {
         var row: [UInt32: Value] = [:]
         for (name, v) in values {
             let p = try info(c, name)
@@ -156,6 +158,8 @@ extension WriteTransaction {
         /// Positions of indexed properties and of to-one links.
         let indexed: [Int]
         let links: [Int]
+        /// Positions of single-valued mixed properties (their typed links have backlinks).
+        let mixed: [Int]
         /// The last column list seen by `positions(of:)` (bulk inserts pass the same one every time).
         private var lastColumns: [UInt32] = []
         private var lastPositions: [Int] = []
@@ -177,6 +181,7 @@ extension WriteTransaction {
             keyIsValue = primaryKey.map { c.properties[$0].keyIsValue } ?? false
             indexed = c.properties.indices.filter { c.properties[$0].isIndexed }
             links = c.properties.indices.filter { c.properties[$0].type == .link && !c.properties[$0].isCollection }
+            mixed = c.properties.indices.filter { c.properties[$0].type == .mixed && !c.properties[$0].isCollection }
         }
 
         /// Whether this plan, made for an earlier version of the catalogue, still describes class `c` at
@@ -326,10 +331,15 @@ extension WriteTransaction {
                 try addBacklink(target: t.rawValue, via: plan.properties[i], from: classID, origin: key)
             }
         }
+        for i in plan.mixed where MixedLinks.containsTypedLink(row[i]) {
+            try addMixedBacklinks(row[i], via: plan.properties[i], from: classID, origin: key)
+        }
         for (p, vs) in listValues where !vs.isEmpty {
             dirtyLists[SlotKey(classID: classID, key: key, columnID: p.columnID)] = vs
             if p.type == .link {
                 for case .link(let t) in vs { try addBacklink(target: t.rawValue, via: p, from: classID, origin: key) }
+            } else if p.type == .mixed {
+                for v in vs where MixedLinks.containsTypedLink(v) { try addMixedBacklinks(v, via: p, from: classID, origin: key) }
             }
         }
         for (p, d) in dictionaryValues where !d.isEmpty {
@@ -379,6 +389,9 @@ extension WriteTransaction {
             if case .link(let t) = v { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
             // An embedded object goes with the link that owned it.
             if case .link(let t) = old, ownsTarget(info) { try deleteObject(info.targetClassID, t.rawValue) }
+        } else if info.type == .mixed {
+            if MixedLinks.containsTypedLink(old) { try removeMixedBacklinks(old, via: info, from: c.classID, origin: key.rawValue) }
+            if MixedLinks.containsTypedLink(v) { try addMixedBacklinks(v, via: info, from: c.classID, origin: key.rawValue) }
         }
     }
 
@@ -396,8 +409,8 @@ extension WriteTransaction {
         guard !info.isCollection, info.type != .linkingObjects else {
             throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a list of values", got: "a single value")
         }
-        if info.type == .link || info.isIndexed || info.keyIsValue {
-            // Links and indexes need per-object bookkeeping (and a primary key that is the key may not change).
+        if info.type == .link || info.type == .mixed || info.isIndexed || info.keyIsValue {
+            // Links (typed links in mixed values too) and indexes need per-object bookkeeping (and a primary key that is the key may not change).
             var n = 0
             for k in try keys(table) {
                 try set(k, p, transform(try value(k, p)))
@@ -420,7 +433,9 @@ extension WriteTransaction {
 
     // MARK: Deleting objects
 
-    /// Deletes an object: every to-one link to it becomes null and it is removed from every list.
+    /// Deletes an object: every to-one link to it becomes null and it is removed from every list. A typed link
+    /// to it in a mixed value becomes null; inside a list of mixed values or a nested list it is erased, as a
+    /// nested dictionary's value it becomes null (the key stays), as Realm Core.
     public func delete(_ table: TableHandle, _ key: ObjectKey) throws {
         try checkActive()
         let c = try classInfo(table)
@@ -436,7 +451,7 @@ extension WriteTransaction {
         let c = try classInfo(table)
         // The embedded objects the class owns go with it (read before its links are dropped).
         let owned = try ownedObjects(of: c)
-        if c.properties.contains(where: { $0.type == .link || $0.type == .backlink }) { try detachAll(c) }
+        if c.properties.contains(where: { $0.type == .link || $0.type == .backlink || $0.type == .mixed }) { try detachAll(c) }
         // Drop the whole tree (lists are values in its rows) and every index at once.
         try freeTree(root(of: c.classID), c)
         roots[c.classID] = .clean(0)
@@ -466,7 +481,10 @@ extension WriteTransaction {
             try forEachBacklink(c.classID, bl) { _, o in if origins.last != o { origins.append(o) } }
             for o in Set(origins).sorted() {
                 guard let at = try locate(oc.classID, o) else { continue }
-                if op.isList || op.isSet {
+                if op.type == .mixed {
+                    // Typed links to any object of `c` go; the value's other links stay (their trees are others).
+                    try removeMixedLinks(oc.classID, o, op) { tc, _ in tc == c.classID }
+                } else if op.isList || op.isSet {
                     // A list or set of links holds links to `c` only: all of them go.
                     dirtyLists[SlotKey(classID: oc.classID, key: o, columnID: op.columnID)] = []
                 } else if op.isDictionary {
@@ -484,6 +502,9 @@ extension WriteTransaction {
         // Outgoing: the targets' trees for c's links hold nothing else.
         for p in c.properties where p.type == .link && p.targetClassID != c.classID {
             try dropBacklinkTree(p.targetClassID, backlinkColumn(target: p.targetClassID, via: p, from: c.classID))
+        }
+        for p in c.properties where p.type == .mixed {
+            for (tc, bl) in mixedBacklinkColumns(via: p, from: c.classID) where tc != c.classID { try dropBacklinkTree(tc, bl) }
         }
         // Pending collection changes of the objects go with them.
         dirtyLists = dirtyLists.filter { $0.key.classID != c.classID }
@@ -507,7 +528,9 @@ extension WriteTransaction {
             guard !origins.isEmpty, let originClass = catalogue.classInfo(id: bl.targetClassID),
                   let op = originClass.property(column: bl.originColumnID) else { continue }
             for o in Set(origins) {
-                if op.isList || op.isSet {
+                if op.type == .mixed {
+                    try removeMixedLinks(originClass.classID, o, op) { $0 == classID && $1.rawValue == key }
+                } else if op.isList || op.isSet {
                     var list = try listForUpdate(originClass.classID, o, op)
                     list.removeAll { $0 == .link(ObjectKey(key)) }
                     dirtyLists[SlotKey(classID: originClass.classID, key: o, columnID: op.columnID)] = list
@@ -546,6 +569,7 @@ extension WriteTransaction {
                 if owns { owned.append((p.targetClassID, t.rawValue)) }
             }
         }
+        for p in c.properties where p.type == .mixed { try removeOutgoingMixedBacklinks(classID, key, p, here) }
         // Pending collection changes of the object go with it (its collections are values in its row, removed
         // below).
         for p in c.properties where p.isCollection && p.type != .linkingObjects {

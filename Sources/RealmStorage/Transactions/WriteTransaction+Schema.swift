@@ -190,6 +190,11 @@ extension WriteTransaction {
         let owned = try ownedObjects(via: p, of: c.classID)
         if p.isIndexed { try dropIndex(c.classID, p) }
         if p.type == .link { try dropBacklinkColumn(target: p.targetClassID, origin: c.classID, column: p.columnID) }
+        if p.type == .mixed {
+            for (tc, _) in mixedBacklinkColumns(via: p, from: c.classID) {
+                try dropBacklinkColumn(target: tc, origin: c.classID, column: p.columnID)
+            }
+        }
         if p.hasColumn { try dropDirtyColumn(classID: c.classID, columnID: p.columnID) }
         let ci = catalogue.classIndex(id: c.classID)!
         catalogue.classes[ci].properties.removeAll { $0.columnID == p.columnID }
@@ -199,7 +204,8 @@ extension WriteTransaction {
         for (classID, key) in owned { try deleteObject(classID, key) }
     }
 
-    /// Removes a class and all its objects. Refused while another class links to it.
+    /// Removes a class and all its objects. Refused while a link property of another class links to it; typed
+    /// links to its objects in mixed values become null (or leave their lists) as when the objects are deleted.
     public func removeClass(_ name: String) throws {
         try checkActive()
         guard let c = catalogue.classInfo(named: name) else { throw StorageError.noSuchClass(name) }
@@ -213,6 +219,13 @@ extension WriteTransaction {
         for p in c.properties where p.isIndexed || p.type == .backlink { try dropIndex(c.classID, p) }
         for p in c.properties where p.type == .link && p.targetClassID != c.classID {
             try dropBacklinkColumn(target: p.targetClassID, origin: c.classID, column: p.columnID)
+        }
+        // The backlink properties the typed links of its mixed properties made in other classes (its objects,
+        // deleted above, took their entries; typed links into it from other classes became null).
+        for p in c.properties where p.type == .mixed {
+            for (tc, _) in mixedBacklinkColumns(via: p, from: c.classID) where tc != c.classID {
+                try dropBacklinkColumn(target: tc, origin: c.classID, column: p.columnID)
+            }
         }
         try freeTree(root(of: c.classID), c)
         roots[c.classID] = nil

@@ -17,6 +17,16 @@ extension WriteTransaction {
            }) {
             catalogue.classes[ti].properties[bi].name = "@links.\(className).\(newName)"
         }
+        if p.type == .mixed {
+            // The backlink properties its typed links made, in whatever classes they reach.
+            for ti in catalogue.classes.indices {
+                for bi in catalogue.classes[ti].properties.indices where catalogue.classes[ti].properties[bi].type == .backlink
+                    && catalogue.classes[ti].properties[bi].targetClassID == c.classID
+                    && catalogue.classes[ti].properties[bi].originColumnID == p.columnID {
+                    catalogue.classes[ti].properties[bi].name = "@links.\(className).\(newName)"
+                }
+            }
+        }
         catalogueChanged = true
         plans.removeAll()
     }

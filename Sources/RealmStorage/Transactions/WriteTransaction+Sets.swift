@@ -118,6 +118,7 @@ extension WriteTransaction {
         elements.insert(v, at: at.index)
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = elements
         if case .link(let t) = v { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        try addElementBacklinks(v, info, c, key)
         return true
     }
 
@@ -132,6 +133,7 @@ extension WriteTransaction {
         let old = elements.remove(at: at.index)
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = elements
         if case .link(let t) = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        try removeElementBacklinks(old, info, c, key)
         return true
     }
 
@@ -149,6 +151,9 @@ extension WriteTransaction {
         if info.type == .link {
             for case .link(let t) in old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
             for case .link(let t) in new { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
+        } else if info.type == .mixed {
+            for v in old { try removeElementBacklinks(v, info, c, key) }
+            for v in new { try addElementBacklinks(v, info, c, key) }
         }
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = new
     }
