@@ -37,6 +37,7 @@ enum EmbeddedPlace {
     case toOne
     case listInsert(Int)
     case listSet(Int)
+    case dictionary(String)
 }
 
 extension Realm {
@@ -66,6 +67,7 @@ extension Realm {
                 case .toOne: return try tx.createEmbeddedObject(in: parent, p.handle, plain)
                 case .listInsert(let n): return try tx.listInsertEmbedded(parent, p.handle, at: n, plain)
                 case .listSet(let n): return try tx.listSetEmbedded(parent, p.handle, at: n, plain)
+                case .dictionary(let k): return try tx.dictionarySetEmbedded(parent, p.handle, key: k, plain)
                 }
             }
         }

@@ -138,6 +138,14 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
             if let i = unmanaged.firstIndex(where: { $0.key == key }) { unmanaged[i].value = value } else { unmanaged.append((key, value)) }
             return
         }
+        if let (realm, owner, p) = managedContext, realm.linksToEmbedded(p.schema), let o = value as? Object {
+            do {
+                try realm.createEmbedded(o, parent: owner.key, parentInfo: owner.info, property: propertyIndex, at: .dictionary(key._rlmKey))
+            } catch {
+                fatalError("cannot set a value of '\(owner.info.name).\(p.name)': \(error)")
+            }
+            return
+        }
         modify("set a map value") { tx, k, h, realm in try tx.dictionarySet(k, h, key: key._rlmKey, value._rlmToStored(realm)) }
     }
 
