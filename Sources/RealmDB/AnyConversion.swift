@@ -41,7 +41,7 @@ enum AnyConversion {
         case .objectId: return ObjectId._rlmFromAny(raw).map { .objectId($0) }
         case .uuid: return UUID._rlmFromAny(raw).map { .uuid($0) }
         case .decimal128: return Decimal128._rlmFromAny(raw).map { .decimal128($0) }
-        case .mixed: return AnyRealmValue._rlmFromAny(raw).map(\.stored)
+        case .mixed: return AnyRealmValue._rlmFromAny(raw).flatMap(\.stored)
         case .link, .linkingObjects, .backlink: return nil
         }
     }

@@ -339,7 +339,7 @@ final class ObjectNotifier<T: Object>: Notifier {
             return realm.object(of: target, key: k, preferring: nil)
         }
         if let model = info.model, let typed = flatten(model.fields[i].accessor.typedValue(v, realm)) { return typed }
-        if s.type == .mixed { return AnyRealmValue(stored: v) }
+        if s.type == .mixed { return AnyRealmValue(stored: v, realm) }
         return AnyConversion.swiftValue(v, type: s.type)
     }
 }

@@ -113,7 +113,7 @@ extension Realm {
                     if case .link(let t) = v {
                         out[k] = dynamicObject(try rlm.linkTargetInfo(from: info, s.objectClassName!), t)
                     } else {
-                        out[k] = s.type == .mixed ? AnyRealmValue(stored: v) : AnyConversion.swiftValue(v, type: s.type)
+                        out[k] = s.type == .mixed ? AnyRealmValue(stored: v, self) : AnyConversion.swiftValue(v, type: s.type)
                     }
                 }
                 return out
@@ -131,7 +131,7 @@ extension Realm {
             }
             let v = try reader.value(object._key, p.handle)
             if case .link(let k) = v { return dynamicObject(try rlm.linkTargetInfo(from: info, s.objectClassName!), k) }
-            if s.type == .mixed { return AnyRealmValue(stored: v) }
+            if s.type == .mixed { return AnyRealmValue(stored: v, self) }
             return AnyConversion.swiftValue(v, type: s.type)
         }
     }

@@ -457,6 +457,11 @@ extension Realm {
             let v: RealmStorage.Value = AnyConversion.isNull(value) ? .null : .link(try linkKey(value!, s, update, bad))
             try setStoredIfNeeded(v, key: key, info: info, property: i, policy: update == .modified ? .modified : .all)
         } else {
+            if s.type == .mixed, let raw = value.flatMap({ AnyConversion.unwrap($0) }), let a = AnyRealmValue._rlmFromAny(raw) {
+                // A mixed value may hold objects (links) and collections: stored with this Realm.
+                try setStoredIfNeeded(try a.stored(self), key: key, info: info, property: i, policy: update == .modified ? .modified : .all)
+                return
+            }
             guard let v = AnyConversion.stored(value, type: s.type, optional: s.isOptional) else {
                 throw bad("expected \(s.typeDescription), got \(type(of: value ?? NSNull()))")
             }

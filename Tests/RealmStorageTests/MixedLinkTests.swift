@@ -7,7 +7,7 @@ import Testing
 @Suite struct MixedLinkTests {
     static let schema: [ClassSchema] = [
         ClassSchema(name: "Target", properties: [PropertySchema(name: "name", type: .string)]),
-        ClassSchema(name: "Other", properties: [PropertySchema(name: "n", type: .int)]),
+        ClassSchema(name: "Other", properties: [PropertySchema(name: "n", type: .int), .link("part", to: "Part")]),
         ClassSchema(name: "Part", properties: [PropertySchema(name: "v", type: .int)], isEmbedded: true),
         ClassSchema(name: "Doc", properties: [
             PropertySchema(name: "name", type: .string),
@@ -232,7 +232,10 @@ import Testing
 
     @Test func valuesAMixedPropertyCannotHoldAreRefused() throws {
         let f = try Fixture()
-        let part = try f.db.write { tx in try tx.createObject("Part", ["v": .int(1)]) }
+        // An embedded object exists only inside its owner.
+        let part = try f.db.write { tx in
+            try tx.createEmbeddedObject(in: f.others[0], tx.property(tx.table("Other"), "part"), ["v": .int(1)])
+        }
         let partID = try f.db.read { $0.classID(named: "Part")! }
         func refused(_ v: Value, _ sourceLocation: SourceLocation = #_sourceLocation, _ check: (StorageError) -> Bool) {
             do {
