@@ -512,7 +512,7 @@ extension WriteTransaction {
     }
 
     /// Deletes an object and the embedded objects it owns, through every level of nesting (a work list, not
-    /// recursion: the depth of nesting is the data's).
+    /// recursion, so neither a deep nor a wide tree of owned objects can exhaust the stack).
     func deleteObject(_ classID: UInt32, _ key: UInt64) throws {
         var pending = [(classID, key)]
         while let (c, k) = pending.popLast() { try deleteOneObject(c, k, owned: &pending) }
