@@ -410,7 +410,8 @@ extension WriteTransaction {
             throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a list of values", got: "a single value")
         }
         if info.type == .link || info.type == .mixed || info.isIndexed || info.keyIsValue {
-            // Links (typed links in mixed values too) and indexes need per-object bookkeeping (and a primary key that is the key may not change).
+            // Links (typed links in mixed values too) and indexes need per-object bookkeeping (and a primary key
+            // that is the key may not change).
             var n = 0
             for k in try keys(table) {
                 try set(k, p, transform(try value(k, p)))
