@@ -87,7 +87,9 @@ extension KeyPath: CustomStringConvertible {
     public var description: String {
         var names = ""
         for c in components {
-            if let k = c.key {
+            if let n = c.index {
+                names += "[\(n)]"
+            } else if let k = c.key {
                 names += "['" + k.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "']"
             } else {
                 names += (names.isEmpty ? "" : ".") + c.name

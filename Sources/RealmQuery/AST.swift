@@ -177,6 +177,8 @@ public struct KeyPath: Hashable, Sendable {
         public var range: SourceRange
         /// The key of a dictionary subscript: `scores['math']`.
         public var key: String?
+        /// The position of a list subscript into a mixed value: `value[0]`.
+        public var index: Int?
         public init(_ name: String, _ range: SourceRange = SourceRange(0, 0)) {
             self.name = name
             self.range = range
@@ -185,6 +187,11 @@ public struct KeyPath: Hashable, Sendable {
             self.name = ""
             self.range = range
             self.key = key
+        }
+        public init(index: Int, _ range: SourceRange = SourceRange(0, 0)) {
+            self.name = ""
+            self.range = range
+            self.index = index
         }
     }
 

@@ -411,7 +411,9 @@ struct Binder {
             let c = comps[i]
             let isLast = i == comps.count - 1
             let schema = try classSchema(cls, c.range)
-            if c.key != nil { throw fail(.invalidQuery, "a key in brackets must follow a dictionary property", c.range) }
+            if c.key != nil || c.index != nil {
+                throw fail(.invalidQuery, "a key or position in brackets must follow a dictionary or a mixed property", c.range)
+            }
             if c.name == "@links" {
                 guard i + 1 < comps.count else {
                     throw fail(.invalidQuery, "@links must be followed by .@count or .Class.property", c.range)
@@ -453,6 +455,23 @@ struct Binder {
                 try many(.linkingObjects(cls: cls, prop: p.name, origin: p.objectClassName ?? ""), target: p.objectClassName ?? "")
                 if let s = steps.last, case .many(_, .some, _) = s { return finishAggregate() }
                 continue
+            }
+            if p.type == .mixed, i < comps.count, comps[i].key != nil || comps[i].index != nil, !p.isSet, !p.isDictionary {
+                // Into a mixed value's nested lists and dictionaries (or a list of mixed values' elements).
+                var path: [MixedStep] = []
+                while i < comps.count, comps[i].key != nil || comps[i].index != nil {
+                    path.append(comps[i].index.map { .index($0) } ?? .key(comps[i].key!))
+                    i += 1
+                }
+                steps.append(.mixedPath(cls: cls, prop: p.name, path: path))
+                if i < comps.count, comps[i].name == "@type" {
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '@type'", comps[i + 1].range) }
+                    var typed = done(ValueKind(type: .string, objectClass: nil, isMulti: multi, nullable: false))
+                    typed.typeOf = true
+                    return typed
+                }
+                if i < comps.count { throw fail(.invalidQuery, "only '@type' or another key or position can follow a value in brackets", comps[i].range) }
+                return done(ValueKind(type: .mixed, objectClass: nil, isMulti: multi, nullable: true))
             }
             if p.isDictionary {
                 // What follows: `['key']` or `.key` (one value), `@keys`, `@values` (also realm-swift's

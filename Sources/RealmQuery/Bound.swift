@@ -31,12 +31,20 @@ enum BoundStep: Sendable {
     /// A dictionary of values: its values (optionally aggregated), its keys, or the value of one key (null when
     /// the dictionary has no such key).
     case dictionary(cls: String, prop: String, part: DictionaryPart, aggregate: Aggregate?)
+    /// A value inside a mixed property (or a list of mixed values) reached by keys and positions: null when the
+    /// path leads nowhere.
+    case mixedPath(cls: String, prop: String, path: [MixedStep])
     /// `@count`/`@size` of a string or data value: its length in bytes.
     case length(cls: String, prop: String)
     /// `@links.@count`: the number of incoming links from every class and property.
     case allLinksCount(cls: String)
     /// The object reached so far, as `.link(key)` (a path ending at a list of objects, `$x` alone).
     case selfKey
+}
+
+enum MixedStep: Sendable, Equatable {
+    case key(String)
+    case index(Int)
 }
 
 enum DictionaryPart: Sendable, Equatable {

@@ -80,6 +80,17 @@ final class Executor {
             case .values:
                 if let aggregate { out.append(Executor.aggregate(aggregate, d.values)) } else { out.append(contentsOf: d.values) }
             }
+        case .mixedPath(let cls, let prop, let path):
+            let h = try handle(cls, prop)
+            var v: Value = h.isList ? .list(try snapshot.list(key, h)) : try snapshot.value(key, h)
+            for step in path {
+                switch (step, v) {
+                case (.key(let k), .dictionary(let d)): v = d[k] ?? .null
+                case (.index(let n), .list(let l)): v = n >= 0 && n < l.count ? l[n] : .null
+                default: v = .null
+                }
+            }
+            out.append(v)
         case .length(let cls, let prop):
             switch try snapshot.value(key, handle(cls, prop)) {
             case .string(let s): out.append(.int(Int64(s.utf8.count)))

@@ -515,12 +515,23 @@ struct Parser {
 
     /// `['key']` after a key path component (a dictionary's value), as many as follow.
     mutating func subscripts(_ components: inout [KeyPath.Component]) throws(QueryError) {
-        while isSymbol(current, "["), case .string(let key) = tokens[min(index + 1, tokens.count - 1)].kind {
+        while isSymbol(current, "[") {
             let open = current.range
-            advance()
-            advance()
-            guard isSymbol(current, "]") else { throw error("expected ']' after the key '\(key)'", current.range) }
-            components.append(.init(key: key, open.union(current.range)))
+            switch tokens[min(index + 1, tokens.count - 1)].kind {
+            case .string(let key):
+                advance()
+                advance()
+                guard isSymbol(current, "]") else { throw error("expected ']' after the key '\(key)'", current.range) }
+                components.append(.init(key: key, open.union(current.range)))
+            case .number(let digits):
+                guard let n = Int(digits) else { throw error("a position in brackets is a whole number, found \(digits)", tokens[index + 1].range) }
+                advance()
+                advance()
+                guard isSymbol(current, "]") else { throw error("expected ']' after the position \(n)", current.range) }
+                components.append(.init(index: n, open.union(current.range)))
+            default:
+                return
+            }
             advance()
         }
     }

@@ -28,6 +28,7 @@ import RealmStorage
                         .set("friends", of: "Person"),
                         PropertySchema(name: "scores", type: .int, isOptional: true, isDictionary: true),
                         .dictionary("pets", of: "Dog"),
+                        PropertySchema(name: "extra", type: .mixed, isOptional: true),
                     ]),
                 ])
                 var dogs: [String: ObjectKey] = [:]
@@ -52,6 +53,15 @@ import RealmStorage
                     try tx.setDictionary(k, try tx.property(person, "pets"),
                                          ValueDictionary(r.5.map { ($0.0, $0.1.map { .link(dogs[$0]!) } ?? .null) }))
                 }
+                let dogID = try #require(tx.classID(named: "Dog"))
+                let extras: [(String, Value)] = [
+                    ("Ann", .int(3)), ("Bob", .string("hi")), ("Cy", .double(3.0)),
+                    ("Dee", .typedLink(classID: dogID, key: dogs["Rex"]!)),
+                    ("Eve", .list([.int(1), .string("x"), .dictionary(ValueDictionary([("k", .int(2))]))])),
+                    ("Fay", .dictionary(ValueDictionary([("k", .int(5)), ("n", .list([.int(1), .int(2)])),
+                                                         ("d", .typedLink(classID: dogID, key: dogs["Fido"]!))]))),
+                ]
+                for (n, v) in extras { try tx.set(people[n]!, "Person", "extra", v) }
                 let friends = try tx.property(person, "friends")
                 for (a, bs) in [("Ann", ["Bob"]), ("Bob", ["Ann", "Cy"]), ("Dee", ["Ann"])] {
                     try tx.setAssign(people[a]!, friends, bs.map { .link(people[$0]!) })
@@ -132,6 +142,26 @@ import RealmStorage
 
     @Test(arguments: dictionaryCases)
     func dictionaries(_ c: (String, [String])) throws {
+        #expect(try Self.fixture.get().names(c.0) == c.1, "\(c.0)")
+    }
+
+    static let mixedCases: [(String, [String])] = [
+        ("extra == 3", ["Ann", "Cy"]),
+        ("extra[0] == 1", ["Eve"]),
+        ("extra[2]['k'] == 2", ["Eve"]),
+        ("extra['k'] == 5", ["Fay"]),
+        ("extra['n'][1] == 2", ["Fay"]),
+        ("extra['missing'] == nil", ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"]),
+        ("extra.@type == 'list'", ["Eve"]),
+        ("extra.@type == 'dictionary'", ["Fay"]),
+        ("extra.@type == 'object'", ["Fay"]),
+        ("extra.@type == 'link'", ["Dee"]),
+        ("extra.@type == 'collection'", ["Eve", "Fay"]),
+        ("extra[1].@type == 'string'", ["Eve"]),
+    ]
+
+    @Test(arguments: mixedCases)
+    func mixedValues(_ c: (String, [String])) throws {
         #expect(try Self.fixture.get().names(c.0) == c.1, "\(c.0)")
     }
 
