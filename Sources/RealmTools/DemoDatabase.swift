@@ -92,7 +92,18 @@ public struct DemoDatabase {
             PropertySchema(name: "strings", type: .string, isList: true),
             PropertySchema(name: "optDoubles", type: .double, isOptional: true, isList: true),
             .link("person", to: "Person"),
+            PropertySchema(name: "intSet", type: .int, isSet: true),
+            PropertySchema(name: "stringSet", type: .string, isSet: true),
+            .set("dogSet", of: "Dog"),
+            PropertySchema(name: "scores", type: .int, isOptional: true, isDictionary: true),
+            PropertySchema(name: "anyMap", type: .mixed, isOptional: true, isDictionary: true),
+            .link("address", to: "Address"),
         ]),
+        ClassSchema(name: "Address", properties: [
+            PropertySchema(name: "street", type: .string),
+            PropertySchema(name: "city", type: .string, isIndexed: false),
+            PropertySchema(name: "postalCode", type: .string, isOptional: true),
+        ], isEmbedded: true),
     ]
 
     /// How many objects of each class: every class scales with `objects`.
@@ -102,6 +113,7 @@ public struct DemoDatabase {
         var c = ["Company": share(0.02), "Contact": share(0.06), "Location": share(0.08), "Venue": share(0.08),
                  "Person": share(0.30), "Dog": share(0.40)]
         c["AllTypes"] = max(1, n - c.values.reduce(0, +))
+        c["Address"] = 0  // embedded: made with their AllTypes owners
         return c
     }
 
@@ -218,8 +230,59 @@ public struct DemoDatabase {
             }
             p = end
         }
-        _ = try fill("AllTypes", counts["AllTypes"]!) { n, r in try DemoDatabase.allTypes(n, &r, people) }
+        let all = try fill("AllTypes", counts["AllTypes"]!) { n, r in try DemoDatabase.allTypes(n, &r, people) }
+        try collections(db, all, dogs, &rng)
         progress?(total, total)
+    }
+
+    /// Sets, dictionaries, an embedded address and mixed values holding links and nested collections for the
+    /// `AllTypes` objects (Realm's whole data model in the demo).
+    func collections(_ db: Database, _ all: [ObjectKey], _ dogs: [ObjectKey], _ r: inout SplitMix64) throws {
+        let subjects = ["math", "art", "日本語", "한국어", "中文", "music 🎵"]
+        let cities = ["Tokyo", "東京", "서울", "北京", "Zürich", "San Francisco"]
+        var i = 0
+        while i < all.count {
+            let end = min(i + 50_000, all.count)
+            try ToolError.wrap {
+                try db.write { tx in
+                    let t = try tx.table("AllTypes")
+                    let h = { (name: String) in try tx.property(t, name) }
+                    let (intSet, stringSet, dogSet, scores, anyMap, address, mixed) =
+                        (try h("intSet"), try h("stringSet"), try h("dogSet"), try h("scores"), try h("anyMap"), try h("address"), try h("mixed"))
+                    let dogID = tx.classID(named: "Dog")!
+                    for n in i..<end {
+                        let k = all[n]
+                        try tx.setAssign(k, intSet, (0..<r.below(6)).map { _ in .int(Int64(r.below(20)) - 5) })
+                        try tx.setAssign(k, stringSet, (0..<r.below(4)).map { _ in .string(DemoText.tags[r.below(DemoText.tags.count)]) })
+                        if !dogs.isEmpty { try tx.setAssign(k, dogSet, (0..<r.below(3)).map { _ in .link(dogs[r.below(dogs.count)]) }) }
+                        var d = ValueDictionary()
+                        for _ in 0..<r.below(4) { d[subjects[r.below(subjects.count)]] = r.below(5) == 0 ? .null : .int(Int64(r.below(101))) }
+                        try tx.setDictionary(k, scores, d)
+                        var m = ValueDictionary()
+                        if n % 3 == 0 {
+                            m["count"] = .int(Int64(n))
+                            m["label"] = .string(DemoText.dog(n, &r))
+                            m["nested"] = .list([.bool(n % 2 == 0), .double(Double(n) / 7), .dictionary(ValueDictionary([("depth", .int(2))]))])
+                            if !dogs.isEmpty { m["dog"] = .typedLink(classID: dogID, key: dogs[n % dogs.count]) }
+                        }
+                        try tx.setDictionary(k, anyMap, m)
+                        if n % 3 != 2 {
+                            try tx.createEmbeddedObject(in: k, address, ["street": .string("\(1 + r.below(99))-\(1 + r.below(30)) Main St"),
+                                                                          "city": .string(cities[r.below(cities.count)]),
+                                                                          "postalCode": n % 4 == 0 ? .null : .string(String(format: "%05d", r.below(100_000)))])
+                        }
+                        // Some mixed values hold a link or a collection instead of a scalar.
+                        switch n % 10 {
+                        case 7 where !dogs.isEmpty: try tx.set(k, mixed, .typedLink(classID: dogID, key: dogs[(n * 7) % dogs.count]))
+                        case 8: try tx.set(k, mixed, .list([.int(Int64(n)), .string("二"), .list([.null, .bool(true)])]))
+                        case 9: try tx.set(k, mixed, .dictionary(ValueDictionary([("n", .int(Int64(n))), ("tags", .list([.string("a"), .string("b")]))])))
+                        default: break
+                        }
+                    }
+                }
+            }
+            i = end
+        }
     }
 
     static func objectId(_ n: Int, _ r: inout SplitMix64) -> ObjectId {
