@@ -9,7 +9,8 @@ protocol _AnyList {
 
 /// An ordered list of values or objects: a to-many relationship (`List<Dog>`) or a list of primitives
 /// (`List<String>`). Unmanaged lists are plain arrays; managed lists read and write through their object.
-public final class List<Element: RealmCollectionValue> {
+public final class List<Element: RealmCollectionValue>: CollectionProperty {
+    static var typeName: String { "List" }
     var unmanaged: [Element] = []
     /// The owning object and its property index when managed.
     var owner: ObjectRef?
@@ -30,21 +31,9 @@ public final class List<Element: RealmCollectionValue> {
 
     // MARK: Reading
 
-    var managedContext: (Realm, ObjectRef, ClassInfo.Property)? {
-        guard let owner else { return nil }
-        owner.realm.verifyThread("List")
-        return (owner.realm, owner, owner.info.properties[propertyIndex])
-    }
-
     func storedElements() -> [RealmStorage.Value] {
         guard let (realm, owner, p) = managedContext else { return [] }
-        do {
-            return try realm.reader.list(owner.key, p.handle)
-        } catch StorageError.noSuchObject {
-            fatalError(RealmError.invalidatedObject(className: owner.info.name).description)
-        } catch {
-            realm.rlm.readFailed(error, "read the list \(owner.info.name).\(p.name)")
-        }
+        return readStored(realm, owner, p) { try $0.list($1, $2) }
     }
 
     var elements: [Element] {
@@ -57,17 +46,6 @@ public final class List<Element: RealmCollectionValue> {
     }
 
     // MARK: Writing
-
-    private func modify(_ operation: String, _ body: (WriteTransaction, ObjectKey, PropertyHandle, Realm) throws -> Void) {
-        guard let (realm, owner, p) = managedContext else { return }
-        do {
-            let tx = try realm.requireWrite(operation)
-            try RealmError.wrap { try body(tx, owner.key, p.handle, realm) }
-            realm.rlm.changed()
-        } catch {
-            fatalError("cannot \(operation) '\(owner.info.name).\(p.name)': \(error)")
-        }
-    }
 
     public func append(_ element: Element) {
         if owner == nil { unmanaged.append(element); return }

@@ -28,7 +28,8 @@ public struct SingleMapEntry<Key: _MapKey, Value: RealmCollectionValue> {
 ///
 /// Keys may not be empty, start with `$` or contain `.`. A managed map iterates its keys in the order of their
 /// UTF-8 bytes, as Realm Core keeps them; setting a key to nil (`map["k"] = nil`) removes it.
-public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
+public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CollectionProperty {
+    static var typeName: String { "Map" }
     var unmanaged: [(key: Key, value: Value)] = []
     /// The owning object and its property index when managed.
     var owner: ObjectRef?
@@ -49,21 +50,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
 
     // MARK: Reading
 
-    var managedContext: (Realm, ObjectRef, ClassInfo.Property)? {
-        guard let owner else { return nil }
-        owner.realm.verifyThread("Map")
-        return (owner.realm, owner, owner.info.properties[propertyIndex])
-    }
-
     func storedEntries() -> ValueDictionary {
         guard let (realm, owner, p) = managedContext else { return ValueDictionary() }
-        do {
-            return try realm.reader.dictionary(owner.key, p.handle)
-        } catch StorageError.noSuchObject {
-            fatalError(RealmError.invalidatedObject(className: owner.info.name).description)
-        } catch {
-            realm.rlm.readFailed(error, "read the map \(owner.info.name).\(p.name)")
-        }
+        return readStored(realm, owner, p) { try $0.dictionary($1, $2) }
     }
 
     /// The entries in iteration order.
@@ -86,13 +75,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
     public subscript(key: Key) -> Value? {
         get {
             guard let (realm, owner, p) = managedContext else { return unmanaged.first { $0.key == key }?.value }
-            do {
-                return try realm.reader.dictionaryValue(owner.key, p.handle, key: key._rlmKey).map { Value._rlmFromStored($0, realm) }
-            } catch StorageError.noSuchObject {
-                fatalError(RealmError.invalidatedObject(className: owner.info.name).description)
-            } catch {
-                realm.rlm.readFailed(error, "read the map \(owner.info.name).\(p.name)")
-            }
+            return readStored(realm, owner, p) { try $0.dictionaryValue($1, $2, key: key._rlmKey) }.map { Value._rlmFromStored($0, realm) }
         }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
@@ -118,17 +101,6 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue> {
             : key.contains(".") ? "it contains '.'"
             : key.contains("\0") ? "it contains NUL" : nil
         if let reason { throw RealmError.invalidValue(className: "Map", property: "(key)", reason: "invalid key '\(key)': \(reason)") }
-    }
-
-    private func modify(_ operation: String, _ body: (WriteTransaction, ObjectKey, PropertyHandle, Realm) throws -> Void) {
-        guard let (realm, owner, p) = managedContext else { return }
-        do {
-            let tx = try realm.requireWrite(operation)
-            try RealmError.wrap { try body(tx, owner.key, p.handle, realm) }
-            realm.rlm.changed()
-        } catch {
-            fatalError("cannot \(operation) '\(owner.info.name).\(p.name)': \(error)")
-        }
     }
 
     /// Sets the value of `key`, adding the key when the map has none.

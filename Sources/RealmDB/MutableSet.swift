@@ -12,7 +12,8 @@ protocol _AnyMutableSet {
 ///
 /// Managed sets keep Realm Core's order (by value; numbers of every type compare by value, so 1 and 1.0 are one
 /// element of a `MutableSet<AnyRealmValue>`), stable within a version; unmanaged sets keep insertion order.
-public final class MutableSet<Element: RealmCollectionValue> {
+public final class MutableSet<Element: RealmCollectionValue>: CollectionProperty {
+    static var typeName: String { "MutableSet" }
     var unmanaged: [Element] = []
     /// The owning object and its property index when managed.
     var owner: ObjectRef?
@@ -33,21 +34,9 @@ public final class MutableSet<Element: RealmCollectionValue> {
 
     // MARK: Reading
 
-    var managedContext: (Realm, ObjectRef, ClassInfo.Property)? {
-        guard let owner else { return nil }
-        owner.realm.verifyThread("MutableSet")
-        return (owner.realm, owner, owner.info.properties[propertyIndex])
-    }
-
     func storedElements() -> [RealmStorage.Value] {
         guard let (realm, owner, p) = managedContext else { return [] }
-        do {
-            return try realm.reader.list(owner.key, p.handle)
-        } catch StorageError.noSuchObject {
-            fatalError(RealmError.invalidatedObject(className: owner.info.name).description)
-        } catch {
-            realm.rlm.readFailed(error, "read the set \(owner.info.name).\(p.name)")
-        }
+        return readStored(realm, owner, p) { try $0.list($1, $2) }
     }
 
     var elements: [Element] {
@@ -75,13 +64,7 @@ public final class MutableSet<Element: RealmCollectionValue> {
     public func contains(_ element: Element) -> Bool {
         guard let (realm, owner, p) = managedContext else { return unmanaged.contains { Self.same($0, element) } }
         if let o = element as? Object, o.realm == nil { return false }  // an unmanaged object is in no managed set
-        do {
-            return try realm.reader.setContains(owner.key, p.handle, try element._rlmToStored(realm))
-        } catch StorageError.noSuchObject {
-            fatalError(RealmError.invalidatedObject(className: owner.info.name).description)
-        } catch {
-            realm.rlm.readFailed(error, "read the set \(owner.info.name).\(p.name)")
-        }
+        return readStored(realm, owner, p) { try $0.setContains($1, $2, try element._rlmToStored(realm)) }
     }
 
     /// Whether every element of this set is in `other`.
@@ -91,17 +74,6 @@ public final class MutableSet<Element: RealmCollectionValue> {
     public func intersects(_ other: MutableSet<Element>) -> Bool { elements.contains { other.contains($0) } }
 
     // MARK: Writing
-
-    private func modify(_ operation: String, _ body: (WriteTransaction, ObjectKey, PropertyHandle, Realm) throws -> Void) {
-        guard let (realm, owner, p) = managedContext else { return }
-        do {
-            let tx = try realm.requireWrite(operation)
-            try RealmError.wrap { try body(tx, owner.key, p.handle, realm) }
-            realm.rlm.changed()
-        } catch {
-            fatalError("cannot \(operation) '\(owner.info.name).\(p.name)': \(error)")
-        }
-    }
 
     /// Adds `element` unless the set holds it already.
     public func insert(_ element: Element) {

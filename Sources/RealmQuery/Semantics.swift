@@ -101,14 +101,7 @@ enum Semantics {
 
     /// Exact order of an int and a double.
     static func intDoubleOrder(_ i: Int64, _ d: Double) -> Int? {
-        if d.isNaN { return nil }
-        if d >= 9_223_372_036_854_775_808.0 { return -1 }
-        if d < -9_223_372_036_854_775_808.0 { return 1 }
-        let t = d.rounded(.down)
-        let ti = Int64(t)
-        if i < ti { return -1 }
-        if i > ti { return 1 }
-        return d > t ? -1 : 0
+        d.isNaN ? nil : SetOrder.intDouble(i, d)
     }
 
     static func uuidOrder(_ x: UUID, _ y: UUID) -> Int {

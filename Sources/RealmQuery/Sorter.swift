@@ -216,22 +216,8 @@ struct Sorter {
         }
     }
 
-    private static func rank(_ v: Value) -> Int {
-        switch v {
-        case .null: return 0
-        case .bool: return 1
-        case .int, .float, .double, .decimal128: return 2
-        case .string: return 3
-        case .data: return 4
-        case .date: return 5
-        case .objectId: return 6
-        case .uuid: return 7
-        case .typedLink: return 8
-        case .link: return 9
-        case .list: return 10
-        case .dictionary: return 11
-        }
-    }
+    /// The kind of a value in the order (null, bool, numbers, strings, ...): Realm Core's, shared with sets.
+    private static func rank(_ v: Value) -> Int { SetOrder.rank(v) }
 
     /// The total order of sort values described on `Sorter`.
     static func compare(_ a: Value, _ b: Value) -> Int {

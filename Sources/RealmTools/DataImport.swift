@@ -85,7 +85,7 @@ public struct DataImport {
             guard case .array(let objects) = value, let cs = tx.classSchema(className) else { continue }
             let table = try ToolError.wrap { try tx.table(className) }
             let keys = created[className]!
-            let linkProps = cs.properties.filter { $0.type == .link }
+            let linkProps = cs.properties.filter { $0.type == .link || $0.type == .mixed }
             guard !linkProps.isEmpty else { continue }
             for (i, o) in objects.enumerated() {
                 guard case .object(let members) = o else { continue }
@@ -112,6 +112,8 @@ public struct DataImport {
                 if p.type == .linkingObjects { throw fail(className, i, name, "linking objects are computed and cannot be imported") }
                 continue
             }
+            // A mixed value that links to objects is set with the links, once every object exists.
+            if p.type == .mixed && DataImport.holdsLink(v) { continue }
             if p.isDictionary {
                 guard case .object(let entries) = v else {
                     if case .null = v { continue }
@@ -167,12 +169,22 @@ public struct DataImport {
 
     /// A mixed value from JSON: the tagged scalars `ValueCodec` reads, arrays as nested lists, objects as nested
     /// dictionaries, and `{"$class": C, "$pk": k}` (or `"$key"`) as a link to an object of class C.
-    private func mixedValue(_ j: JSONValue, _ tx: WriteTransaction) -> Result<Value, ValueError> {
+    /// Whether a JSON value holds a link to an object (`{"$class": …}`) anywhere: such mixed values are set in
+    /// the links pass, once every object of the file exists.
+    static func holdsLink(_ j: JSONValue) -> Bool {
+        switch j {
+        case .array(let items): return items.contains { holdsLink($0) }
+        case .object(let members): return members.first?.0 == "$class" || members.contains { holdsLink($0.1) }
+        default: return false
+        }
+    }
+
+    private func mixedValue(_ j: JSONValue, _ tx: WriteTransaction, _ created: [String: [ObjectKey]] = [:]) -> Result<Value, ValueError> {
         switch j {
         case .array(let items):
             var out: [Value] = []
             for item in items {
-                switch mixedValue(item, tx) {
+                switch mixedValue(item, tx, created) {
                 case .success(let v): out.append(v)
                 case .failure(let e): return .failure(e)
                 }
@@ -190,6 +202,9 @@ public struct DataImport {
                         return .failure(ValueError("the primary key of a mixed link to \(cls) is not a \(pkp.type)"))
                     }
                     key = try tx.object(table, primaryKey: v)
+                } else if case .number(let n)? = members.first(where: { $0.0 == "$index" })?.1, let i = Int(n),
+                          let keys = created[cls], i >= 0, i < keys.count {
+                    key = keys[i]
                 } else if case .number(let n)? = members.first(where: { $0.0 == "$key" })?.1, let raw = UInt64(n),
                           try tx.exists(table, ObjectKey(raw)) {
                     key = ObjectKey(raw)
@@ -202,7 +217,7 @@ public struct DataImport {
         case .object(let members) where !(members.count == 1 && members[0].0.hasPrefix("$")):
             var d = ValueDictionary()
             for (k, item) in members {
-                switch mixedValue(item, tx) {
+                switch mixedValue(item, tx, created) {
                 case .success(let v): d[k] = v
                 case .failure(let e): return .failure(e)
                 }
@@ -221,7 +236,7 @@ public struct DataImport {
         guard let ts = tx.classSchema(target) else { throw fail(className, i, prop, "class '\(target)' does not exist") }
         let table = try ToolError.wrap { try tx.table(target) }
         let key = try createPlain(v, ts, table, target, -1, tx, create: make)
-        try setLinks(m, ts.properties.filter { $0.type == .link }, table, key, target, -1, created, tx)
+        try setLinks(m, ts.properties.filter { $0.type == .link || $0.type == .mixed }, table, key, target, -1, created, tx)
     }
 
     private func setLinks(_ members: [(String, JSONValue)], _ linkProps: [PropertySchema], _ table: TableHandle, _ key: ObjectKey,
@@ -229,6 +244,29 @@ public struct DataImport {
         for p in linkProps {
             guard let v = members.first(where: { $0.0 == p.name })?.1 else { continue }
             let handle = try ToolError.wrap { try tx.property(table, p.name) }
+            if p.type == .mixed {
+                guard DataImport.holdsLink(v) else { continue }
+                func value(_ j: JSONValue, _ at: String) throws -> Value {
+                    switch mixedValue(j, tx, created) {
+                    case .success(let sv): return sv
+                    case .failure(let e): throw fail(className, i, at, e.message)
+                    }
+                }
+                if p.isDictionary {
+                    guard case .object(let entries) = v else { throw fail(className, i, p.name, "expected an object (a dictionary), found \(v.kind)") }
+                    var d = ValueDictionary()
+                    for (k, item) in entries { d[k] = try value(item, "\(p.name)['\(k)']") }
+                    try ToolError.wrap { try tx.setDictionary(key, handle, d) }
+                } else if p.isList || p.isSet {
+                    guard case .array(let items) = v else { throw fail(className, i, p.name, "expected an array, found \(v.kind)") }
+                    let values = try items.enumerated().map { try value($1, "\(p.name)[\($0)]") }
+                    try ToolError.wrap { p.isSet ? try tx.setAssign(key, handle, values) : try tx.setList(key, handle, values) }
+                } else {
+                    let sv = try value(v, p.name)
+                    try ToolError.wrap { try tx.set(key, handle, sv) }
+                }
+                continue
+            }
             if tx.classSchema(p.objectClassName!)?.isEmbedded == true {
                 if case .null = v { continue }
                 if p.isList {
@@ -303,7 +341,7 @@ public struct DataImport {
             }
             // A nested object: created (with its own links) now.
             let key = try createPlain(.object(m), ts, table, target, -1, tx)
-            let linkProps = ts.properties.filter { $0.type == .link }
+            let linkProps = ts.properties.filter { $0.type == .link || $0.type == .mixed }
             try setLinks(m, linkProps, table, key, target, -1, created, tx)
             return key
         }

@@ -36,7 +36,7 @@ struct EndToEndTests {
         t.send("h", "Enter")
         screen = try t.waitFor { $0.hasPrefix(" Person › #1 Lars Dubois › dogs") }
         #expect(screen.contains("# │ name String"))
-        t.send("$", "Enter")
+        t.send("$", "h", "Enter")
         screen = try t.waitFor { $0.contains("› owners") }
         #expect(screen.contains("Lars Dubois"))
         t.send("q", "q")

@@ -230,7 +230,9 @@ public enum SetOrder {
         }
     }
 
-    private static func rank(_ v: Value) -> Int {
+    /// The kind of a value in the order: null 0, bool 1, numbers 2, string 3, binary 4, date 5, objectId 6,
+    /// uuid 7, typed link 8, link 9, list 10, dictionary 11.
+    public static func rank(_ v: Value) -> Int {
         switch v {
         case .null: return 0
         case .bool: return 1
@@ -306,7 +308,7 @@ public enum SetOrder {
     }
 
     /// Exact order of an int and a (non-NaN) double.
-    private static func intDouble(_ i: Int64, _ d: Double) -> Int {
+    public static func intDouble(_ i: Int64, _ d: Double) -> Int {
         if d >= 9_223_372_036_854_775_808.0 { return -1 }
         if d < -9_223_372_036_854_775_808.0 { return 1 }
         let t = d.rounded(.down)
