@@ -109,7 +109,7 @@ let peopleSchema = """
         // Compared first, then expected: a failed `#expect(a == b)` on megabytes of JSON has the test library
         // compute a diff of the two that runs for many minutes.
         let same = a == b
-        #expect(same, "the exports differ: \(a.count) and \(b.count) bytes, first at byte \(zip(a, b).firstIndex { $0 != $1 } ?? min(a.count, b.count))")
+        #expect(same, "the exports differ: \(a.count) and \(b.count) bytes, first at byte \(zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count))")
         #expect(try cli(dir, "schema", "b.realm", "--format", "json").stdout == schema.stdout)
         #expect(try cli(dir, "verify", "b.realm").status == 0)
     }
