@@ -2,7 +2,7 @@
 /// link or list element. It is created through its owner, never linked a second time, and deleted when its
 /// owner lets it go: the link is set to null, the element is removed or replaced, the owner is deleted, or the
 /// owning property or class is removed. Deleting it directly is allowed; its owner's link becomes null, or the
-/// element leaves the list, as for any deleted target (DECISIONS 76).
+/// element leaves the list, as for any deleted target (DECISIONS 79).
 extension WriteTransaction {
     // MARK: Creating embedded objects
 
