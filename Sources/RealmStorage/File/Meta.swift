@@ -94,6 +94,14 @@ struct Meta: Equatable {
         case foreign        // not our magic
         case newer(UInt32)  // our magic, a format this build does not read
         case damaged        // our magic, bad checksum or impossible fields
+
+        /// A valid slot, or one of a newer format (reported as such): anything but damage or a foreign page.
+        static func isUsable(_ d: Decoded) -> Bool {
+            switch d {
+            case .valid, .newer: return true
+            case .foreign, .damaged: return false
+            }
+        }
     }
 
     static func decode(_ page: UnsafeRawBufferPointer) -> Decoded {

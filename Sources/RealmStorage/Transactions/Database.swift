@@ -423,6 +423,9 @@ public final class Database: @unchecked Sendable {
         try Database.latestMeta(store: store, mapping: store.mapping, coordinator: coordinator)
     }
 
+    /// How many times (2 ms apart) `latestMeta` reads the slots again when neither is valid.
+    static let tornSlotRereads = 50
+
     static func readSlots(mapping: Mapping) -> [Meta.Decoded] {
         mapping.materializeMetaSlots()
         let base = UnsafeRawBufferPointer(start: mapping.base, count: 2 * pageSize)
@@ -459,7 +462,17 @@ public final class Database: @unchecked Sendable {
     static func latestMeta(store: PageStore, mapping: Mapping, coordinator: (any Coordinator)?,
                            slotCache: SlotCache? = nil) throws -> Meta {
         var best: Meta?
-        let slots = slotCache.map({ readSlots(mapping: mapping, cache: $0) }) ?? readSlots(mapping: mapping)
+        func read() -> [Meta.Decoded] { slotCache.map({ readSlots(mapping: mapping, cache: $0) }) ?? readSlots(mapping: mapping) }
+        var slots = read()
+        // Each slot can be caught half written by a commit of another process; both can, when this thread is
+        // descheduled between reading them for as long as a commit and the start of the next one. Neither
+        // valid is then read again for a while before it is called damage (a damaged header stays damaged).
+        var rereads = 0
+        while rereads < Database.tornSlotRereads, !slots.contains(where: Meta.Decoded.isUsable) {
+            rereads += 1
+            usleep(2_000)
+            slots = read()
+        }
         // The valid slot matching `test` (the slots are read as they are: no array is made per call, which runs
         // at every snapshot and write transaction).
         func slot(where test: (Meta) -> Bool) -> Meta? {
