@@ -169,7 +169,7 @@ extension List {
             return unmanaged.firstIndex { ($0 as? AnyHashable) == target }
         }
         // A value that cannot be stored (never the case for the value types) is in no list.
-        guard let v = try? element._rlmToStored(realm) else { return nil }
+        guard let v = try? element._rlmToStored(realm) else { return nil }  // throws only for a value no list stores: in no list
         return storedElements().firstIndex { StoredAggregate.same($0, v) }
     }
 

@@ -165,7 +165,7 @@ extension MutableSet: RealmCollection {
         guard let (realm, _, _) = managedContext else { return unmanaged.firstIndex { Self.same($0, element) } }
         if let o = element as? Object, o.realm == nil { return nil }
         // A value that cannot be stored (an object of another class) is in no set.
-        guard let v = try? element._rlmToStored(realm) else { return nil }
+        guard let v = try? element._rlmToStored(realm) else { return nil }  // throws only for a value no set stores: in no set
         return storedElements().firstIndex { SetOrder.compare($0, v) == 0 }
     }
 

@@ -356,7 +356,7 @@ public struct Results<Element: RealmCollectionValue> {
         let realm = rlmRealm
         if holdsValues {
             // A value that cannot be stored (never the case for the value types) is in no collection.
-            guard let v = try? element._rlmToStored(realm) else { return nil }
+            guard let v = try? element._rlmToStored(realm) else { return nil }  // throws only for a value no property stores: in no results
             return storedValues.firstIndex { StoredAggregate.same($0, v) }
         }
         guard let object = element as? Object, object._realm?.rlm.database === realm.rlm.database,
