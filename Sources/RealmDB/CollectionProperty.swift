@@ -46,3 +46,48 @@ extension CollectionProperty {
         }
     }
 }
+
+/// What a set's or a map's notifier shares: its owner and property, reading the collection in a version (empty
+/// once the owner or its class is gone), whether a change touched it, and ending delivery on an error.
+class CollectionPropertyNotifier<Changes> {
+    let owner: ObjectRef
+    let propertyIndex: Int
+    let changed: (Changes) -> Void
+    let failed: (Error) -> Void
+    var done = false
+
+    init(owner: ObjectRef, propertyIndex: Int, changed: @escaping (Changes) -> Void, failed: @escaping (Error) -> Void) {
+        self.owner = owner
+        self.propertyIndex = propertyIndex
+        self.changed = changed
+        self.failed = failed
+    }
+
+    var property: ClassInfo.Property { owner.info.properties[propertyIndex] }
+
+    /// The collection in snapshot `s`, or `empty` when the owner, its class or the property is not there.
+    func read<T>(_ s: Snapshot, empty: T, _ body: (Snapshot, PropertyHandle) throws -> T) throws -> T {
+        let info = owner.info
+        guard s.classSchema(info.name)?.property(named: property.name) != nil else { return empty }
+        let t = try s.table(info.name)
+        guard try s.exists(t, owner.key) else { return empty }
+        return try body(s, try s.property(t, property.name))
+    }
+
+    /// Whether the owner is gone in `changes.new` (delivery then ends after this one), and whether the change
+    /// modified the property.
+    func state(_ changes: ChangeCache) throws -> (gone: Bool, ownChange: Bool) {
+        let info = owner.info
+        let new = changes.new
+        let gone = try new.classSchema(info.name) == nil || !(try new.exists(try new.table(info.name), owner.key))
+        if gone { done = true }
+        let own = try changes.changes(info.name).modified[owner.key]?.contains(property.name) ?? false
+        return (gone, own)
+    }
+
+    func fail(_ error: Error) {
+        guard !done else { return }
+        done = true
+        failed(error)
+    }
+}

@@ -301,8 +301,8 @@ extension Map {
         owner.realm.verifyCanObserve()
         owner.realm.rlm.watchIfNeeded()
         let map = self
-        let notifier = MapNotifier(owner: owner, propertyIndex: propertyIndex) { d, i, m in
-            block(.update(map, deletions: d, insertions: i, modifications: m))
+        let notifier = MapNotifier(owner: owner, propertyIndex: propertyIndex) { c in
+            block(.update(map, deletions: c.0, insertions: c.1, modifications: c.2))
         } failed: { block(.error($0)) }
         let token = owner.realm.rlm.notifiers.add(notifier)
         block(.initial(self))
@@ -311,50 +311,20 @@ extension Map {
 }
 
 /// Delivers a map's changes by key: the dictionaries of the two versions compared.
-final class MapNotifier: Notifier {
-    let owner: ObjectRef
-    let propertyIndex: Int
-    let changed: ([String], [String], [String]) -> Void
-    let failed: (Error) -> Void
-    var done = false
-
-    init(owner: ObjectRef, propertyIndex: Int, changed: @escaping ([String], [String], [String]) -> Void,
-         failed: @escaping (Error) -> Void) {
-        self.owner = owner
-        self.propertyIndex = propertyIndex
-        self.changed = changed
-        self.failed = failed
-    }
-
+final class MapNotifier: CollectionPropertyNotifier<([String], [String], [String])>, Notifier {
     func deliver(realm: Realm, changes: ChangeCache, notify: Bool) throws {
         guard !done else { return }
-        let info = owner.info
-        let name = info.properties[propertyIndex].name
-        let old = changes.old, new = changes.new
-        func entries(_ s: Snapshot) throws -> ValueDictionary {
-            guard s.classSchema(info.name)?.property(named: name) != nil else { return ValueDictionary() }
-            let t = try s.table(info.name)
-            guard try s.exists(t, owner.key) else { return ValueDictionary() }
-            return try s.dictionary(owner.key, try s.property(t, name))
-        }
-        let gone = try new.classSchema(info.name) == nil || !(try new.exists(try new.table(info.name), owner.key))
-        if gone { done = true }
-        let ownChange = try changes.changes(info.name).modified[owner.key]?.contains(name) ?? false
-        guard gone || ownChange else { return }
-        let before = try entries(old), after = try entries(new)
+        let (gone, own) = try state(changes)
+        guard gone || own else { return }
+        let before = try read(changes.old, empty: ValueDictionary()) { try $0.dictionary(owner.key, $1) }
+        let after = try read(changes.new, empty: ValueDictionary()) { try $0.dictionary(owner.key, $1) }
         var deletions: [String] = [], insertions: [String] = [], modifications: [String] = []
         for (k, v) in before {
             if let w = after[k] { if w != v { modifications.append(k) } } else { deletions.append(k) }
         }
         for (k, _) in after where before[k] == nil { insertions.append(k) }
         if notify && !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) {
-            changed(deletions, insertions, modifications)
+            changed((deletions, insertions, modifications))
         }
-    }
-
-    func fail(_ error: Error) {
-        guard !done else { return }
-        done = true
-        failed(error)
     }
 }

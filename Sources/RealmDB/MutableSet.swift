@@ -286,8 +286,8 @@ extension MutableSet {
         owner.realm.verifyCanObserve()
         owner.realm.rlm.watchIfNeeded()
         let set = self
-        let notifier = SetNotifier(owner: owner, propertyIndex: propertyIndex) { d, i, m in
-            block(.update(set, deletions: d, insertions: i, modifications: m))
+        let notifier = SetNotifier(owner: owner, propertyIndex: propertyIndex) { c in
+            block(.update(set, deletions: c.0, insertions: c.1, modifications: c.2))
         } failed: { block(.error($0)) }
         let token = owner.realm.rlm.notifiers.add(notifier)
         block(.initial(self))
@@ -297,40 +297,17 @@ extension MutableSet {
 
 /// Delivers a set's changes by position: the elements of the two versions compared (a set's order is its
 /// elements' order, so an element keeps its relative place).
-final class SetNotifier: Notifier {
-    let owner: ObjectRef
-    let propertyIndex: Int
-    let changed: ([Int], [Int], [Int]) -> Void
-    let failed: (Error) -> Void
-    var done = false
-
-    init(owner: ObjectRef, propertyIndex: Int, changed: @escaping ([Int], [Int], [Int]) -> Void, failed: @escaping (Error) -> Void) {
-        self.owner = owner
-        self.propertyIndex = propertyIndex
-        self.changed = changed
-        self.failed = failed
-    }
-
+final class SetNotifier: CollectionPropertyNotifier<([Int], [Int], [Int])>, Notifier {
     func deliver(realm: Realm, changes: ChangeCache, notify: Bool) throws {
         guard !done else { return }
-        let info = owner.info
-        let p = info.properties[propertyIndex]
-        let old = changes.old, new = changes.new
-        func elements(_ s: Snapshot) throws -> [RealmStorage.Value] {
-            guard s.classSchema(info.name)?.property(named: p.name) != nil else { return [] }
-            let t = try s.table(info.name)
-            guard try s.exists(t, owner.key) else { return [] }
-            return try s.list(owner.key, try s.property(t, p.name))
-        }
-        let gone = try new.classSchema(info.name) == nil || !(try new.exists(try new.table(info.name), owner.key))
-        if gone { done = true }
-        let ownChange = try changes.changes(info.name).modified[owner.key]?.contains(p.name) ?? false
+        let (gone, own) = try state(changes)
         var targetModified = Set<ObjectKey>()
-        if p.schema.type == .link, let target = p.schema.objectClassName {
+        if property.schema.type == .link, let target = property.schema.objectClassName {
             targetModified = Set(try changes.changes(target).modified.keys)
         }
-        guard gone || ownChange || !targetModified.isEmpty else { return }
-        let before = try elements(old), after = try elements(new)
+        guard gone || own || !targetModified.isEmpty else { return }
+        let before = try read(changes.old, empty: []) { try $0.list(owner.key, $1) }
+        let after = try read(changes.new, empty: []) { try $0.list(owner.key, $1) }
         func has(_ list: [RealmStorage.Value], _ v: RealmStorage.Value) -> Bool { list.contains { SetOrder.compare($0, v) == 0 } }
         let deletions = before.indices.filter { !has(after, before[$0]) }
         let insertions = after.indices.filter { !has(before, after[$0]) }
@@ -339,13 +316,7 @@ final class SetNotifier: Notifier {
             return false
         }
         if notify && !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) {
-            changed(deletions, insertions, modifications)
+            changed((deletions, insertions, modifications))
         }
-    }
-
-    func fail(_ error: Error) {
-        guard !done else { return }
-        done = true
-        failed(error)
     }
 }

@@ -15,15 +15,7 @@ extension WriteTransaction {
 
     /// The class and property of a dictionary, checking that the object exists.
     func dictionaryContext(_ key: ObjectKey, _ p: PropertyHandle) throws -> (ClassInfo, PropertyInfo, RowLocation) {
-        try checkActive()
-        let (c, info) = try currentInfo(p)
-        guard info.isDictionary else {
-            throw StorageError.typeMismatch(className: c.name, property: info.name,
-                                            expected: info.isCollection && info.type != .linkingObjects ? "list or set access" : "a single value",
-                                            got: "a dictionary change")
-        }
-        guard let loc = try locate(c.classID, key.rawValue) else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
-        return (c, info, loc)
+        try collectionContext(key, p, kind: "dictionary", is: \.isDictionary, otherwise: "list or set access")
     }
 
     /// Refuses a key a writer may not store: empty, starting with `$`, containing `.` (Realm Core's rules) or

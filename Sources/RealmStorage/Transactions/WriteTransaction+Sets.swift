@@ -78,12 +78,19 @@ extension WriteTransaction {
 
     /// The class and property of a set, checking that the object exists.
     func setContext(_ key: ObjectKey, _ p: PropertyHandle) throws -> (ClassInfo, PropertyInfo, RowLocation) {
+        try collectionContext(key, p, kind: "set", is: \.isSet, otherwise: "list or dictionary access")
+    }
+
+    /// The class and property of a set or dictionary (`is` says which), checking that the object exists; a
+    /// property of another kind is a type mismatch naming what it takes (`otherwise` for another collection).
+    func collectionContext(_ key: ObjectKey, _ p: PropertyHandle, kind: String, is isKind: (PropertyInfo) -> Bool,
+                           otherwise: String) throws -> (ClassInfo, PropertyInfo, RowLocation) {
         try checkActive()
         let (c, info) = try currentInfo(p)
-        guard info.isSet else {
+        guard isKind(info) else {
             throw StorageError.typeMismatch(className: c.name, property: info.name,
-                                            expected: info.isCollection && info.type != .linkingObjects ? "list or dictionary access" : "a single value",
-                                            got: "a set change")
+                                            expected: info.isCollection && info.type != .linkingObjects ? otherwise : "a single value",
+                                            got: "a \(kind) change")
         }
         guard let loc = try locate(c.classID, key.rawValue) else { throw StorageError.noSuchObject(className: c.name, key: key.rawValue) }
         return (c, info, loc)
