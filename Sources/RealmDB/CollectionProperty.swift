@@ -33,6 +33,16 @@ extension CollectionProperty {
         }
     }
 
+    /// Registers `notifier` with the owner's Realm, then calls `initial` (the `.initial` delivery) at once.
+    func observe(with notifier: some Notifier, initial: () -> Void) -> NotificationToken {
+        guard let owner else { preconditionFailure("only managed collections can be observed") }
+        owner.realm.verifyCanObserve()
+        owner.realm.rlm.watchIfNeeded()
+        let token = owner.realm.rlm.notifiers.add(notifier)
+        initial()
+        return token
+    }
+
     /// Changes the managed collection inside the Realm's write transaction; outside one, or when the write is
     /// refused, a fatal error naming the operation and the property, as realm-swift raises.
     func modify(_ operation: String, _ body: (WriteTransaction, ObjectKey, PropertyHandle, Realm) throws -> Void) {

@@ -298,15 +298,11 @@ extension Map {
     /// the map (by key, as Realm). When the owning object is deleted, a last update deletes every key.
     public func observe(_ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
         guard let owner else { preconditionFailure("only managed maps can be observed") }
-        owner.realm.verifyCanObserve()
-        owner.realm.rlm.watchIfNeeded()
         let map = self
         let notifier = MapNotifier(owner: owner, propertyIndex: propertyIndex) { c in
             block(.update(map, deletions: c.0, insertions: c.1, modifications: c.2))
         } failed: { block(.error($0)) }
-        let token = owner.realm.rlm.notifiers.add(notifier)
-        block(.initial(self))
-        return token
+        return observe(with: notifier) { block(.initial(self)) }
     }
 }
 

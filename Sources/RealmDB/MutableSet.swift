@@ -283,15 +283,11 @@ extension MutableSet {
     /// previous version), inserted and modified (objects whose properties changed; in the previous version).
     public func observe(_ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
         guard let owner else { preconditionFailure("only managed sets can be observed") }
-        owner.realm.verifyCanObserve()
-        owner.realm.rlm.watchIfNeeded()
         let set = self
         let notifier = SetNotifier(owner: owner, propertyIndex: propertyIndex) { c in
             block(.update(set, deletions: c.0, insertions: c.1, modifications: c.2))
         } failed: { block(.error($0)) }
-        let token = owner.realm.rlm.notifiers.add(notifier)
-        block(.initial(self))
-        return token
+        return observe(with: notifier) { block(.initial(self)) }
     }
 }
 
