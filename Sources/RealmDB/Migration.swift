@@ -74,7 +74,7 @@ public final class Migration {
     @discardableResult
     public func create(_ typeName: String, value: Any = [String: Any]()) -> MigrationObject {
         do {
-            let o = try realm.dynamicCreate(typeName, value: value)
+            let o = try realm.tryDynamicCreate(typeName, value: value)
             created[typeName, default: []].insert(o._key)
             return o
         } catch {
@@ -84,7 +84,7 @@ public final class Migration {
 
     /// Deletes an object during the migration.
     public func delete(_ object: MigrationObject) {
-        do { try realm.delete(object) } catch { fatalError("migration: cannot delete: \(error)") }
+        do { try realm.tryDelete(object) } catch { fatalError("migration: cannot delete: \(error)") }
     }
 
     /// Deletes every object of a class, and the class itself when the models no longer have it. False when

@@ -14,10 +14,12 @@ extension Realm {
 
     // MARK: Transactions
 
-    /// Runs `block` in a write transaction and commits it; if `block` throws, rolls back and rethrows.
+    /// Runs `block` in a write transaction and commits it (without notifying the observers of `tokens`); if
+    /// `block` throws, rolls back and rethrows.
     @discardableResult
-    public func write<Result>(_ block: () throws -> Result) throws -> Result {
-        try beginWrite()
+    public func write<Result>(withoutNotifying tokens: [NotificationToken] = [],
+                              _ block: () throws -> Result) throws -> Result {
+        try tryBeginWrite()
         let result: Result
         do {
             result = try block()
@@ -25,13 +27,19 @@ extension Realm {
             if isInWriteTransaction { cancelWrite() }
             throw error
         }
-        if isInWriteTransaction { try commitWrite() }
+        if isInWriteTransaction { try commitWrite(withoutNotifying: tokens) }
         return result
     }
 
     /// Begins a write transaction, advancing reads to the newest version (waits while another thread or process
-    /// writes).
-    public func beginWrite() throws {
+    /// writes). As in Realm, misuse (a write already open, a read-only Realm) or a file that cannot be written
+    /// stops the program with a message; `tryBeginWrite` reports the error instead.
+    public func beginWrite() {
+        RealmError.stopOnError("begin a write transaction") { try tryBeginWrite() }
+    }
+
+    /// `beginWrite`, reporting an error instead of stopping.
+    public func tryBeginWrite() throws {
         verifyThread("Realm")
         guard rlm.transaction == nil else { throw RealmError.alreadyInWriteTransaction }
         if rlm.configuration.readOnly { throw RealmError.readOnly(path: rlm.configuration.displayPath) }
@@ -107,8 +115,20 @@ extension Realm {
 
     /// Adds an unmanaged object (and the unmanaged objects it links to) to the Realm; from then on it reads
     /// and writes through. With `update` other than `.error`, an existing object with the same primary key
-    /// is updated instead, and `object` becomes that object.
-    public func add(_ object: Object, update: UpdatePolicy = .error) throws {
+    /// is updated instead, and `object` becomes that object. As in Realm, misuse (outside a write transaction,
+    /// a duplicate primary key, an object of another Realm) stops the program with a message naming the class
+    /// and property; `tryAdd` reports the error instead.
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        RealmError.stopOnError("add an object of class '\(type(of: object).className())'") { try tryAdd(object, update: update) }
+    }
+
+    /// Adds every object of a sequence; stops the program on misuse, as `add(_:update:)`.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
+        for o in objects { add(o, update: update) }
+    }
+
+    /// `add(_:update:)`, reporting an error instead of stopping.
+    public func tryAdd(_ object: Object, update: UpdatePolicy = .error) throws {
         _ = try requireWrite("add an object")
         let saved = rlm.activeUpdatePolicy
         rlm.activeUpdatePolicy = update
@@ -116,9 +136,9 @@ extension Realm {
         _ = try addOrReuse(object)
     }
 
-    /// Adds every object of a sequence.
-    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws where S.Element: Object {
-        for o in objects { try add(o, update: update) }
+    /// `add(_:update:)` of every object of a sequence, reporting the first error instead of stopping.
+    public func tryAdd<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws where S.Element: Object {
+        for o in objects { try tryAdd(o, update: update) }
     }
 
     /// The key of `object` in this Realm, adding it first when unmanaged.
@@ -251,18 +271,35 @@ extension Realm {
     /// Creates (or with `update`, updates) an object from a dictionary of property names to values, an array of
     /// values in property order, or another object (possibly of another Realm). Nested dictionaries and arrays
     /// create linked objects; properties not given take the model's defaults; dictionary keys that are not
-    /// properties are ignored, as in Realm.
+    /// properties are ignored, as in Realm. Misuse stops the program with a message, as in Realm; `tryCreate`
+    /// reports the error instead.
     @discardableResult
-    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
+        RealmError.stopOnError("create an object of class '\(type.className())'") {
+            try tryCreate(type, value: value, update: update)
+        }
+    }
+
+    /// `create(_:value:update:)`, reporting an error instead of stopping.
+    @discardableResult
+    public func tryCreate<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
         _ = try requireWrite("create an object")
         let info = try rlm.requireInfo(for: type, "create an object")
         let key = try createObject(info, value, update)
         return try managedObject(type, key: key)
     }
 
-    /// Creates an object of a class by name (no model class needed).
+    /// Creates an object of a class by name (no model class needed); misuse stops the program, as `create`.
     @discardableResult
-    public func dynamicCreate(_ className: String, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> DynamicObject {
+    public func dynamicCreate(_ className: String, value: Any = [String: Any](), update: UpdatePolicy = .error) -> DynamicObject {
+        RealmError.stopOnError("create an object of class '\(className)'") {
+            try tryDynamicCreate(className, value: value, update: update)
+        }
+    }
+
+    /// `dynamicCreate(_:value:update:)`, reporting an error instead of stopping.
+    @discardableResult
+    public func tryDynamicCreate(_ className: String, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> DynamicObject {
         _ = try requireWrite("create an object")
         let info = try rlm.dynamicInfo(className)
         let key = try createObject(info, value, update)
@@ -516,8 +553,29 @@ extension Realm {
 
     // MARK: Deleting
 
-    /// Deletes an object; links to it become nil and lists drop it.
-    public func delete(_ object: Object) throws {
+    /// Deletes an object; links to it become nil and lists drop it. Misuse (outside a write transaction, an
+    /// object of no Realm) stops the program with a message, as in Realm; `tryDelete` reports the error instead.
+    public func delete(_ object: Object) {
+        RealmError.stopOnError("delete an object of class '\(type(of: object).className())'") { try tryDelete(object) }
+    }
+
+    /// Deletes every object of a sequence (for example a `Results` or a `List`); stops the program on misuse.
+    public func delete<S: Sequence>(_ objects: S) where S.Element: Object {
+        RealmError.stopOnError("delete objects") { try tryDelete(objects) }
+    }
+
+    /// Deletes the objects that are the values of a map (its keys stay, holding nil).
+    public func delete<Key: _MapKey, Value: Object>(_ map: Map<Key, Value?>) {
+        delete(map.values.compactMap { $0 })
+    }
+
+    /// Deletes every object of every class; stops the program on misuse, as `delete`.
+    public func deleteAll() {
+        RealmError.stopOnError("delete all objects") { try tryDeleteAll() }
+    }
+
+    /// `delete(_:)`, reporting an error instead of stopping.
+    public func tryDelete(_ object: Object) throws {
         let tx = try requireWrite("delete an object")
         guard let r = object._realm, r.rlm.database === rlm.database, let info = object._info else {
             throw RealmError.invalidValue(className: type(of: object).className(), property: "(object)",
@@ -527,16 +585,16 @@ extension Realm {
         rlm.changed()
     }
 
-    /// Deletes every object of a sequence (for example a `Results` or a `List`).
-    public func delete<S: Sequence>(_ objects: S) throws where S.Element: Object {
+    /// `delete(_:)` of every object of a sequence, reporting the first error instead of stopping.
+    public func tryDelete<S: Sequence>(_ objects: S) throws where S.Element: Object {
         let all = Array(objects)
         for o in all {
-            if try !o._rlmIsInvalidated() { try delete(o) }
+            if try !o._rlmIsInvalidated() { try tryDelete(o) }
         }
     }
 
-    /// Deletes every object of every class.
-    public func deleteAll() throws {
+    /// `deleteAll()`, reporting an error instead of stopping.
+    public func tryDeleteAll() throws {
         let tx = try requireWrite("delete all objects")
         try RealmError.wrap {
             for c in tx.schema { try tx.deleteAll(tx.table(c.name)) }

@@ -21,22 +21,23 @@ public struct Realm {
         try self.init(configuration: c)
     }
 
-    public init(configuration: Configuration) throws {
-        let cacheKey = "io.realm-browser.realm:" + configuration.cacheKey
-        let dict = Thread.current.threadDictionary
-        if let box = dict[cacheKey] as? WeakRealmCore, let core = box.core, !core.isClosed {
-            rlm = core
+    /// The Realm of `configuration` for the calling thread, or, with `queue`, a Realm confined to that serial
+    /// dispatch queue instead of a thread: usable from any block running on `queue`, and its observers are
+    /// called on `queue` after every commit by another thread or process, with no `refresh()` needed (call it
+    /// on `queue`). On the same thread (or queue) and configuration it returns the same Realm while that is in
+    /// use.
+    public init(configuration: Configuration, queue: DispatchQueue? = nil) throws {
+        guard let queue else {
+            let cacheKey = "io.realm-browser.realm:" + configuration.cacheKey
+            let dict = Thread.current.threadDictionary
+            if let box = dict[cacheKey] as? WeakRealmCore, let core = box.core, !core.isClosed {
+                rlm = core
+                return
+            }
+            rlm = try RealmCore(configuration: configuration)
+            dict[cacheKey] = WeakRealmCore(rlm)
             return
         }
-        rlm = try RealmCore(configuration: configuration)
-        dict[cacheKey] = WeakRealmCore(rlm)
-    }
-
-    /// A Realm confined to a serial dispatch queue instead of a thread: usable from any block running on
-    /// `queue`, and its observers are called on `queue` after every commit by another thread or process, with
-    /// no `refresh()` needed. Call it on `queue`. On the same queue and configuration it returns the same Realm
-    /// while that is in use.
-    public init(configuration: Configuration, queue: DispatchQueue) throws {
         dispatchPrecondition(condition: .onQueue(queue))
         let identity = QueueIdentity.of(queue)
         if let core = identity.realms[configuration.cacheKey]?.core, !core.isClosed {
@@ -46,6 +47,9 @@ public struct Realm {
         rlm = try RealmCore(configuration: configuration, queue: queue, identity: identity)
         identity.realms[configuration.cacheKey] = WeakRealmCore(rlm)
     }
+
+    /// The Realm of `Configuration.defaultConfiguration`, for the calling thread or confined to `queue`.
+    public init(queue: DispatchQueue?) throws { try self.init(configuration: .defaultConfiguration, queue: queue) }
 
     init(core: RealmCore) { rlm = core }
 
@@ -159,6 +163,9 @@ final class RealmCore {
     /// Set during `add(_:update:)` so that linked objects are added with the same policy.
     var activeUpdatePolicy: Realm.UpdatePolicy = .error
     let notifiers = NotifierSet()
+    /// Asynchronous writes queued and not yet begun (`beginAsyncWrite`), by id.
+    var queuedAsyncWrites: Set<UInt> = []
+    var nextAsyncWriteID: UInt = 1
 
     init(configuration: Realm.Configuration, queue: DispatchQueue? = nil, identity: QueueIdentity? = nil) throws {
         self.configuration = configuration
@@ -189,6 +196,11 @@ final class RealmCore {
 
     private var fileKey: String {
         configuration.inMemoryIdentifier.map { "mem:" + $0 } ?? "file:" + (configuration.resolvedPath ?? "")
+    }
+
+    /// Whether a Realm of the file at `path` is open in this process.
+    static func isOpen(path: String) -> Bool {
+        openVersions.withLock { $0["file:" + path]?.isEmpty == false }
     }
 
     private static func register(_ core: RealmCore) throws {

@@ -79,6 +79,16 @@ extension RealmError {
         return error
     }
 
+    /// Runs `body`; an error stops the program with a message naming the operation and the error, as Realm's
+    /// exceptions do for misuse of `add`, `create`, `delete` and `beginWrite` (whose `try…` forms report it).
+    static func stopOnError<T>(_ operation: String, _ body: () throws -> T) -> T {
+        do {
+            return try body()
+        } catch {
+            fatalError("RealmDB: cannot \(operation): \(error)")
+        }
+    }
+
     /// Runs `body`, wrapping storage errors.
     static func wrap<T>(_ body: () throws -> T) throws -> T {
         do {

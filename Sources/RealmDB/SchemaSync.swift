@@ -113,7 +113,7 @@ struct SchemaSync {
         for m in models { core.models[m.className] = m }
         guard try plan(core.reader, models).action != .nothing else { return }
         let realm = Realm(core: core)
-        try realm.beginWrite()
+        try realm.tryBeginWrite()
         do {
             let tx = core.transaction!
             // Planned again on the newest version: another thread or process may have migrated meanwhile.

@@ -21,19 +21,19 @@ final class Trinket: Object {
         let realm = try realm()
         let h = Holder()
         h.value = .object(Trinket(value: ["name": "ball"]))
-        try realm.write { try realm.add(h) }
+        try realm.write { realm.add(h) }
         #expect(h.value.object(Trinket.self)?.name == "ball")
         #expect(realm.objects(Trinket.self).count == 1, "the object was added with its holder")
         #expect(h.value.dynamicObject?["name"] as? String == "ball")
         let toy = try #require(realm.objects(Trinket.self).first)
-        try realm.write { try realm.delete(toy) }
+        try realm.write { realm.delete(toy) }
         #expect(h.value == .none, "a link to a deleted object becomes null")
     }
 
     @Test func nestedCollections() throws {
         let realm = try realm()
-        let h = try realm.write { try realm.create(Holder.self, value: ["name": "n"]) }
-        let toy = try realm.write { try realm.create(Trinket.self, value: ["name": "car"]) }
+        let h = try realm.write { realm.create(Holder.self, value: ["name": "n"]) }
+        let toy = try realm.write { realm.create(Trinket.self, value: ["name": "car"]) }
         try realm.write {
             h.value = .fromDictionary(["a": .int(1), "list": .fromArray([.string("x"), .object(toy), .fromArray([.bool(true)])])])
         }
@@ -45,14 +45,14 @@ final class Trinket: Object {
         #expect(list[0] == .string("x"))
         #expect(list[1].object(Trinket.self)?.name == "car")
         #expect(list[2].listValue?.first == .bool(true))
-        try realm.write { try realm.delete(toy) }
+        try realm.write { realm.delete(toy) }
         guard case .dictionary(let after) = h.value, let l2 = after["list"]?.listValue else { Issue.record("\(h.value)"); return }
         #expect(l2.count == 2, "a list element linking to a deleted object is erased, as in Realm Core")
     }
 
     @Test func tooDeepIsRefused() throws {
         let realm = try realm()
-        let h = try realm.write { try realm.create(Holder.self, value: ["name": "d"]) }
+        let h = try realm.write { realm.create(Holder.self, value: ["name": "d"]) }
         var v = AnyRealmValue.int(1)
         for _ in 0..<120 { v = .fromArray([v]) }
         let deep = v

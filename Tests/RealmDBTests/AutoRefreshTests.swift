@@ -64,7 +64,7 @@ func workerPath() throws -> String {
         let box = observeDogs(config, on: queue, signal: got)
         let writer = Thread {
             let w = try! Realm(configuration: config)
-            try! w.write { try w.create(Dog.self, value: ["name": "Rex"]) }
+            try! w.write { w.create(Dog.self, value: ["name": "Rex"]) }
         }
         writer.start()
         #expect(got.wait(timeout: .now() + 10) == .success)
@@ -116,7 +116,7 @@ func workerPath() throws -> String {
         }
         Thread {
             let w = try! Realm(configuration: config)
-            try! w.write { try w.create(Dog.self, value: ["name": "Rex"]) }
+            try! w.write { w.create(Dog.self, value: ["name": "Rex"]) }
         }.start()
         #expect(got.wait(timeout: .now() + 10) == .success)
         queue.sync {
@@ -141,7 +141,7 @@ func workerPath() throws -> String {
         let token = realm.objects(Dog.self).observe { if case .update = $0 { calls += 1 } }
         Thread {
             let w = try! Realm(configuration: config)
-            try! w.write { try w.create(Dog.self) }
+            try! w.write { w.create(Dog.self) }
             done.signal()
         }.start()
         done.wait()

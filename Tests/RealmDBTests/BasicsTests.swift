@@ -12,7 +12,7 @@ import TestSupport
         rex.age = 3
         rex.owner = ann
         try realm.write {
-            try realm.add(rex)
+            realm.add(rex)
             ann.dogs.append(rex)
             ann.tags.append("x")
         }

@@ -20,12 +20,12 @@ import Glibc
         try withRealm(config) { r in
             try r.write {
                 for i in 0..<people {
-                    let p = try r.create(Person.self, value: ["id": i, "name": "n\(i)."])
-                    let d = try r.create(Dog.self, value: ["name": "d\(i)", "owner": p])
+                    let p = r.create(Person.self, value: ["id": i, "name": "n\(i)."])
+                    let d = r.create(Dog.self, value: ["name": "d\(i)", "owner": p])
                     p.dogs.append(d)
                 }
             }
-            try r.write { try r.create(Person.self, value: ["id": 1_000, "name": "later"]) }
+            try r.write { r.create(Person.self, value: ["id": 1_000, "name": "later"]) }
         }
         return config
     }
@@ -166,7 +166,7 @@ import Glibc
         }
         #expect(changes.count == 1 && changes.first?.hasPrefix("error") == true, "\(changes)")
         #expect(changes.first?.contains("page \(page)") == true && changes.first?.contains("Person") == true, "\(changes)")
-        try realm.write { try realm.create(Person.self, value: ["id": 2_000, "name": "n-new"]) }
+        try realm.write { realm.create(Person.self, value: ["id": 2_000, "name": "n-new"]) }
         #expect(changes.count == 1, "\(changes)")
         token.invalidate()
     }
@@ -207,7 +207,7 @@ import Glibc
         #expect(objectChanges.first?.contains("page \(page)") == true, "\(objectChanges)")
         #expect(resultsChanges.count == 2 && resultsChanges.last?.hasPrefix("error") == true, "\(resultsChanges)")
         // Delivery stopped: later changes are not reported to these observers.
-        try realm.write { try realm.create(Person.self, value: ["id": 2_000, "name": "n-new"]) }
+        try realm.write { realm.create(Person.self, value: ["id": 2_000, "name": "n-new"]) }
         #expect(objectChanges.count == 1, "\(objectChanges)")
         #expect(resultsChanges.count == 2, "\(resultsChanges)")
         objectToken.invalidate()

@@ -29,7 +29,7 @@ final class Resident: Object {
         let c = Resident()
         c.name = "Ann"
         c.address = Address(value: ["city": "Tokyo", "geo": ["lat": 35.6]])
-        try realm.write { try realm.add(c) }
+        try realm.write { realm.add(c) }
         #expect(c.address?.city == "Tokyo")
         #expect(c.address?.geo?.lat == 35.6)
         #expect(realm.objects(Address.self).count == 1)
@@ -45,7 +45,7 @@ final class Resident: Object {
 
     @Test func listsOfEmbeddedObjects() throws {
         let realm = try realm()
-        let c = try realm.write { try realm.create(Resident.self, value: ["name": "Bob", "previous": [["city": "A"], ["city": "B"]]]) }
+        let c = try realm.write { realm.create(Resident.self, value: ["name": "Bob", "previous": [["city": "A"], ["city": "B"]]]) }
         #expect(c.previous.map(\.city) == ["A", "B"])
         try realm.write {
             c.previous.append(Address(value: ["city": "C"]))
@@ -54,18 +54,18 @@ final class Resident: Object {
         }
         #expect(c.previous.map(\.city) == ["A2", "C"])
         #expect(realm.objects(Address.self).count == 2)
-        try realm.write { try realm.delete(c) }
+        try realm.write { realm.delete(c) }
         #expect(realm.objects(Address.self).count == 0, "deleting the parent deletes its embedded objects")
     }
 
     @Test func embeddedObjectsCannotStandAloneOrBeShared() throws {
         let realm = try realm()
-        let a = try realm.write { try realm.create(Resident.self, value: ["name": "A", "address": ["city": "X"]]) }
-        let b = try realm.write { try realm.create(Resident.self, value: ["name": "B"]) }
-        #expect(throws: (any Error).self) { try realm.write { try realm.add(Address(value: ["city": "Y"])) } }
-        #expect(throws: (any Error).self) { try realm.write { try realm.create(Address.self, value: ["city": "Y"]) } }
+        let a = try realm.write { realm.create(Resident.self, value: ["name": "A", "address": ["city": "X"]]) }
+        let b = try realm.write { realm.create(Resident.self, value: ["name": "B"]) }
+        #expect(throws: (any Error).self) { try realm.write { try realm.tryAdd(Address(value: ["city": "Y"])) } }
+        #expect(throws: (any Error).self) { try realm.write { try realm.tryCreate(Address.self, value: ["city": "Y"]) } }
         #expect(throws: (any Error).self) {
-            try realm.write { try realm.create(Resident.self, value: ["name": "B", "address": a.address!], update: .all) }
+            try realm.write { try realm.tryCreate(Resident.self, value: ["name": "B", "address": a.address!], update: .all) }
         }
         #expect(b.address == nil)
         #expect(realm.objects(Address.self).count == 1)
@@ -73,8 +73,8 @@ final class Resident: Object {
 
     @Test func deletingAnEmbeddedObjectNullsItsParentsLink() throws {
         let realm = try realm()
-        let c = try realm.write { try realm.create(Resident.self, value: ["name": "C", "address": ["city": "Z"]]) }
-        try realm.write { try realm.delete(c.address!) }
+        let c = try realm.write { realm.create(Resident.self, value: ["name": "C", "address": ["city": "Z"]]) }
+        try realm.write { realm.delete(c.address!) }
         #expect(c.address == nil)
     }
 
@@ -82,7 +82,7 @@ final class Resident: Object {
         let realm = try realm()
         try realm.write {
             for (n, city) in [("a", "Tokyo"), ("b", "Kyoto"), ("c", "Osaka")] {
-                try realm.create(Resident.self, value: ["name": n, "address": ["city": city, "geo": ["lat": Double(n.unicodeScalars.first!.value)]]])
+                realm.create(Resident.self, value: ["name": n, "address": ["city": city, "geo": ["lat": Double(n.unicodeScalars.first!.value)]]])
             }
         }
         #expect(realm.objects(Resident.self).filter("address.city == 'Tokyo'").map(\.name) == ["a"])

@@ -6,7 +6,7 @@ import TestSupport
 @Suite struct ListTests {
     @Test func managedListOperations() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
-        let p = try realm.write { try realm.create(Person.self, value: ["id": 1]) }
+        let p = try realm.write { realm.create(Person.self, value: ["id": 1]) }
         try realm.write {
             p.tags.append("a")
             p.tags.append(objectsIn: ["b", "c", "d"])
@@ -46,7 +46,7 @@ import TestSupport
         let o = OldStyleOwner()
         o.code = "A"
         o.pets.append(OldStylePet(value: ["name": "Tom"]))
-        try realm.write { try realm.add(o) }
+        try realm.write { realm.add(o) }
         let again = try #require(realm.object(ofType: OldStyleOwner.self, forPrimaryKey: "A"))
         #expect(again.pets.count == 1)
         #expect(again.pets[0].owners.count == 1)

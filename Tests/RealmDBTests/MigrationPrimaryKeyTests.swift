@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct MigrationPrimaryKeyTests {
     func seedKeyed(_ dir: TempDir, _ codes: [String]) throws {
         try withRealm(migrationConfig(dir, [KeyedV0.self], 0)) { r in
-            try r.write { for (i, c) in codes.enumerated() { try r.add(KeyedV0(value: ["code": c, "n": i * 10])) } }
+            try r.write { for (i, c) in codes.enumerated() { r.add(KeyedV0(value: ["code": c, "n": i * 10])) } }
         }
     }
 
@@ -20,8 +20,8 @@ import TestSupport
         try withRealm(config) { r in
             #expect(r.object(ofType: KeyedV1.self, forPrimaryKey: "b")?.n == 10)
             #expect(r.schema["Keyed"]?.primaryKeyProperty?.name == "code")
-            #expect(throws: RealmError.self) { try r.write { try r.add(KeyedV1(value: ["code": "a"])) } }
-            try r.write { try r.add(KeyedV1(value: ["code": "d", "n": 30])) }
+            #expect(throws: RealmError.self) { try r.write { try r.tryAdd(KeyedV1(value: ["code": "a"])) } }
+            try r.write { r.add(KeyedV1(value: ["code": "d", "n": 30])) }
         }
         try expectSound(config, version: 1)
     }
@@ -63,7 +63,7 @@ import TestSupport
         let config = migrationConfig(dir, [KeyedV2.self], 2)
         try withRealm(config) { r in
             #expect(r.object(ofType: KeyedV2.self, forPrimaryKey: 10)?.code == "b")
-            try r.write { try r.add(KeyedV2(value: ["code": "b", "n": 99])) }  // code is a plain property again
+            try r.write { r.add(KeyedV2(value: ["code": "b", "n": 99])) }  // code is a plain property again
             #expect(r.objects(KeyedV2.self).filter { $0.code == "b" }.count == 2)
         }
         try expectSound(config, version: 2)
@@ -72,12 +72,12 @@ import TestSupport
     @Test func anIntKeyIsDroppedAndANewKeyAdded() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [KeyedIntV0.self], 0)) { r in
-            try r.write { for i in 1...3 { try r.add(KeyedIntV0(value: ["id": i, "name": "n\(i)"])) } }
+            try r.write { for i in 1...3 { r.add(KeyedIntV0(value: ["id": i, "name": "n\(i)"])) } }
         }
         let v1 = migrationConfig(dir, [KeyedIntV1.self], 1)
         try withRealm(v1) { r in
             #expect(r.schema["KeyedInt"]?.primaryKeyProperty == nil)
-            try r.write { try r.add(KeyedIntV1(value: ["id": 2, "name": "n4"])) }
+            try r.write { r.add(KeyedIntV1(value: ["id": 2, "name": "n4"])) }
             #expect(r.objects(KeyedIntV1.self).filter { $0.id == 2 }.count == 2)
         }
         try expectSound(v1, version: 1)
@@ -94,7 +94,7 @@ import TestSupport
     @Test func theKeyChangesType() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [KeyTypeV0.self], 0)) { r in
-            try r.write { for i in [5, -3, 1 << 40] { try r.add(KeyTypeV0(value: ["id": i, "name": "n\(i)"])) } }
+            try r.write { for i in [5, -3, 1 << 40] { r.add(KeyTypeV0(value: ["id": i, "name": "n\(i)"])) } }
         }
         let config = migrationConfig(dir, [KeyTypeV1.self], 1) { m, _ in
             m.enumerateObjects(ofType: "KeyType") { old, new in new!["id"] = "k\(old!["id"] as! Int)" }

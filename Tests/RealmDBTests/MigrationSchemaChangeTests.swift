@@ -12,8 +12,8 @@ import TestSupport
             try r.write {
                 let rex = RenPetV0(value: ["name": "Rex"])
                 let tom = RenPetV0(value: ["name": "Tom"])
-                try r.add(RenOwnerV0(value: ["name": "Ann", "yearsSinceBirth": 30, "friend": rex, "pets": [rex, tom]]))
-                try r.add(RenOwnerV0(value: ["name": "Bob", "yearsSinceBirth": 41, "pets": [tom]]))
+                r.add(RenOwnerV0(value: ["name": "Ann", "yearsSinceBirth": 30, "friend": rex, "pets": [rex, tom]]))
+                r.add(RenOwnerV0(value: ["name": "Bob", "yearsSinceBirth": 41, "pets": [tom]]))
             }
         }
     }
@@ -71,8 +71,8 @@ import TestSupport
             try r.write {
                 let a = MigDogV0(value: ["name": "A"])
                 let b = MigDogV0(value: ["name": "B"])
-                try r.add(MigOwnerV0(value: ["name": "Ann", "dogs": [a, b], "best": b, "tags": ["x", "y"], "tag": "solo"]))
-                try r.add(MigOwnerV0(value: ["name": "Bob"]))
+                r.add(MigOwnerV0(value: ["name": "Ann", "dogs": [a, b], "best": b, "tags": ["x", "y"], "tag": "solo"]))
+                r.add(MigOwnerV0(value: ["name": "Bob"]))
             }
         }
         var seen: [String] = []
@@ -110,8 +110,8 @@ import TestSupport
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [ChangeV0.self], 0)) { r in
             try r.write {
-                try r.add(ChangeV0(value: ["code": 7, "label": "a", "scores": [1, NSNull(), 3]]))
-                try r.add(ChangeV0(value: ["code": 8, "count": 5, "label": ""]))
+                r.add(ChangeV0(value: ["code": 7, "label": "a", "scores": [1, NSNull(), 3]]))
+                r.add(ChangeV0(value: ["code": 8, "count": 5, "label": ""]))
             }
         }
         let config = migrationConfig(dir, [ChangeV1.self], 1) { m, _ in
@@ -138,7 +138,7 @@ import TestSupport
         try withRealm(migrationConfig(dir, [LinkerV0.self], 0)) { r in
             try r.write {
                 let a = ChangeV0(value: ["code": 7]), b = ChangeV0(value: ["code": 8])
-                try r.add(LinkerV0(value: ["target": a, "targets": [a, b]]))
+                r.add(LinkerV0(value: ["target": a, "targets": [a, b]]))
             }
         }
         let config = migrationConfig(dir, [LinkerV1.self], 1) { m, _ in
@@ -158,14 +158,14 @@ import TestSupport
     @Test func indexChangesNeedNoVersionBump() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [IdxV0.self], 0)) { r in
-            try r.write { for i in 0..<50 { try r.add(IdxV0(value: ["name": "n\(i)", "city": "c\(i % 5)"])) } }
+            try r.write { for i in 0..<50 { r.add(IdxV0(value: ["name": "n\(i)", "city": "c\(i % 5)"])) } }
         }
         try withRealm(migrationConfig(dir, [IdxV1.self], 0)) { r in
             #expect(r.schema["Idx"]?["name"]?.isIndexed == true)
             #expect(r.schema["Idx"]?["city"]?.isIndexed == false)
             let info = try #require(try r.rlm.info(for: IdxV1.self))
             #expect(try r.rlm.reader.find(info.properties[0].handle, equalTo: .string("n7")).count == 1)
-            try r.write { try r.add(IdxV1(value: ["name": "n7", "city": "x"])) }
+            try r.write { r.add(IdxV1(value: ["name": "n7", "city": "x"])) }
             #expect(try r.rlm.reader.find(info.properties[0].handle, equalTo: .string("n7")).count == 2)
         }
         try expectSound(migrationConfig(dir, [IdxV1.self], 0), version: 0)
@@ -179,7 +179,7 @@ import TestSupport
     @Test func anIndexedPropertyChangesType() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [IdxV0.self], 0)) { r in
-            try r.write { for i in 0..<40 { try r.add(IdxV0(value: ["name": "n\(i)", "city": "c\(i % 4)"])) } }
+            try r.write { for i in 0..<40 { r.add(IdxV0(value: ["name": "n\(i)", "city": "c\(i % 4)"])) } }
         }
         let config = migrationConfig(dir, [IdxV2.self], 1) { m, _ in
             m.enumerateObjects(ofType: "Idx") { old, new in new!["city"] = Int((old!["city"] as! String).dropFirst())! }
@@ -195,11 +195,11 @@ import TestSupport
 
     @Test func aNewClassNeedsNoVersionBump() throws {
         let dir = TempDir()
-        try withRealm(migrationConfig(dir, [KeptV0.self], 0)) { r in try r.write { try r.add(KeptV0(value: ["x": 1])) } }
+        try withRealm(migrationConfig(dir, [KeptV0.self], 0)) { r in try r.write { r.add(KeptV0(value: ["x": 1])) } }
         let config = migrationConfig(dir, [KeptV0.self, Extra.self], 0)
         try withRealm(config) { r in
             #expect(r.objects(Extra.self).isEmpty)
-            try r.write { try r.add(Extra(value: ["note": "hi"])) }
+            try r.write { r.add(Extra(value: ["note": "hi"])) }
             #expect(r.objects(KeptV0.self).count == 1)
         }
         try expectSound(config, version: 0)
@@ -208,7 +208,7 @@ import TestSupport
     @Test func aNewClassLinkedBothWaysInTheSameMigration() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [ToyOwnerV0.self], 0)) { r in
-            try r.write { for n in ["Ann", "Bob"] { try r.add(ToyOwnerV0(value: ["name": n])) } }
+            try r.write { for n in ["Ann", "Bob"] { r.add(ToyOwnerV0(value: ["name": n])) } }
         }
         let config = migrationConfig(dir, [ToyOwnerV1.self, Toy.self], 1) { m, _ in
             #expect(m.oldSchema["Toy"] == nil && m.newSchema["Toy"]?["owners"] != nil)
@@ -229,8 +229,8 @@ import TestSupport
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [KeptV0.self, GoneV0.self], 0)) { r in
             try r.write {
-                try r.add(KeptV0(value: ["x": 1]))
-                for i in 0..<3 { try r.add(GoneV0(value: ["x": i])) }
+                r.add(KeptV0(value: ["x": 1]))
+                for i in 0..<3 { r.add(GoneV0(value: ["x": i])) }
             }
         }
         var olds: [Int] = []
@@ -256,7 +256,7 @@ import TestSupport
     @Test func deleteDataOfAKeptClassEmptiesIt() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [KeptV0.self], 0)) { r in
-            try r.write { for i in 0..<3 { try r.add(KeptV0(value: ["x": i])) } }
+            try r.write { for i in 0..<3 { r.add(KeptV0(value: ["x": i])) } }
         }
         let config = migrationConfig(dir, [KeptV1.self], 1) { m, _ in
             m.deleteData(forType: "Kept")
@@ -274,7 +274,7 @@ import TestSupport
         try withRealm(migrationConfig(dir, [MigOwnerV0.self], 0)) { r in
             try r.write {
                 let a = MigDogV0(value: ["name": "A"])
-                try r.add(MigOwnerV0(value: ["name": "Ann", "dogs": [a, MigDogV0(value: ["name": "B"])], "best": a]))
+                r.add(MigOwnerV0(value: ["name": "Ann", "dogs": [a, MigDogV0(value: ["name": "B"])], "best": a]))
             }
         }
         let config = migrationConfig(dir, [MigOwnerV1.self], 1) { m, _ in
@@ -296,7 +296,7 @@ import TestSupport
     @Test func aClassGoneFromTheModelsStaysWithoutDeleteData() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [KeptV0.self, GoneV0.self], 0)) { r in
-            try r.write { try r.add(GoneV0(value: ["x": 5])) }
+            try r.write { r.add(GoneV0(value: ["x": 5])) }
         }
         let config = migrationConfig(dir, [KeptV1.self], 1)
         try withRealm(config) { r in
@@ -310,7 +310,7 @@ import TestSupport
         try withRealm(migrationConfig(dir, [SeedPersonV0.self], 0)) { r in
             try r.write {
                 for (f, a) in [("Old", 90), ("Young", 9), ("Mid", 40)] {
-                    try r.add(SeedPersonV0(value: ["firstName": f, "lastName": "X", "age": a]))
+                    r.add(SeedPersonV0(value: ["firstName": f, "lastName": "X", "age": a]))
                 }
             }
         }
@@ -336,7 +336,7 @@ import TestSupport
 
     @Test func aChangeTheEngineRefusesLeavesTheFileAsItWas() throws {
         let dir = TempDir()
-        try withRealm(migrationConfig(dir, [KeptV0.self], 0)) { r in try r.write { try r.add(KeptV0(value: ["x": 3])) } }
+        try withRealm(migrationConfig(dir, [KeptV0.self], 0)) { r in try r.write { r.add(KeptV0(value: ["x": 3])) } }
         var ran = false
         do {
             _ = try Realm(configuration: migrationConfig(dir, [TooLongV1.self], 1) { _, _ in ran = true })
@@ -358,8 +358,8 @@ import TestSupport
         try withRealm(migrationConfig(dir, [ShapeOwnerV0.self], 0)) { r in
             try r.write {
                 let a = ShapeDogV0(value: ["name": "A"])
-                try r.add(ShapeOwnerV0(value: ["name": "Ann", "nickname": "an", "dogs": [a, ShapeDogV0(value: ["name": "B"])]]))
-                try r.add(ShapeOwnerV0(value: ["name": "Bob", "dogs": [a]]))
+                r.add(ShapeOwnerV0(value: ["name": "Ann", "nickname": "an", "dogs": [a, ShapeDogV0(value: ["name": "B"])]]))
+                r.add(ShapeOwnerV0(value: ["name": "Bob", "dogs": [a]]))
             }
         }
         let config = migrationConfig(dir, [ShapeOwnerV1.self], 1) { m, _ in
@@ -384,7 +384,7 @@ import TestSupport
         for (stepByStep, reset) in [(false, false), (false, true), (true, false)] {
             let dir = TempDir()
             try withRealm(migrationConfig(dir, [SeedPersonV2.self], 1)) { r in
-                try r.write { try r.add(SeedPersonV2(value: ["fullName": "Tim", "email": "tim@v1", "age": 1])) }
+                try r.write { r.add(SeedPersonV2(value: ["fullName": "Tim", "email": "tim@v1", "age": 1])) }
             }
             if stepByStep { try withRealm(migrationConfig(dir, [SeedPersonV1.self], 2)) { _ in } }
             let config = migrationConfig(dir, [SeedPersonV2.self], 3) { m, v in
@@ -400,7 +400,7 @@ import TestSupport
     @Test func deleteRealmIfMigrationNeededDeletesInsteadOfMigrating() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [KeyedV0.self], 0)) { r in
-            try r.write { for _ in 0..<2 { try r.add(KeyedV0(value: ["code": "same"])) } }
+            try r.write { for _ in 0..<2 { r.add(KeyedV0(value: ["code": "same"])) } }
         }
         // Even with a higher version: realm-swift deletes whenever a migration would be needed.
         var config = migrationConfig(dir, [KeyedV1.self], 1)
@@ -408,7 +408,7 @@ import TestSupport
         try withRealm(config) { r in #expect(r.objects(KeyedV1.self).isEmpty) }
         try expectSound(config, version: 1)
         // A version bump without schema changes needs no migration: the data stays.
-        try withRealm(config) { r in try r.write { try r.add(KeyedV1(value: ["code": "kept"])) } }
+        try withRealm(config) { r in try r.write { r.add(KeyedV1(value: ["code": "kept"])) } }
         var bumped = migrationConfig(dir, [KeyedV1.self], 2)
         bumped.deleteRealmIfMigrationNeeded = true
         try withRealm(bumped) { r in #expect(r.objects(KeyedV1.self).map(\.code) == ["kept"]) }
@@ -422,7 +422,7 @@ import TestSupport
     @Test func manyObjectsMigrateInOneTransaction() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [BulkV0.self], 0)) { r in
-            try r.write { for i in 0..<3000 { try r.add(BulkV0(value: ["n": i, "s": "s\(i)", "tag": "t\(i % 7)"])) } }
+            try r.write { for i in 0..<3000 { r.add(BulkV0(value: ["n": i, "s": "s\(i)", "tag": "t\(i % 7)"])) } }
         }
         let config = migrationConfig(dir, [BulkV1.self], 1) { m, _ in
             m.enumerateObjects(ofType: "Bulk") { old, new in

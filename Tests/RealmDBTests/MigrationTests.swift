@@ -49,8 +49,8 @@ func seedMigration(_ migration: Migration, _ oldSchemaVersion: UInt64) {
     func seedV0(_ dir: TempDir) throws {
         try withRealm(migrationConfig(dir, [SeedPersonV0.self], 0)) { r in
             try r.write {
-                try r.add(SeedPersonV0(value: ["firstName": "John", "lastName": "Smith", "age": 30]))
-                try r.add(SeedPersonV0(value: ["firstName": "Jane", "lastName": "Doe", "age": 25]))
+                r.add(SeedPersonV0(value: ["firstName": "John", "lastName": "Smith", "age": 30]))
+                r.add(SeedPersonV0(value: ["firstName": "Jane", "lastName": "Doe", "age": 25]))
             }
         }
     }
@@ -62,11 +62,11 @@ func seedMigration(_ migration: Migration, _ oldSchemaVersion: UInt64) {
         let v0 = migrationConfig(dir, [SeedPersonV0.self], 0)
         try withRealm(v0) { r in
             try r.write {
-                for i in 0..<300 { try r.add(SeedPersonV0(value: ["firstName": "p\(i)", "lastName": "L", "age": i])) }
+                for i in 0..<300 { r.add(SeedPersonV0(value: ["firstName": "p\(i)", "lastName": "L", "age": i])) }
             }
             // A later commit leaves the first cluster (objects 0..<256) as it was, so the damage below is in
             // an older commit's node.
-            try r.write { try r.add(SeedPersonV0(value: ["firstName": "q", "lastName": "L", "age": 1])) }
+            try r.write { r.add(SeedPersonV0(value: ["firstName": "q", "lastName": "L", "age": 1])) }
         }
         let path = dir.file("test.realm")
         var bytes = [UInt8](FileManager.default.contents(atPath: path)!)
@@ -167,7 +167,7 @@ func seedMigration(_ migration: Migration, _ oldSchemaVersion: UInt64) {
         }
         try withRealm(migrationConfig(dir, [SeedPersonV1.self], 1, v1Block)) { r in
             #expect(Set(r.objects(SeedPersonV1.self).map(\.fullName)) == ["John Smith", "Jane Doe"])
-            try r.write { try r.add(SeedPersonV1(value: ["fullName": "Tim Added", "age": 40])) }
+            try r.write { r.add(SeedPersonV1(value: ["fullName": "Tim Added", "age": 40])) }
         }
         try expectSound(migrationConfig(dir, [SeedPersonV1.self], 1, v1Block), version: 1)
         let config = migrationConfig(dir, [SeedPersonV2.self], 2, block)
@@ -205,7 +205,7 @@ func seedMigration(_ migration: Migration, _ oldSchemaVersion: UInt64) {
     @Test func typeChangesAreNamedWithOldAndNewTypes() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [ChangeV0.self], 0)) { r in
-            try r.write { try r.add(ChangeV0(value: ["code": 1])) }
+            try r.write { r.add(ChangeV0(value: ["code": 1])) }
         }
         do {
             _ = try Realm(configuration: migrationConfig(dir, [ChangeV1.self], 0))
@@ -291,7 +291,7 @@ func seedMigration(_ migration: Migration, _ oldSchemaVersion: UInt64) {
     @Test func openingWithAnotherVersionWhileTheFileIsOpenIsAClearError() throws {
         let dir = TempDir()
         let r0 = try Realm(configuration: migrationConfig(dir, [SeedPersonV0.self], 0))
-        try r0.write { try r0.add(SeedPersonV0(value: ["firstName": "A", "lastName": "B", "age": 1])) }
+        try r0.write { r0.add(SeedPersonV0(value: ["firstName": "A", "lastName": "B", "age": 1])) }
         do {
             _ = try Realm(configuration: migrationConfig(dir, [SeedPersonV1.self], 1))
             Issue.record("expected an error: the file is open with schema version 0")
@@ -314,7 +314,7 @@ func seedMigration(_ migration: Migration, _ oldSchemaVersion: UInt64) {
     @Test func twoThreadsOpeningTheNewVersionTogetherMigrateOnce() throws {
         let dir = TempDir()
         try withRealm(migrationConfig(dir, [SeedPersonV0.self], 0)) { r in
-            try r.write { try r.add(SeedPersonV0(value: ["firstName": "A", "lastName": "B", "age": 1])) }
+            try r.write { r.add(SeedPersonV0(value: ["firstName": "A", "lastName": "B", "age": 1])) }
         }
         let calls = Counter()
         let inMigration = DispatchSemaphore(value: 0)

@@ -12,7 +12,7 @@ import TestSupport
         let dir = TempDir()
         let realm = try Realm(configuration: fileConfig(dir, [Dog.self, Person.self]))
         let n = 100_000
-        try realm.write { for i in 0..<n { try realm.create(Dog.self, value: ["name": "d\(i)", "age": i]) } }
+        try realm.write { for i in 0..<n { realm.create(Dog.self, value: ["name": "d\(i)", "age": i]) } }
         let dogs = realm.objects(Dog.self)
         let some = [dogs[10], dogs[50_000], dogs[99_990]]
         var delivered = 0
@@ -24,7 +24,7 @@ import TestSupport
         func medianCommit() throws -> Double {
             var times: [Double] = []
             for _ in 0..<15 {
-                try realm.beginWrite()
+                realm.beginWrite()
                 for d in some { d.age += 1 }
                 let start = monotonic()
                 try realm.commitWrite()

@@ -41,7 +41,7 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
 
     @Test func resultsGetInitialThenExactUpdates() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
-        try realm.write { for n in 0..<6 { try realm.create(Dog.self, value: ["name": "d\(n)", "age": n]) } }
+        try realm.write { for n in 0..<6 { realm.create(Dog.self, value: ["name": "d\(n)", "age": n]) } }
         let dogs = realm.objects(Dog.self)
         let log = ChangeLog<Results<Dog>>()
         let token = dogs.observe { log.record($0) }
@@ -50,10 +50,10 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
         let before = dogs.map(\.name)
         // One commit: delete d1 and d4, modify d2 and d5, insert two.
         try realm.write {
-            try realm.delete(dogs.filter { $0.name == "d1" || $0.name == "d4" })
+            realm.delete(dogs.filter { $0.name == "d1" || $0.name == "d4" })
             for d in dogs where d.name == "d2" || d.name == "d5" { d.age += 100 }
-            try realm.create(Dog.self, value: ["name": "n1"])
-            try realm.create(Dog.self, value: ["name": "n2"])
+            realm.create(Dog.self, value: ["name": "n1"])
+            realm.create(Dog.self, value: ["name": "n2"])
         }
         let after = dogs.map(\.name)
         let u = try #require(log.last)
@@ -62,13 +62,13 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
         #expect(u.modifications == [2, 5])
         #expect(apply(before, deletions: u.deletions, insertions: u.insertions, from: after) == after)
         // A commit that changes nothing the results show delivers nothing.
-        try realm.write { try realm.create(Person.self, value: ["id": 1]) }
+        try realm.write { realm.create(Person.self, value: ["id": 1]) }
         #expect(log.updates.count == 1)
     }
 
     @Test func sortedResultsReportMovesAsDeletionAndInsertion() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
-        try realm.write { for n in 0..<5 { try realm.create(Dog.self, value: ["name": "d\(n)", "age": n * 10]) } }
+        try realm.write { for n in 0..<5 { realm.create(Dog.self, value: ["name": "d\(n)", "age": n * 10]) } }
         let sorted = realm.objects(Dog.self).sorted(byKeyPath: "age")
         let log = ChangeLog<Results<Dog>>()
         let token = sorted.observe { log.record($0) }
@@ -78,8 +78,8 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
             let all = realm.objects(Dog.self)
             all.first { $0.name == "d0" }!.age = 35      // moves from 0 to between d3 and d4
             all.first { $0.name == "d2" }!.owner = Person(value: ["id": 9])  // modified in place
-            try realm.delete(all.first { $0.name == "d3" }!)
-            try realm.create(Dog.self, value: ["name": "n", "age": 5])
+            realm.delete(all.first { $0.name == "d3" }!)
+            realm.create(Dog.self, value: ["name": "n", "age": 5])
         }
         let after = sorted.map(\.name)
         #expect(after == ["n", "d1", "d2", "d0", "d4"])
@@ -92,7 +92,7 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
 
     @Test func filteredResultsSeeObjectsEnterAndLeave() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
-        try realm.write { for n in 0..<6 { try realm.create(Dog.self, value: ["name": "d\(n)", "age": n]) } }
+        try realm.write { for n in 0..<6 { realm.create(Dog.self, value: ["name": "d\(n)", "age": n]) } }
         let adults = realm.objects(Dog.self).filter { $0.age >= 3 }
         let log = ChangeLog<Results<Dog>>()
         let token = adults.observe { log.record($0) }
@@ -120,7 +120,7 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
     @Test func listChangesAreExact() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
         let p = try realm.write {
-            try realm.create(Person.self, value: ["id": 1, "dogs": (0..<5).map { ["name": "d\($0)"] }])
+            realm.create(Person.self, value: ["id": 1, "dogs": (0..<5).map { ["name": "d\($0)"] }])
         }
         let log = ChangeLog<List<Dog>>()
         let token = p.dogs.observe { log.record($0) }
@@ -147,13 +147,13 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
         #expect(u.deletions == [5] && u.insertions == [1] && u.modifications.isEmpty)
         // Deleting a dog drops it from the list.
         before = after
-        try realm.write { try realm.delete(p.dogs[2]) }
+        try realm.write { realm.delete(p.dogs[2]) }
         after = p.dogs.map(\.name)
         u = try #require(log.last)
         #expect(u.deletions == [2] && u.insertions.isEmpty)
         #expect(apply(before, deletions: u.deletions, insertions: u.insertions, from: after) == after)
         // Deleting the owner empties the list.
-        try realm.write { try realm.delete(p) }
+        try realm.write { realm.delete(p) }
         u = try #require(log.last)
         #expect(u.deletions == Array(0..<after.count))
     }
@@ -161,9 +161,9 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
     @Test func linkingObjectsChangesAreExact() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
         let (rex, a, b) = try realm.write {
-            (try realm.create(Dog.self, value: ["name": "Rex"]),
-             try realm.create(Person.self, value: ["id": 1, "name": "A"]),
-             try realm.create(Person.self, value: ["id": 2, "name": "B"]))
+            (realm.create(Dog.self, value: ["name": "Rex"]),
+             realm.create(Person.self, value: ["id": 1, "name": "A"]),
+             realm.create(Person.self, value: ["id": 2, "name": "B"]))
         }
         let log = ChangeLog<LinkingObjects<Person>>()
         let token = rex.owners.observe { log.record($0) }
@@ -183,9 +183,9 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
     @Test func changesToLinkedObjectsAreModifications() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
         let p = try realm.write {
-            let p = try realm.create(Person.self, value: ["id": 1, "name": "P", "dogs": [["name": "a"], ["name": "b"]]])
-            try realm.create(Person.self, value: ["id": 2, "name": "Q"])
-            try realm.create(Dog.self, value: ["name": "owned", "owner": p])
+            let p = realm.create(Person.self, value: ["id": 1, "name": "P", "dogs": [["name": "a"], ["name": "b"]]])
+            realm.create(Person.self, value: ["id": 2, "name": "Q"])
+            realm.create(Dog.self, value: ["name": "owned", "owner": p])
             return p
         }
         let people = realm.objects(Person.self)
@@ -215,8 +215,8 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
     @Test func objectNotificationsCarryOldAndNewValues() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
         let (p, other) = try realm.write {
-            (try realm.create(Person.self, value: ["id": 1, "name": "Ann", "age": 30]),
-             try realm.create(Person.self, value: ["id": 2, "name": "Bob"]))
+            (realm.create(Person.self, value: ["id": 1, "name": "Ann", "age": 30]),
+             realm.create(Person.self, value: ["id": 2, "name": "Bob"]))
         }
         var changes: [[PropertyChange]] = []
         var deleted = 0
@@ -241,7 +241,7 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
         #expect(changes.count == 1)
         try realm.write { p.tags.append("x") }
         #expect(changes.last?.map(\.name) == ["tags"])
-        try realm.write { try realm.delete(p) }
+        try realm.write { realm.delete(p) }
         #expect(deleted == 1)
         try realm.write { other.name = "R" }
         #expect(deleted == 1 && changes.count == 2)
@@ -259,13 +259,13 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
             seen.append(n)
         }
         defer { token.invalidate() }
-        try realm.write { try realm.create(Dog.self) }
+        try realm.write { realm.create(Dog.self) }
         #expect(seen == [.didChange])
         // A commit on another thread is seen at refresh().
         let done = DispatchSemaphore(value: 0)
         Thread {
             let w = try! Realm(configuration: config)
-            try! w.write { try w.create(Dog.self) }
+            try! w.write { w.create(Dog.self) }
             done.signal()
         }.start()
         done.wait()
@@ -286,12 +286,12 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
         let t3 = realm.observe { _, _ in realmCalls += 1 }
         defer { t1.invalidate(); t2.invalidate(); t3.invalidate() }
         realm.beginWriteOrFail()
-        try realm.create(Dog.self, value: ["name": "a"])
+        realm.create(Dog.self, value: ["name": "a"])
         try realm.commitWrite(withoutNotifying: [t1, t3])
         #expect(quiet.updates.isEmpty && realmCalls == 0)
         #expect(loud.last?.insertions == [0])
         // The skipped change is not reported later either.
-        try realm.write { try realm.create(Dog.self, value: ["name": "b"]) }
+        try realm.write { realm.create(Dog.self, value: ["name": "b"]) }
         #expect(quiet.updates.count == 1)
         #expect(quiet.last?.insertions == [1])
         #expect(realmCalls == 1)
@@ -307,11 +307,11 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
         do {
             _ = dogs.observe { if case .update = $0 { calls += 100 } }  // released at once
         }
-        try realm.write { try realm.create(Dog.self) }
+        try realm.write { realm.create(Dog.self) }
         #expect(calls == 1)
         kept?.invalidate()
         kept?.invalidate()
-        try realm.write { try realm.create(Dog.self) }
+        try realm.write { realm.create(Dog.self) }
         #expect(calls == 1)
         kept = nil
         // A token invalidated by another observer's callback gets nothing from that delivery on.
@@ -319,7 +319,7 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
         var secondCalls = 0
         let first = realm.observe { _, _ in second?.invalidate() }
         second = realm.observe { _, _ in secondCalls += 1 }
-        try realm.write { try realm.create(Dog.self) }
+        try realm.write { realm.create(Dog.self) }
         #expect(secondCalls == 0)
         first.invalidate()
     }
@@ -338,7 +338,7 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
     @Test(arguments: [1, 2, 3, 4]) func randomCommitsGiveExactChanges(seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)
         let realm = try memoryRealm([Dog.self, Person.self], "random\(seed)")
-        let owner = try realm.write { try realm.create(Person.self, value: ["id": 1]) }
+        let owner = try realm.write { realm.create(Person.self, value: ["id": 1]) }
         let all = realm.objects(Dog.self)
         let views: [(String, Results<Dog>)] = [
             ("all", all),
@@ -363,11 +363,11 @@ func apply<T>(_ old: [T], deletions: [Int], insertions: [Int], from new: [T]) ->
                     let dogs = Array(all)
                     switch rng.below(5) {
                     case 0, 1:
-                        let d = try realm.create(Dog.self, value: ["name": "d\(nextName)", "age": rng.below(20)])
+                        let d = realm.create(Dog.self, value: ["name": "d\(nextName)", "age": rng.below(20)])
                         nextName += 1
                         if rng.below(2) == 0 { owner.dogs.insert(d, at: rng.below(owner.dogs.count + 1)) }
                     case 2 where !dogs.isEmpty:
-                        try realm.delete(dogs[rng.below(dogs.count)])
+                        realm.delete(dogs[rng.below(dogs.count)])
                     case 3 where !dogs.isEmpty:
                         dogs[rng.below(dogs.count)].age = rng.below(20)
                     case 4 where owner.dogs.count > 1:
@@ -405,8 +405,8 @@ extension NotificationTests {
         var rng = SplitMix64(seed: seed)
         let realm = try memoryRealm([Dog.self, Person.self], "links\(seed)")
         try realm.write {
-            for i in 0..<6 { try realm.create(Person.self, value: ["id": i]) }
-            for i in 0..<16 { try realm.create(Dog.self, value: ["name": "d\(i)", "age": i]) }
+            for i in 0..<6 { realm.create(Person.self, value: ["id": i]) }
+            for i in 0..<16 { realm.create(Dog.self, value: ["name": "d\(i)", "age": i]) }
         }
         let people = realm.objects(Person.self), dogs = realm.objects(Dog.self)
         let peopleLog = ChangeLog<Results<Person>>(), dogLog = ChangeLog<Results<Dog>>()
@@ -430,7 +430,7 @@ extension NotificationTests {
                     case 1: d.owner = rng.below(3) == 0 ? nil : p
                     case 2: p.dogs.append(d)
                     case 3 where !p.dogs.isEmpty: p.dogs.remove(at: rng.below(p.dogs.count))
-                    case 4: p.dogs.append(try realm.create(Dog.self, value: ["name": "d\(nextDog)"])); nextDog += 1
+                    case 4: p.dogs.append(realm.create(Dog.self, value: ["name": "d\(nextDog)"])); nextDog += 1
                     default: break
                     }
                 }
@@ -460,6 +460,6 @@ extension NotificationTests {
 
 extension Realm {
     fileprivate func beginWriteOrFail() {
-        do { try beginWrite() } catch { Issue.record("beginWrite failed: \(error)") }
+        beginWrite()
     }
 }

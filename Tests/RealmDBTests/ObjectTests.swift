@@ -47,7 +47,7 @@ import TestSupport
         o.optDate = date
         o.ints.append(objectsIn: [3, 1, 2])
         o.optStrings.append(objectsIn: ["x", nil])
-        try realm.write { try realm.add(o) }
+        try realm.write { realm.add(o) }
         let r = try #require(realm.objects(AllTypes.self).first)
         #expect(r.bool && r.int == Int.max && r.int8 == -8 && r.int16 == 1600 && r.int32 == -320_000 && r.int64 == Int64.min)
         #expect(r.float == 1.5 && r.double == -2.25)
@@ -72,7 +72,7 @@ import TestSupport
     @Test func managedObjectsReadThrough() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
         let rex = Dog(value: ["name": "Rex", "age": 3])
-        try realm.write { try realm.add(rex) }
+        try realm.write { realm.add(rex) }
         let again = try #require(realm.objects(Dog.self).first)
         #expect(again !== rex)
         #expect(again == rex)
@@ -86,17 +86,17 @@ import TestSupport
         let ann = Person(value: ["id": 1, "name": "Ann"])
         let rex = Dog(value: ["name": "Rex", "owner": ann])
         try realm.write {
-            try realm.add(rex)
+            realm.add(rex)
             ann.dogs.append(rex)
         }
         #expect(ann.ownedDogs.count == 1)
         #expect(rex.owners.count == 1)
-        try realm.write { try realm.delete(ann) }
+        try realm.write { realm.delete(ann) }
         #expect(ann.isInvalidated)
         #expect(!rex.isInvalidated)
         #expect(rex.owner == nil)
         #expect(rex.owners.isEmpty)
-        try realm.write { try realm.delete(rex) }
+        try realm.write { realm.delete(rex) }
         #expect(rex.isInvalidated)
         #expect(realm.objects(Dog.self).isEmpty)
     }
@@ -109,7 +109,7 @@ import TestSupport
         #expect(p["name"] as? String == "Bo")
         #expect(throws: RealmError.self) { try p.setValue("x", forProperty: "nope") }
         #expect(throws: RealmError.self) { try p.setValue("not a number", forProperty: "id") }
-        try realm.write { try realm.add(p) }
+        try realm.write { realm.add(p) }
         try realm.write {
             p["nickname"] = "B"
             try p.setValue(41, forProperty: "age")

@@ -49,9 +49,9 @@ final class EnumKeyed: Object {
     func seeded() throws -> Realm {
         let realm = try memoryRealm([EnumTask.self])
         try realm.write {
-            try realm.create(EnumTask.self, value: ["id": 1, "title": "a", "status": TaskStatus.done, "priority": TaskPriority.high])
-            try realm.create(EnumTask.self, value: ["id": 2, "title": "b", "status": "inProgress", "priority": 5])
-            try realm.create(EnumTask.self, value: ["id": 3, "title": "c", "reviewed": TaskStatus.done,
+            realm.create(EnumTask.self, value: ["id": 1, "title": "a", "status": TaskStatus.done, "priority": TaskPriority.high])
+            realm.create(EnumTask.self, value: ["id": 2, "title": "b", "status": "inProgress", "priority": 5])
+            realm.create(EnumTask.self, value: ["id": 3, "title": "c", "reviewed": TaskStatus.done,
                                                     "history": [TaskStatus.open, "done"]])
         }
         return realm
@@ -82,7 +82,7 @@ final class EnumKeyed: Object {
         #expect(EnumWidths().byte == .one)
         #expect(EnumWidths().wide == .small)
         let realm = try memoryRealm([EnumTask.self])
-        try realm.write { try realm.add(EnumTask(value: ["id": 9])) }
+        try realm.write { realm.add(EnumTask(value: ["id": 9])) }
         let stored = try #require(realm.object(ofType: EnumTask.self, forPrimaryKey: 9))
         #expect(stored.status == .open && stored.priority == .low && stored.reviewed == nil)
         let dynamic = try #require(realm.dynamicObject(ofType: "EnumTask", forPrimaryKey: 9))
@@ -100,7 +100,7 @@ final class EnumKeyed: Object {
             task.status = .inProgress
             task.priority = .medium
             task.history.append(objectsIn: [.done, .open])
-            try realm.write { try realm.add(task) }
+            try realm.write { realm.add(task) }
             try realm.write {
                 task.status = .done
                 task.reviewed = .inProgress
@@ -137,7 +137,7 @@ final class EnumKeyed: Object {
     @Test func everyRawTypeRoundTrips() throws {
         let realm = try memoryRealm([EnumWidths.self])
         try realm.write {
-            try realm.create(EnumWidths.self, value: ["byte": EnumByte.two, "wide": EnumWide.big, "ratio": 0.333,
+            realm.create(EnumWidths.self, value: ["byte": EnumByte.two, "wide": EnumWide.big, "ratio": 0.333,
                                                       "scale": EnumScale.tenth, "any": TaskStatus.done])
         }
         let w = try #require(realm.objects(EnumWidths.self).first)
@@ -178,9 +178,9 @@ final class EnumKeyed: Object {
     @Test func anEnumIsAPrimaryKey() throws {
         let realm = try memoryRealm([EnumKeyed.self])
         try realm.write {
-            try realm.add(EnumKeyed(value: ["level": TaskPriority.high, "note": "h"]))
-            try realm.create(EnumKeyed.self, value: ["level": TaskPriority.medium, "note": "m"])
-            try realm.create(EnumKeyed.self, value: ["level": TaskPriority.high, "note": "H"], update: .modified)
+            realm.add(EnumKeyed(value: ["level": TaskPriority.high, "note": "h"]))
+            realm.create(EnumKeyed.self, value: ["level": TaskPriority.medium, "note": "m"])
+            realm.create(EnumKeyed.self, value: ["level": TaskPriority.high, "note": "H"], update: .modified)
         }
         #expect(realm.object(ofType: EnumKeyed.self, forPrimaryKey: TaskPriority.high)?.note == "H")
         #expect(realm.object(ofType: EnumKeyed.self, forPrimaryKey: 5)?.level == .medium)
@@ -198,7 +198,7 @@ final class EnumKeyed: Object {
         #expect(unmanaged.reviewed == .open && unmanaged["reviewed"] as? String == "open")
 
         let realm = try memoryRealm([EnumTask.self])
-        let task = try realm.write { try realm.create(EnumTask.self, value: unmanaged) }
+        let task = try realm.write { realm.create(EnumTask.self, value: unmanaged) }
         #expect(task.status == .done && task.reviewed == .open && Array(task.history) == [.open, .done])
         #expect(task["status"] as? String == "done")
         #expect(task["reviewed"] as? String == "open")
@@ -215,7 +215,7 @@ final class EnumKeyed: Object {
     /// realm-swift's rule: a stored value that is the raw value of no case reads as nil where nil is possible.
     @Test func aRawValueOfNoCaseIsNilWhenOptional() throws {
         let realm = try memoryRealm([EnumTask.self])
-        let task = try realm.write { try realm.create(EnumTask.self, value: ["id": 1]) }
+        let task = try realm.write { realm.create(EnumTask.self, value: ["id": 1]) }
         try realm.write {
             task["reviewed"] = "archived"
             task["votes"] = [10, 7, nil]
@@ -239,7 +239,7 @@ final class EnumKeyed: Object {
     @Test func aRawValueOfNoCaseStopsANonOptionalRead() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let realm = try! memoryRealm([EnumTask.self])
-            let task = try! realm.write { try realm.create(EnumTask.self, value: ["id": 1]) }
+            let task = try! realm.write { realm.create(EnumTask.self, value: ["id": 1]) }
             try! realm.write { task["status"] = "archived" }
             // Key-value access still reads it, as the raw value.
             precondition(task["status"] as? String == "archived")
@@ -252,7 +252,7 @@ final class EnumKeyed: Object {
     @Test func aRawValueOfNoCaseStopsANonOptionalListElement() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let realm = try! memoryRealm([EnumTask.self])
-            let task = try! realm.write { try realm.create(EnumTask.self, value: ["id": 1]) }
+            let task = try! realm.write { realm.create(EnumTask.self, value: ["id": 1]) }
             try! realm.write { task["history"] = ["open", "archived"] }
             precondition(task.history.count == 2 && task.history[0] == .open)
             _ = task.history[1]
@@ -311,8 +311,8 @@ final class ShirtV1: Object {
     func seed(_ dir: TempDir) throws {
         try withRealm(migrationConfig(dir, [ShirtV0.self], 0)) { r in
             try r.write {
-                try r.add(ShirtV0(value: ["name": "a", "size": ShirtSizeV0.large, "stock": [ShirtSizeV0.small, .large]]))
-                try r.add(ShirtV0(value: ["name": "b"]))
+                r.add(ShirtV0(value: ["name": "a", "size": ShirtSizeV0.large, "stock": [ShirtSizeV0.small, .large]]))
+                r.add(ShirtV0(value: ["name": "b"]))
             }
         }
     }

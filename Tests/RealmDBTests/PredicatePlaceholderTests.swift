@@ -8,10 +8,10 @@ import TestSupport
     func populated() throws -> Realm {
         let realm = try memoryRealm([Dog.self, Person.self])
         try realm.write {
-            let ann = try realm.create(Person.self, value: ["id": 1, "name": "Ann", "age": 30, "tags": ["a", "東京"]])
-            let bob = try realm.create(Person.self, value: ["id": 2, "name": "Bob", "nickname": "Bobby", "age": 25])
+            let ann = realm.create(Person.self, value: ["id": 1, "name": "Ann", "age": 30, "tags": ["a", "東京"]])
+            let bob = realm.create(Person.self, value: ["id": 2, "name": "Bob", "nickname": "Bobby", "age": 25])
             for (i, n) in ["Rex", "Fido", "Ace", "Bo", "Ace"].enumerated() {
-                let d = try realm.create(Dog.self, value: ["name": n, "age": i + 1, "owner": i % 2 == 0 ? ann : bob])
+                let d = realm.create(Dog.self, value: ["name": n, "age": i + 1, "owner": i % 2 == 0 ? ann : bob])
                 (i < 3 ? ann : bob).dogs.append(d)
             }
         }

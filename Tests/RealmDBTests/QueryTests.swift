@@ -8,10 +8,10 @@ import TestSupport
     func populated() throws -> Realm {
         let realm = try memoryRealm([Dog.self, Person.self])
         try realm.write {
-            let ann = try realm.create(Person.self, value: ["id": 1, "name": "Ann", "age": 30, "tags": ["a", "東京"]])
-            let bob = try realm.create(Person.self, value: ["id": 2, "name": "Bob", "nickname": "Bobby", "age": 25])
+            let ann = realm.create(Person.self, value: ["id": 1, "name": "Ann", "age": 30, "tags": ["a", "東京"]])
+            let bob = realm.create(Person.self, value: ["id": 2, "name": "Bob", "nickname": "Bobby", "age": 25])
             for (i, n) in ["Rex", "Fido", "Ace", "Bo", "Ace"].enumerated() {
-                let d = try realm.create(Dog.self, value: ["name": n, "age": i + 1, "owner": i % 2 == 0 ? ann : bob])
+                let d = realm.create(Dog.self, value: ["name": n, "age": i + 1, "owner": i % 2 == 0 ? ann : bob])
                 (i < 3 ? ann : bob).dogs.append(d)
             }
         }
@@ -43,8 +43,8 @@ import TestSupport
         let cy = realm.objects(Dog.self).filter("owner == obj('Person', 3)")
         #expect(cy.isEmpty)
         try realm.write {
-            let c = try realm.create(Person.self, value: ["id": 3, "name": "Cy", "age": 40])
-            try realm.create(Dog.self, value: ["name": "Spot", "age": 7, "owner": c])
+            let c = realm.create(Person.self, value: ["id": 3, "name": "Cy", "age": 40])
+            realm.create(Dog.self, value: ["name": "Spot", "age": 7, "owner": c])
         }
         #expect(cy.map(\.name) == ["Spot"])
         #expect(throws: RealmError.self) { try realm.objects(Dog.self).filter(query: "owner == obj('Dog', 1)") }
@@ -79,13 +79,13 @@ import TestSupport
         let realm = try populated()
         let old = realm.objects(Dog.self).filter("age > $0", 3)
         #expect(old.count == 2)
-        try realm.write { try realm.create(Dog.self, value: ["name": "Zed", "age": 9]) }
+        try realm.write { realm.create(Dog.self, value: ["name": "Zed", "age": 9]) }
         #expect(old.count == 3)
-        try realm.write { try realm.delete(realm.objects(Dog.self).filter("name == 'Zed'")) }
+        try realm.write { realm.delete(realm.objects(Dog.self).filter("name == 'Zed'")) }
         #expect(old.count == 2)
         // Inside a write transaction, uncommitted objects count.
-        try realm.beginWrite()
-        try realm.create(Dog.self, value: ["name": "Yo", "age": 7])
+        realm.beginWrite()
+        realm.create(Dog.self, value: ["name": "Yo", "age": 7])
         #expect(old.count == 3)
         realm.cancelWrite()
         #expect(old.count == 2)

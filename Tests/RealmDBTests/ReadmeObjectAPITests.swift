@@ -26,9 +26,9 @@ import TestSupport
         let ann = RPerson(value: ["id": 1, "name": "Ann"])
         try realm.write {
             let rex = RDog(value: ["name": "Rex", "age": 3, "owner": ann])
-            try realm.add(rex)
+            realm.add(rex)
             ann.dogs.append(rex)
-            try realm.create(RDog.self, value: ["name": "Fido", "age": 1, "owner": ["id": 2, "name": "Bob"]])
+            realm.create(RDog.self, value: ["name": "Fido", "age": 1, "owner": ["id": 2, "name": "Bob"]])
         }
         let puppies = realm.objects(RDog.self).filter { $0.age < 2 }.sorted(byKeyPath: "owner.name")
         #expect(puppies.count == 1 && ann.ownedDogs.count == 1)
@@ -40,7 +40,7 @@ import TestSupport
             case .error: changes.append("error")
             }
         }
-        try realm.write { try realm.create(RDog.self, value: ["name": "Ace", "age": 0, "owner": ann]) }
+        try realm.write { realm.create(RDog.self, value: ["name": "Ace", "age": 0, "owner": ann]) }
         #expect(changes == ["initial 1", "update [] [0] []"])
         token.invalidate()
     }

@@ -50,7 +50,7 @@ where C.Element: MinMaxType & AddableType & SortableType {
     func classroom() throws -> (Realm, Classroom) {
         let realm = try memoryRealm([Classroom.self, Student.self])
         let c = try realm.write {
-            try realm.create(Classroom.self, value: [
+            realm.create(Classroom.self, value: [
                 "id": 1,
                 "students": [["name": "Ann", "age": 12], ["name": "Bob", "age": 15], ["name": "Cy", "age": 9], ["name": "Di", "age": 14]],
                 "scores": [5, 1, 4, 1, 3],
@@ -88,7 +88,7 @@ where C.Element: MinMaxType & AddableType & SortableType {
     @Test func linkingObjectsAreACollectionToo() throws {
         let (realm, c) = try classroom()
         let second = try realm.write {
-            try realm.create(Classroom.self, value: ["id": 2, "students": [c.students[0]], "scores": [100]] as [String: Any])
+            realm.create(Classroom.self, value: ["id": 2, "students": [c.students[0]], "scores": [100]] as [String: Any])
         }
         let ann = c.students[0]
         #expect(matching(ann.classrooms, "id == 2").count == 1)
@@ -152,7 +152,7 @@ where C.Element: MinMaxType & AddableType & SortableType {
         }
         #expect(Array(high) == [4, 10])
         #expect(high.realm == realm)
-        try realm.write { try realm.delete(c) }
+        try realm.write { realm.delete(c) }
         #expect(high.isEmpty)
     }
 
@@ -231,7 +231,7 @@ where C.Element: MinMaxType & AddableType & SortableType {
         let sortedLog = ChangeLog<Results<Int>>()
         let sortedToken = c.scores.sorted().observe { sortedLog.record($0) }
         defer { sortedToken.invalidate() }
-        try realm.write { try realm.create(Student.self, value: ["name": "Zed"]) }
+        try realm.write { realm.create(Student.self, value: ["name": "Zed"]) }
         #expect(sortedLog.updates.isEmpty)
         try realm.write { c.scores.append(0) }
         #expect(sortedLog.last?.insertions == [0])
@@ -250,8 +250,8 @@ where C.Element: MinMaxType & AddableType & SortableType {
         r.score.value = 7
         r.anything.value = .string("hello")
         #expect(r.legacyAge.value == nil)
-        try realm.write { try realm.add(r) }
-        try realm.write { try realm.create(LegacyRecord.self, value: ["name": "b", "score": 2, "legacyAge": 40]) }
+        try realm.write { realm.add(r) }
+        try realm.write { realm.create(LegacyRecord.self, value: ["name": "b", "score": 2, "legacyAge": 40]) }
         let records = realm.objects(LegacyRecord.self).sorted(byKeyPath: "name")
         #expect(records.map(\.score.value) == [7, 2])
         #expect(records[0].anything.value == .string("hello"))
@@ -270,7 +270,7 @@ where C.Element: MinMaxType & AddableType & SortableType {
         let dir = TempDir()
         let config = fileConfig(dir, [Classroom.self, Student.self])
         let realm = try Realm(configuration: config)
-        let c = try realm.write { try realm.create(Classroom.self, value: ["id": 1, "scores": [3, 9, 1, 7]] as [String: Any]) }
+        let c = try realm.write { realm.create(Classroom.self, value: ["id": 1, "scores": [3, 9, 1, 7]] as [String: Any]) }
         let ref = ThreadSafeReference(to: c.scores.filter("self > 2").sorted(ascending: false))
         nonisolated(unsafe) var seen: [Int] = []
         onOtherThread {

@@ -64,7 +64,7 @@ class ModernPrimaryIntEnumObject: Object {
         let task = RealmSwiftDocs.Task()
         task.name = "Write docs"
         #expect(task.status == .notStarted)
-        try realm.write { try realm.add(task) }
+        try realm.write { realm.add(task) }
         try realm.write {
             task.status = .inProgress
             task.optionalTaskStatusEnumProperty = .complete
@@ -80,12 +80,12 @@ class ModernPrimaryIntEnumObject: Object {
         #expect(object.intEnumCol == .value1 && object.stringEnumCol == .value1)
         #expect(object.optIntEnumCol == nil)
         try realm.write {
-            try realm.add(object)
+            realm.add(object)
             object.stringEnumCol = .value4
             object.arrayIntEnum.append(objectsIn: [.value3, .value2])
             object.arrayOptStringEnum.append(objectsIn: [.value4, nil])
-            try realm.add(ModernIndexedIntEnumObject(value: ["value": ModernIntEnum.value3]))
-            try realm.add(ModernPrimaryIntEnumObject(value: [ModernIntEnum.value2]))
+            realm.add(ModernIndexedIntEnumObject(value: ["value": ModernIntEnum.value3]))
+            realm.add(ModernPrimaryIntEnumObject(value: [ModernIntEnum.value2]))
             object["optIntEnumCol"] = 10
         }
         #expect(object.optIntEnumCol == nil)

@@ -10,7 +10,7 @@ struct Boom: Error {}
         let realm = try memoryRealm([Dog.self, Person.self])
         #expect(throws: Boom.self) {
             try realm.write {
-                try realm.create(Dog.self, value: ["name": "Rex"])
+                try realm.tryCreate(Dog.self, value: ["name": "Rex"])
                 throw Boom()
             }
         }
@@ -20,23 +20,23 @@ struct Boom: Error {}
 
     @Test func explicitTransactions() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
-        try realm.beginWrite()
+        realm.beginWrite()
         #expect(realm.isInWriteTransaction)
-        #expect(throws: RealmError.alreadyInWriteTransaction) { try realm.beginWrite() }
-        try realm.create(Dog.self, value: ["name": "A"])
+        #expect(throws: RealmError.alreadyInWriteTransaction) { try realm.tryBeginWrite() }
+        realm.create(Dog.self, value: ["name": "A"])
         realm.cancelWrite()
         #expect(realm.objects(Dog.self).isEmpty)
-        try realm.beginWrite()
-        try realm.create(Dog.self, value: ["name": "B"])
+        realm.beginWrite()
+        realm.create(Dog.self, value: ["name": "B"])
         try realm.commitWrite()
         #expect(realm.objects(Dog.self).map(\.name) == ["B"])
     }
 
     @Test func writesOutsideATransactionAreErrors() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
-        #expect(throws: RealmError.self) { try realm.add(Dog()) }
-        #expect(throws: RealmError.self) { try realm.create(Dog.self) }
-        #expect(throws: RealmError.self) { try realm.deleteAll() }
+        #expect(throws: RealmError.self) { try realm.tryAdd(Dog()) }
+        #expect(throws: RealmError.self) { try realm.tryCreate(Dog.self) }
+        #expect(throws: RealmError.self) { try realm.tryDeleteAll() }
     }
 
     @Test func sameThreadSameConfigurationSameRealm() throws {
@@ -55,7 +55,7 @@ struct Boom: Error {}
         let done = DispatchSemaphore(value: 0)
         Thread {
             let writer = try! Realm(configuration: config)
-            try! writer.write { try writer.create(Dog.self, value: ["name": "Rex"]) }
+            try! writer.write { writer.create(Dog.self, value: ["name": "Rex"]) }
             done.signal()
         }.start()
         done.wait()
@@ -70,7 +70,7 @@ struct Boom: Error {}
         var config = fileConfig(dir, [Dog.self, Person.self])
         try {
             let r = try Realm(configuration: config)
-            try r.write { try r.create(Dog.self, value: ["name": "Rex"]) }
+            try r.write { r.create(Dog.self, value: ["name": "Rex"]) }
         }()
         config.readOnly = true
         let r = try Realm(configuration: config)
@@ -96,7 +96,7 @@ struct Boom: Error {}
     @Test func writeCopyMakesAnOpenableFile() throws {
         let dir = TempDir()
         let realm = try memoryRealm([Dog.self, Person.self])
-        try realm.write { try realm.create(Dog.self, value: ["name": "Rex"]) }
+        try realm.write { realm.create(Dog.self, value: ["name": "Rex"]) }
         let url = URL(fileURLWithPath: dir.file("copy.realm"))
         try realm.writeCopy(toFile: url)
         let copy = try Realm(configuration: .init(fileURL: url, objectTypes: [Dog.self, Person.self]))
@@ -105,7 +105,7 @@ struct Boom: Error {}
 
     @Test func dynamicAPI() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
-        try realm.write { try realm.create(Dog.self, value: ["name": "Rex", "age": 3, "owner": ["id": 4, "name": "Ann"]]) }
+        try realm.write { realm.create(Dog.self, value: ["name": "Rex", "age": 3, "owner": ["id": 4, "name": "Ann"]]) }
         let dogs = realm.dynamicObjects("Dog")
         #expect(dogs.count == 1)
         let d = try #require(dogs.first)
@@ -121,7 +121,7 @@ struct Boom: Error {}
         #expect(throws: RealmError.self) { try realm.write { try d.setValue("nine", forProperty: "age") } }
         let p = try #require(realm.dynamicObject(ofType: "Person", forPrimaryKey: 4))
         #expect(p["name"] as? String == "Ann")
-        try realm.write { try realm.dynamicCreate("Person", value: ["id": 5, "name": "Bo"]) }
+        try realm.write { realm.dynamicCreate("Person", value: ["id": 5, "name": "Bo"]) }
         #expect(realm.objects(Person.self).count == 2)
         #expect(realm.dynamicObjects("Dog").sorted(byKeyPath: "owner.name").count == 1)
     }
@@ -137,7 +137,7 @@ struct Boom: Error {}
         Realm.Configuration.defaultConfiguration = c
         defer { Realm.Configuration.defaultConfiguration = saved }
         let realm = try Realm()
-        try realm.write { try realm.create(Dog.self, value: ["name": "Rex"]) }
+        try realm.write { realm.create(Dog.self, value: ["name": "Rex"]) }
         #expect(FileManager.default.fileExists(atPath: dir.file("default.realm")))
         #expect(realm.configuration.fileURL?.path == dir.file("default.realm"))
     }
@@ -156,9 +156,9 @@ struct Boom: Error {}
         try {
             let r = try Realm(configuration: config)
             try r.write {
-                for i in 0..<3000 { try r.create(Dog.self, value: ["name": String(repeating: "x", count: 200) + "\(i)"]) }
+                for i in 0..<3000 { r.create(Dog.self, value: ["name": String(repeating: "x", count: 200) + "\(i)"]) }
             }
-            try r.write { try r.delete(r.objects(Dog.self)) }
+            try r.write { r.delete(r.objects(Dog.self)) }
         }()
         let before = try FileManager.default.attributesOfItem(atPath: dir.file("test.realm"))[.size] as! Int
         nonisolated(unsafe) var asked: (Int, Int)?
@@ -175,7 +175,7 @@ struct Boom: Error {}
 
     @Test func invalidateReleasesTheVersionAndReadsResume() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
-        try realm.write { try realm.create(Dog.self, value: ["name": "Rex"]) }
+        try realm.write { realm.create(Dog.self, value: ["name": "Rex"]) }
         let dogs = realm.objects(Dog.self)
         realm.invalidate()
         #expect(dogs.count == 1)
@@ -184,8 +184,8 @@ struct Boom: Error {}
     @Test func touchingADeletedObjectIsAClearFatalError() async {
         await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let realm = try! Realm(configuration: .init(inMemoryIdentifier: "deleted", objectTypes: [Dog.self, Person.self]))
-            let dog = try! realm.write { try realm.create(Dog.self, value: ["name": "Rex"]) }
-            try! realm.write { try realm.delete(dog) }
+            let dog = try! realm.write { realm.create(Dog.self, value: ["name": "Rex"]) }
+            try! realm.write { realm.delete(dog) }
             _ = dog.name
         }.map { result in
             let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
@@ -196,7 +196,7 @@ struct Boom: Error {}
     @Test func modifyingOutsideAWriteIsAClearFatalError() async {
         await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let realm = try! Realm(configuration: .init(inMemoryIdentifier: "nowrite", objectTypes: [Dog.self, Person.self]))
-            let dog = try! realm.write { try realm.create(Dog.self, value: ["name": "Rex"]) }
+            let dog = try! realm.write { realm.create(Dog.self, value: ["name": "Rex"]) }
             dog.name = "Ace"
         }.map { result in
             let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
@@ -215,7 +215,7 @@ struct Boom: Error {}
         var config = Realm.Configuration(fileURL: url, encryptionKey: key, objectTypes: [Dog.self, Person.self])
         try {
             let r = try Realm(configuration: config)
-            try r.write { try r.create(Dog.self, value: ["name": "秘密の犬 Rex"]) }
+            try r.write { r.create(Dog.self, value: ["name": "秘密の犬 Rex"]) }
         }()
         #expect(try Realm(configuration: config).objects(Dog.self).first?.name == "秘密の犬 Rex")
         let raw = try Data(contentsOf: url)

@@ -11,9 +11,9 @@ import TestSupport
     @Test(.enabled(if: enabled)) func readObjectsThroughResultsAndLists() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
         let n = 100_000
-        try realm.write { for i in 0..<n { try realm.create(Dog.self, value: ["name": "d\(i)", "age": i]) } }
+        try realm.write { for i in 0..<n { realm.create(Dog.self, value: ["name": "d\(i)", "age": i]) } }
         let dogs = realm.objects(Dog.self)
-        let p = try realm.write { try realm.create(Person.self, value: ["id": 1]) }
+        let p = try realm.write { realm.create(Person.self, value: ["id": 1]) }
         let first = Array(dogs.prefix(20_000))
         try realm.write { p.dogs.append(objectsIn: first) }
         func median(_ body: () -> Int) -> Double {

@@ -7,10 +7,10 @@ import TestSupport
     func populated() throws -> Realm {
         let realm = try memoryRealm([Dog.self, Person.self])
         try realm.write {
-            let ann = try realm.create(Person.self, value: ["id": 1, "name": "Ann", "age": 30])
-            let bob = try realm.create(Person.self, value: ["id": 2, "name": "Bob", "age": 25])
+            let ann = realm.create(Person.self, value: ["id": 1, "name": "Ann", "age": 30])
+            let bob = realm.create(Person.self, value: ["id": 2, "name": "Bob", "age": 25])
             for (i, n) in ["Rex", "Fido", "Ace", "Bo", "Ace"].enumerated() {
-                try realm.create(Dog.self, value: ["name": n, "age": i + 1, "owner": i % 2 == 0 ? ann : bob])
+                realm.create(Dog.self, value: ["name": n, "age": i + 1, "owner": i % 2 == 0 ? ann : bob])
             }
         }
         return realm
@@ -35,8 +35,8 @@ import TestSupport
     @Test func sortAndDistinctThroughANullLink() throws {
         let realm = try populated()
         try realm.write {
-            try realm.create(Dog.self, value: ["name": "Stray", "age": 9])
-            try realm.create(Dog.self, value: ["name": "Lost", "age": 8])
+            realm.create(Dog.self, value: ["name": "Stray", "age": 9])
+            realm.create(Dog.self, value: ["name": "Lost", "age": 8])
         }
         let dogs = realm.objects(Dog.self)
         #expect(dogs.sorted(byKeyPath: "owner.name").map(\.name) == ["Rex", "Ace", "Ace", "Fido", "Bo", "Stray", "Lost"])
@@ -65,9 +65,9 @@ import TestSupport
         let realm = try populated()
         let aces = realm.objects(Dog.self).filter { $0.name == "Ace" }
         #expect(aces.count == 2)
-        try realm.write { try realm.create(Dog.self, value: ["name": "Ace"]) }
+        try realm.write { realm.create(Dog.self, value: ["name": "Ace"]) }
         #expect(aces.count == 3)
-        try realm.write { try realm.delete(realm.objects(Dog.self).filter { $0.name == "Ace" }) }
+        try realm.write { realm.delete(realm.objects(Dog.self).filter { $0.name == "Ace" }) }
         #expect(aces.isEmpty)
         #expect(realm.objects(Dog.self).count == 3)
     }

@@ -56,7 +56,7 @@ final class TwoKeys: Object {
         let config = fileConfig(dir, [Dog.self, Person.self])
         try {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.create(Person.self, value: ["id": 1, "name": "Ann", "dogs": [["name": "Rex"]]]) }
+            try realm.write { realm.create(Person.self, value: ["id": 1, "name": "Ann", "dogs": [["name": "Rex"]]]) }
         }()
         let realm = try Realm(configuration: config)
         #expect(realm.objects(Person.self).first?.dogs.first?.name == "Rex")
@@ -69,7 +69,7 @@ final class TwoKeys: Object {
         let dir = TempDir()
         try {
             let r = try Realm(configuration: fileConfig(dir, [Item.self]))
-            try r.write { try r.create(Item.self, value: ["name": "x"]) }
+            try r.write { r.create(Item.self, value: ["name": "x"]) }
         }()
         // Open the same file with the engine's schema of another shape: a property added.
         final class ItemV2: Object {
@@ -101,13 +101,13 @@ final class TwoKeys: Object {
         let dir = TempDir()
         try {
             let r = try Realm(configuration: fileConfig(dir, [Thing.self]))
-            try r.write { try r.create(Thing.self, value: ["a": 1]) }
+            try r.write { r.create(Thing.self, value: ["a": 1]) }
         }()
         var c = fileConfig(dir, [ThingV2.self])
         c.deleteRealmIfMigrationNeeded = true
         let r = try Realm(configuration: c)
         #expect(r.objects(ThingV2.self).isEmpty)
-        try r.write { try r.create(ThingV2.self, value: ["b": "x"]) }
+        try r.write { r.create(ThingV2.self, value: ["b": "x"]) }
         #expect(r.objects(ThingV2.self).first?.b == "x")
     }
 }

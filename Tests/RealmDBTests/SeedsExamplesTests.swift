@@ -44,7 +44,7 @@ final class BulkPerson: Object {
         let users = realm.objects(User.self)
         let u = User()
         u.age = 1
-        try realm.write { try realm.add(u) }
+        try realm.write { realm.add(u) }
         #expect(users.count == 1)
         let done = DispatchSemaphore(value: 0)
         DispatchQueue(label: "background").async {
@@ -77,7 +77,7 @@ final class BulkPerson: Object {
         let realm = try memoryRealm([Venue.self])
         func importAll() throws {
             try realm.write {
-                for venue in venues { try realm.create(Venue.self, value: venue, update: .modified) }
+                for venue in venues { realm.create(Venue.self, value: venue, update: .modified) }
             }
         }
         try importAll()
@@ -106,7 +106,7 @@ final class BulkPerson: Object {
             for idx1 in 0..<batches {
                 try! realm.write {
                     for idx2 in 0..<1000 {
-                        try realm.create(BulkPerson.self, value: ["name": "\(idx1)", "birthdate": Date(timeIntervalSince1970: Double(idx2))])
+                        realm.create(BulkPerson.self, value: ["name": "\(idx1)", "birthdate": Date(timeIntervalSince1970: Double(idx2))])
                     }
                 }
             }
@@ -130,8 +130,8 @@ final class BulkPerson: Object {
     @Test func copyBetweenRealms() throws {
         let a = try memoryRealm([Venue.self], "seedsCopyA")
         let b = try memoryRealm([Venue.self], "seedsCopyB")
-        let v = try a.write { try a.create(Venue.self, value: ["id": "1", "name": "Park", "contact": ["phone": "1"]]) }
-        let copy = try b.write { try b.create(Venue.self, value: v) }
+        let v = try a.write { a.create(Venue.self, value: ["id": "1", "name": "Park", "contact": ["phone": "1"]]) }
+        let copy = try b.write { b.create(Venue.self, value: v) }
         #expect(copy.name == "Park" && copy.contact?.phone == "1" && copy.realm == b)
     }
 
@@ -140,7 +140,7 @@ final class BulkPerson: Object {
         let id = "seeds-mem-\(UUID())"
         let config = Realm.Configuration(inMemoryIdentifier: id, objectTypes: [User.self])
         var realm: Realm? = try Realm(configuration: config)
-        try realm!.write { try realm!.create(User.self, value: ["name": "a"]) }
+        try realm!.write { realm!.create(User.self, value: ["name": "a"]) }
         let second = try Realm(configuration: config)
         #expect(second.objects(User.self).count == 1)
         realm = nil

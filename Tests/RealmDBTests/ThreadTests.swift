@@ -28,7 +28,7 @@ func onOtherThread(_ body: @escaping @Sendable () -> Void) {
         let dir = TempDir()
         let config = fileConfig(dir, [Dog.self, Person.self])
         let realm = try Realm(configuration: config)
-        let rex = try realm.write { try realm.create(Dog.self, value: ["name": "Rex", "age": 1]) }
+        let rex = try realm.write { realm.create(Dog.self, value: ["name": "Rex", "age": 1]) }
         let ref = ThreadSafeReference(to: rex)
         onOtherThread {
             let realm = try! Realm(configuration: config)
@@ -45,7 +45,7 @@ func onOtherThread(_ body: @escaping @Sendable () -> Void) {
         let config = fileConfig(dir, [Dog.self, Person.self])
         let realm = try Realm(configuration: config)
         try realm.write {
-            for i in 0..<10 { try realm.create(Dog.self, value: ["name": "d\(i)", "age": i]) }
+            for i in 0..<10 { realm.create(Dog.self, value: ["name": "d\(i)", "age": i]) }
         }
         let old = realm.objects(Dog.self).filter { $0.age >= 5 }.sorted(byKeyPath: "age", ascending: false)
         let ref = ThreadSafeReference(to: old)
@@ -76,7 +76,7 @@ func onOtherThread(_ body: @escaping @Sendable () -> Void) {
     @Test func usingAnObjectOnAnotherThreadIsAClearFatalError() async {
         await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let realm = try! Realm(configuration: .init(inMemoryIdentifier: "wrong-thread-object", objectTypes: [Dog.self, Person.self]))
-            let dog = try! realm.write { try realm.create(Dog.self, value: ["name": "Rex"]) }
+            let dog = try! realm.write { realm.create(Dog.self, value: ["name": "Rex"]) }
             nonisolated(unsafe) let shared = dog
             let done = DispatchSemaphore(value: 0)
             Thread {
