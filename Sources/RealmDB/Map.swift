@@ -296,8 +296,18 @@ public enum RealmMapChange<Collection> {
 extension Map {
     /// Calls `block` with `.initial` now, then with the keys deleted, inserted and modified after every change to
     /// the map (by key, as Realm). When the owning object is deleted, a last update deletes every key.
-    public func observe(_ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+    /// `keyPaths` is accepted for realm-swift's signature: a map reports the keys whose values changed, and a
+    /// change inside an object a value links to is not a change of the map. With `queue`, the block runs on
+    /// that serial queue with the map as a Realm confined to it reads it.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
         guard let owner else { preconditionFailure("only managed maps can be observed") }
+        if let queue {
+            return CollectionOnQueue.observe(owner: owner, propertyIndex: propertyIndex, on: queue,
+                                             make: { Map<Key, Value>(owner: $0, index: $1) },
+                                             observe: { $0.observe(keyPaths: keyPaths, block) },
+                                             failed: { block(.error($0)) })
+        }
         let map = self
         let notifier = MapNotifier(owner: owner, propertyIndex: propertyIndex) { c in
             block(.update(map, deletions: c.0, insertions: c.1, modifications: c.2))

@@ -281,12 +281,22 @@ extension MutableSet: RealmField {
 extension MutableSet {
     /// Calls `block` with `.initial` now, then after every change to the set with the positions deleted (in the
     /// previous version), inserted and modified (objects whose properties changed; in the previous version).
-    public func observe(_ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
+    /// With `keyPaths`, an object element counts as modified only when one of those properties changed; with
+    /// `queue`, the block runs on that serial queue with the set as a Realm confined to it reads it.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
         guard let owner else { preconditionFailure("only managed sets can be observed") }
+        if let queue {
+            return CollectionOnQueue.observe(owner: owner, propertyIndex: propertyIndex, on: queue,
+                                             make: { MutableSet<Element>(owner: $0, index: $1) },
+                                             observe: { $0.observe(keyPaths: keyPaths, block) },
+                                             failed: { block(.error($0)) })
+        }
         let set = self
         let notifier = SetNotifier(owner: owner, propertyIndex: propertyIndex) { c in
             block(.update(set, deletions: c.0, insertions: c.1, modifications: c.2))
         } failed: { block(.error($0)) }
+        notifier.keyPaths = ObservedKeyPaths(keyPaths)
         return observe(with: notifier) { block(.initial(self)) }
     }
 }
@@ -294,12 +304,16 @@ extension MutableSet {
 /// Delivers a set's changes by position: the elements of the two versions compared (a set's order is its
 /// elements' order, so an element keeps its relative place).
 final class SetNotifier: CollectionPropertyNotifier<([Int], [Int], [Int])>, Notifier {
+    /// When set, the only properties of the elements whose changes make an element modified.
+    var keyPaths: ObservedKeyPaths?
+
     func deliver(realm: Realm, changes: ChangeCache, notify: Bool) throws {
         guard !done else { return }
         let (gone, own) = try state(changes)
         var targetModified = Set<ObjectKey>()
         if property.schema.type == .link, let target = property.schema.objectClassName {
             targetModified = Set(try changes.changes(target).modified.keys)
+            if let keyPaths { targetModified = try targetModified.filter { try keyPaths.matches(changes, target, $0) } }
         }
         guard gone || own || !targetModified.isEmpty else { return }
         let before = try read(changes.old, empty: []) { try $0.list(owner.key, $1) }

@@ -206,11 +206,15 @@ final class ResultsNotifier<Element: RealmCollectionValue>: Notifier {
     let results: Results<Element>
     let block: (RealmCollectionChange<Results<Element>>) -> Void
     var oldKeys: [ObjectKey]
+    /// When set, the only properties whose changes make an object modified.
+    let keyPaths: ObservedKeyPaths?
 
     /// `keys`: the results as the block's `.initial` showed them.
-    init(results: Results<Element>, keys: [ObjectKey], block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) {
+    init(results: Results<Element>, keys: [ObjectKey], keyPaths: ObservedKeyPaths? = nil,
+         block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) {
         self.results = results
         self.block = block
+        self.keyPaths = keyPaths
         oldKeys = keys
     }
 
@@ -226,7 +230,11 @@ final class ResultsNotifier<Element: RealmCollectionValue>: Notifier {
     func deliver(realm: Realm, changes: ChangeCache, notify: Bool) throws {
         guard try changes.anyChanged(affecting(changes.new)) else { return }
         let newKeys = try results.evaluatedKeys()
-        let modified = try changes.deepModifiedKeys(results.className)
+        var modified = try changes.deepModifiedKeys(results.className)
+        if let keyPaths {
+            let className = results.className
+            modified = try modified.filter { try keyPaths.matches(changes, className, $0) }
+        }
         let sortedByKey: Bool
         if case .table = results.source, results.operations.allSatisfy({ if case .filter = $0 { return true } else { return false } }) {
             sortedByKey = true
@@ -281,10 +289,13 @@ final class ValueResultsNotifier<Element: RealmCollectionValue>: Notifier {
 final class ObjectNotifier<T: Object>: Notifier {
     let object: T
     let block: (ObjectChange<T>) -> Void
+    /// When set, the only properties reported (and whose changes call the block).
+    let keyPaths: ObservedKeyPaths?
     var done = false
 
-    init(object: T, block: @escaping (ObjectChange<T>) -> Void) {
+    init(object: T, keyPaths: ObservedKeyPaths? = nil, block: @escaping (ObjectChange<T>) -> Void) {
         self.object = object
+        self.keyPaths = keyPaths
         self.block = block
     }
 
@@ -297,8 +308,14 @@ final class ObjectNotifier<T: Object>: Notifier {
             if notify { block(.deleted) }
             return
         }
-        guard notify, let names = try changes.changes(info.name).modified[object._key],
-              let oldSchema = old.classSchema(info.name) else { return }
+        guard notify, let oldSchema = old.classSchema(info.name) else { return }
+        let names: [String]
+        if let keyPaths {
+            names = try keyPaths.changedProperties(changes, info.name, object._key)
+        } else {
+            names = try changes.changes(info.name).modified[object._key] ?? []
+        }
+        guard !names.isEmpty else { return }
         let ot = try old.table(info.name)
         var out: [PropertyChange] = []
         for name in names {

@@ -59,8 +59,18 @@ where Element: RealmCollectionValue, Index == Int {
     /// The mean of a numeric property (`self` for values), or nil when empty.
     func average<T: _Persistable>(ofProperty property: String) -> T?
 
-    /// Calls `block` with `.initial` at once, then `.update` with the changed indices after each change.
-    func observe(_ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken
+    /// Calls `block` with `.initial` at once, then `.update` with the changed indices after each change; with
+    /// `keyPaths` only changes of those properties make an element modified, and with `queue` the block runs on
+    /// that serial queue.
+    func observe(keyPaths: [String]?, on queue: DispatchQueue?,
+                 _ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken
+}
+
+extension RealmCollection {
+    /// `observe(keyPaths:on:_:)` with every property and the calling thread.
+    public func observe(_ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken {
+        observe(keyPaths: nil, on: nil, block)
+    }
 }
 
 extension RealmCollection {
@@ -198,9 +208,11 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     public func sum<T: _Persistable>(ofProperty property: String) -> T { base.sum(property) }
     public func average<T: _Persistable>(ofProperty property: String) -> T? { base.average(property) }
 
-    public func observe(_ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void) -> NotificationToken {
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void) -> NotificationToken {
+        precondition(queue == nil, "AnyRealmCollection.observe(on:) is not supported: observe the wrapped collection on the queue")
         let wrapped = self
-        return base.observe { change in
+        return base.observe(keyPaths: keyPaths) { change in
             switch change {
             case .initial: block(.initial(wrapped))
             case .update(let d, let i, let m): block(.update(wrapped, deletions: d, insertions: i, modifications: m))
@@ -232,7 +244,7 @@ class AnyRealmCollectionBox<Element: RealmCollectionValue> {
     func max<T: _Persistable>(_ property: String) -> T? { fatalError("abstract") }
     func sum<T: _Persistable>(_ property: String) -> T { fatalError("abstract") }
     func average<T: _Persistable>(_ property: String) -> T? { fatalError("abstract") }
-    func observe(_ block: @escaping (ErasedCollectionChange) -> Void) -> NotificationToken { fatalError("abstract") }
+    func observe(keyPaths: [String]?, _ block: @escaping (ErasedCollectionChange) -> Void) -> NotificationToken { fatalError("abstract") }
 }
 
 final class RealmCollectionBox<C: RealmCollection>: AnyRealmCollectionBox<C.Element> {
@@ -255,8 +267,8 @@ final class RealmCollectionBox<C: RealmCollection>: AnyRealmCollectionBox<C.Elem
     override func max<T: _Persistable>(_ property: String) -> T? { base.max(ofProperty: property) }
     override func sum<T: _Persistable>(_ property: String) -> T { base.sum(ofProperty: property) }
     override func average<T: _Persistable>(_ property: String) -> T? { base.average(ofProperty: property) }
-    override func observe(_ block: @escaping (ErasedCollectionChange) -> Void) -> NotificationToken {
-        base.observe { change in
+    override func observe(keyPaths: [String]?, _ block: @escaping (ErasedCollectionChange) -> Void) -> NotificationToken {
+        base.observe(keyPaths: keyPaths, on: nil) { change in
             switch change {
             case .initial: block(.initial)
             case .update(_, let d, let i, let m): block(.update(deletions: d, insertions: i, modifications: m))
