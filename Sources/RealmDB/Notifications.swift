@@ -41,6 +41,7 @@ extension Realm {
     /// Throws when notification blocks may not be added now: inside a write transaction, as in realm-swift.
     func checkCanObserve() throws {
         verifyThread("Realm")
+        if isFrozen { throw RealmError.frozen(operation: "add a notification block") }
         if isInWriteTransaction { throw RealmError.observeInWriteTransaction }
     }
 
@@ -150,13 +151,14 @@ enum CollectionOnQueue {
 }
 
 extension Realm {
-    /// Object `key` of `className` and the index of its property `property`, found in this Realm's version;
-    /// nil when the class, the object or the property is not there.
-    func collectionOwner(_ className: String, _ key: ObjectKey, _ property: String) -> (ObjectRef, Int)? {
+    /// Object `key` of `className` and the index of its property `property` (0 when nil), found in this Realm's
+    /// version; nil when the class, the object or the property is not there.
+    func collectionOwner(_ className: String, _ key: ObjectKey, _ property: String?) -> (ObjectRef, Int)? {
         do {
             let typed = rlm.typedInfos.values.first(where: { $0.name == className })
-            guard let info = try typed ?? rlm.dynamicInfoIfPresent(className), let i = info.index(of: property),
-                  try reader.exists(info.table, key) else { return nil }
+            guard let info = try typed ?? rlm.dynamicInfoIfPresent(className) else { return nil }
+            let i = property.map { info.index(of: $0) } ?? 0
+            guard let i, try reader.exists(info.table, key) else { return nil }
             return (ObjectRef(realm: self, key: key, info: info), i)
         } catch {
             rlm.readFailed(error, "find an object of \(className)")

@@ -42,6 +42,7 @@ extension Realm {
     public func tryBeginWrite() throws {
         verifyThread("Realm")
         guard rlm.transaction == nil else { throw RealmError.alreadyInWriteTransaction }
+        if rlm.frozen != nil { throw RealmError.frozen(operation: "begin a write transaction") }
         if rlm.configuration.readOnly { throw RealmError.readOnly(path: rlm.configuration.displayPath) }
         let tx = try RealmError.wrap { try rlm.database.beginWrite() }
         let old = rlm.snapshot
@@ -107,6 +108,7 @@ extension Realm {
 
     func requireWrite(_ operation: String) throws -> WriteTransaction {
         verifyThread("Realm")
+        if rlm.frozen != nil { throw RealmError.frozen(operation: operation) }
         guard let tx = rlm.transaction else { throw RealmError.notInWriteTransaction(operation: operation) }
         return tx
     }

@@ -95,6 +95,8 @@ public struct Realm {
     /// Releases the version this Realm reads; objects read from it become invalid until the next read.
     public func invalidate() {
         verifyThread("Realm")
+        // A frozen Realm keeps its version for as long as it lives.
+        if isFrozen { return }
         if rlm.transaction != nil { cancelWrite() }
         rlm.snapshot?.close()
         rlm.snapshot = nil
@@ -109,6 +111,43 @@ public struct Realm {
 
 extension Realm: Equatable {
     public static func == (a: Realm, b: Realm) -> Bool { a.rlm === b.rlm }
+}
+
+/// The snapshots a frozen Realm reads through: the one it was made with, for the thread that froze it, and a
+/// sibling of the same version for each other thread that reads it (a snapshot belongs to one thread at a
+/// time). All are closed when the frozen Realm goes.
+final class FrozenReaders: @unchecked Sendable {
+    // Safe: `byThread` is read and written under `lock`; each snapshot is used by its own thread only.
+    private let lock = NSLock()
+    private let anchor: Snapshot
+    private let anchorThread = pthread_self()
+    private var byThread: [UInt: Snapshot] = [:]
+
+    init(anchor: Snapshot) { self.anchor = anchor }
+
+    func reader(_ failed: (Error, String) -> Never) -> Snapshot {
+        let me = pthread_self()
+        if pthread_equal(me, anchorThread) != 0 { return anchor }
+        let id = UInt(me)
+        return lock.withLock {
+            if let s = byThread[id] { return s }
+            do {
+                let s = try anchor.sibling()
+                byThread[id] = s
+                return s
+            } catch {
+                failed(error, "read the frozen version \(anchor.version)")
+            }
+        }
+    }
+
+    func closeAll() {
+        lock.withLock {
+            for s in byThread.values { s.close() }
+            byThread = [:]
+        }
+        anchor.close()
+    }
 }
 
 final class WeakRealmCore: NSObject {
@@ -163,6 +202,10 @@ final class RealmCore {
     /// Set during `add(_:update:)` so that linked objects are added with the same policy.
     var activeUpdatePolicy: Realm.UpdatePolicy = .error
     let notifiers = NotifierSet()
+    /// Set for a frozen Realm (`freeze()`): the version it reads on every thread.
+    let frozen: FrozenReaders?
+    /// The frozen Realms made from this one, by version, while they are in use (`freeze()` reuses them).
+    var frozenRealms: [UInt64: WeakRealmCore] = [:]
     /// Asynchronous writes queued and not yet begun (`beginAsyncWrite`), by id.
     var queuedAsyncWrites: Set<UInt> = []
     var nextAsyncWriteID: UInt = 1
@@ -173,6 +216,7 @@ final class RealmCore {
         self.queue = queue
         queueIdentity = identity
         isMainThreadRealm = queue == nil && Thread.isMainThread
+        frozen = nil
         if let key = configuration.encryptionKey {
             guard key.count == 64 else {
                 throw RealmError.invalidConfiguration("an encryption key must be 64 bytes, got \(key.count)")
@@ -216,6 +260,24 @@ final class RealmCore {
         }
     }
 
+    /// A frozen Realm of the version `source` reads: usable on any thread, never advancing, never written. Its
+    /// class infos are made now, so that no thread changes them later.
+    init(frozenFrom source: RealmCore, snapshot anchor: Snapshot) throws {
+        configuration = source.configuration
+        database = source.database
+        thread = pthread_self()
+        queue = nil
+        queueIdentity = nil
+        isMainThreadRealm = false
+        autorefresh = false
+        frozen = FrozenReaders(anchor: anchor)
+        snapshot = anchor
+        models = source.models
+        for (_, m) in models { _ = try info(for: m.type) }
+        for c in anchor.schema { _ = try dynamicInfo(c.name) }
+        try RealmCore.register(self)
+    }
+
     static func openDatabase(_ c: Realm.Configuration) throws -> Database {
         try RealmError.wrap {
             if let id = c.inMemoryIdentifier { return try Database.inMemory(identifier: id) }
@@ -229,6 +291,7 @@ final class RealmCore {
     deinit {
         transaction?.rollback()
         snapshot?.close()
+        frozen?.closeAll()
         let key = fileKey, id = ObjectIdentifier(self)
         RealmCore.openVersions.withLock { open in
             open[key]?[id] = nil
@@ -237,6 +300,7 @@ final class RealmCore {
     }
 
     var reader: Snapshot {
+        if let frozen { return frozen.reader(readFailed) }
         if let t = transaction { return t }
         if let s = snapshot { return s }
         do {
@@ -264,8 +328,9 @@ final class RealmCore {
         }
     }
 
-    /// Whether this Realm is used on the thread (or queue) it belongs to.
+    /// Whether this Realm is used on the thread (or queue) it belongs to; a frozen Realm belongs to every thread.
     var isOnOwnThread: Bool {
+        if frozen != nil { return true }
         if let queueIdentity { return queueIdentity.isCurrent }
         return pthread_equal(thread, pthread_self()) != 0
     }
@@ -274,7 +339,7 @@ final class RealmCore {
 
     /// Advances to the newest version and delivers notifications.
     func refresh() -> Bool {
-        guard transaction == nil else { return false }
+        guard transaction == nil, frozen == nil else { return false }
         let old = snapshot
         do {
             let s = try database.snapshot()

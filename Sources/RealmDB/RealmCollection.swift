@@ -64,6 +64,13 @@ where Element: RealmCollectionValue, Index == Int {
     /// that serial queue.
     func observe(keyPaths: [String]?, on queue: DispatchQueue?,
                  _ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken
+
+    /// Whether the collection belongs to a frozen Realm.
+    var isFrozen: Bool { get }
+    /// The collection as a frozen Realm of the version its Realm reads now sees it, readable on any thread.
+    func freeze() -> Self
+    /// The collection in the calling thread's live Realm, or nil when what it comes from is gone.
+    func thaw() -> Self?
 }
 
 extension RealmCollection {
@@ -187,6 +194,8 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
         }
     }
 
+    init(box: AnyRealmCollectionBox<Element>) { base = box }
+
     public var realm: Realm? { base.realm }
     public var isInvalidated: Bool { base.isInvalidated }
     public var count: Int { base.count }
@@ -207,6 +216,10 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     public func max<T: _Persistable>(ofProperty property: String) -> T? { base.max(property) }
     public func sum<T: _Persistable>(ofProperty property: String) -> T { base.sum(property) }
     public func average<T: _Persistable>(ofProperty property: String) -> T? { base.average(property) }
+
+    public var isFrozen: Bool { base.isFrozen }
+    public func freeze() -> AnyRealmCollection<Element> { AnyRealmCollection(box: base.freeze()) }
+    public func thaw() -> AnyRealmCollection<Element>? { base.thaw().map { AnyRealmCollection(box: $0) } }
 
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void) -> NotificationToken {
@@ -245,6 +258,9 @@ class AnyRealmCollectionBox<Element: RealmCollectionValue> {
     func sum<T: _Persistable>(_ property: String) -> T { fatalError("abstract") }
     func average<T: _Persistable>(_ property: String) -> T? { fatalError("abstract") }
     func observe(keyPaths: [String]?, _ block: @escaping (ErasedCollectionChange) -> Void) -> NotificationToken { fatalError("abstract") }
+    var isFrozen: Bool { fatalError("abstract") }
+    func freeze() -> AnyRealmCollectionBox<Element> { fatalError("abstract") }
+    func thaw() -> AnyRealmCollectionBox<Element>? { fatalError("abstract") }
 }
 
 final class RealmCollectionBox<C: RealmCollection>: AnyRealmCollectionBox<C.Element> {
@@ -267,6 +283,9 @@ final class RealmCollectionBox<C: RealmCollection>: AnyRealmCollectionBox<C.Elem
     override func max<T: _Persistable>(_ property: String) -> T? { base.max(ofProperty: property) }
     override func sum<T: _Persistable>(_ property: String) -> T { base.sum(ofProperty: property) }
     override func average<T: _Persistable>(_ property: String) -> T? { base.average(ofProperty: property) }
+    override var isFrozen: Bool { base.isFrozen }
+    override func freeze() -> AnyRealmCollectionBox<C.Element> { RealmCollectionBox(base.freeze()) }
+    override func thaw() -> AnyRealmCollectionBox<C.Element>? { base.thaw().map { RealmCollectionBox($0) } }
     override func observe(keyPaths: [String]?, _ block: @escaping (ErasedCollectionChange) -> Void) -> NotificationToken {
         base.observe(keyPaths: keyPaths, on: nil) { change in
             switch change {

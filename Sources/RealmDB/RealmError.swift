@@ -36,6 +36,8 @@ public enum RealmError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidConfiguration(String)
     /// An operation is not allowed on a read-only Realm.
     case readOnly(path: String)
+    /// A frozen Realm (or an object or collection of one) cannot be written or observed.
+    case frozen(operation: String)
     /// A notification block was added inside a write transaction (add it before `beginWrite`).
     case observeInWriteTransaction
     /// A query does not parse or does not fit the class; the error has the message, column and caret line.
@@ -65,6 +67,7 @@ public enum RealmError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noPrimaryKey(let c, let op): return "class '\(c)' has no primary key, so \(op) is not possible"
         case .invalidConfiguration(let r): return "invalid configuration: \(r)"
         case .readOnly(let p): return "\(p): the Realm is read-only"
+        case .frozen(let op): return "cannot \(op): the Realm is frozen (thaw() gives a live one)"
         case .observeInWriteTransaction:
             return "cannot add a notification block inside a write transaction; add it before beginWrite()"
         case .query(let e): return e.description

@@ -68,7 +68,9 @@ public class Snapshot: NodeSource {
 
     /// `catalogue`: the catalogue of `meta`'s commit root when the caller has it (a write transaction that
     /// starts where this process's last commit ended, `WriterHandover`); otherwise it is read from the root.
-    init(database: Database, meta: Meta, mapping: Mapping, readerSlot: Int?, catalogue handed: Catalogue? = nil) throws {
+    /// `source`: a snapshot of the same version whose commit-log index this one reads through (`sibling()`).
+    init(database: Database, meta: Meta, mapping: Mapping, readerSlot: Int?, catalogue handed: Catalogue? = nil,
+         sharingLogWith source: Snapshot? = nil) throws {
         self.database = database
         self.meta = meta
         self.pageBoundChecksums = meta.hasPageBoundChecksums
@@ -76,7 +78,11 @@ public class Snapshot: NodeSource {
         self.readerSlot = nil
         self.pageLimit = meta.pageCount
         self.catalogue = Catalogue()
-        self.logIndex = try database.logPages?.index(for: meta)
+        if let source {
+            self.logIndex = source.logIndex
+        } else {
+            self.logIndex = try database.logPages?.index(for: meta)
+        }
         if let handed {
             catalogue = handed
         } else if meta.catalogueRef != 0 {
@@ -91,6 +97,21 @@ public class Snapshot: NodeSource {
     }
 
     deinit { close() }
+
+    /// Another snapshot of this version, for another thread (a snapshot belongs to one thread at a time): it
+    /// holds the version itself, so it stays readable after this one closes. Reads the same mapping and commit
+    /// log index, which are safe to share.
+    public func sibling() throws -> Snapshot {
+        precondition(!isClosed, "sibling() of a closed snapshot")
+        let slot = try database.coordinator.claimReaderSlot(version: meta.version)
+        do {
+            return try Snapshot(database: database, meta: meta, mapping: mapping, readerSlot: slot,
+                                catalogue: catalogue, sharingLogWith: self)
+        } catch {
+            database.coordinator.releaseReaderSlot(slot)
+            throw error
+        }
+    }
 
     /// Releases the snapshot's hold on its version. Further use is a programmer error.
     public func close() {
