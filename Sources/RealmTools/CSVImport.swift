@@ -180,13 +180,15 @@ public struct CSVImport {
             if (p.type == .string || p.type == .data) && !p.isOptional && !p.isCollection { return .string("") }
             return .null
         }
-        if p.isCollection || p.type == .mixed { return try json(f.text, p.isDictionary ? "a dictionary" : p.isCollection ? "a list" : "a mixed value") }
+        if p.isCollection || p.type == .mixed {
+            return try json(f.text, p.isDictionary ? "a dictionary" : p.isSet ? "a set" : p.isList ? "a list"
+                                : "a mixed value (a string in it is quoted: \"text\")")
+        }
         if p.type == .link {
             // A link by primary key is the key in its own cell form; other links and embedded objects are JSON.
-            if let ts = tx.classSchema(p.objectClassName!), !ts.isEmbedded, let pk = ts.properties.first(where: \.isPrimaryKey) {
-                return try scalar(f.text, pk.type)
-            }
-            return try json(f.text, "a link")
+            let ts = tx.classSchema(p.objectClassName!)
+            if let ts, !ts.isEmbedded, let pk = ts.properties.first(where: \.isPrimaryKey) { return try scalar(f.text, pk.type) }
+            return try json(f.text, ts?.isEmbedded == true ? "an embedded object" : "a link")
         }
         return try scalar(f.text, p.type)
     }

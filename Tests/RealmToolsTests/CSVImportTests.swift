@@ -61,6 +61,23 @@ import TestSupport
         #expect(a.stdout == b.stdout && a.stdout.contains("Tokyo"), "\(b.stdout)")
     }
 
+    /// An error inside an embedded object names the record and the embedded class's property; a mixed cell
+    /// that is not JSON says how a string is written.
+    @Test func errorsInsideEmbeddedObjectsAndMixedCells() throws {
+        let dir = TempDir()
+        write(dir, "schema.json", CollectionTypesToolTests.schema)
+        write(dir, "Person.csv", "name,home\r\nAnn,\"{\"\"city\"\":\"\"Tokyo\"\"}\"\r\nBob,\"{\"\"city\"\":7}\"\r\n")
+        let r = try cli(dir, "import", "p.realm", "Person.csv", "--schema", "schema.json")
+        #expect(r.status == 1 && r.stderr.contains("Person.csv: line 3 (record 2): Address.city: expected a string, found a number"), "\(r.stderr)")
+        write(dir, "Person.csv", "name,extra\r\nAnn,hello\r\n")
+        let m = try cli(dir, "import", "p.realm", "Person.csv", "--schema", "schema.json")
+        #expect(m.status == 1 && m.stderr.contains("line 2 (record 1), column 'extra': a mixed value (a string in it is quoted: \"text\") is written as JSON"),
+                "\(m.stderr)")
+        let db = try Database.open(path: dir.file("p.realm"), options: DatabaseOptions(readOnly: true))
+        // The classes the schema file made went with the rolled-back transaction.
+        #expect(try db.read { $0.schema.isEmpty })
+    }
+
     static let edgeSchema = """
     [
       {"name": "Dog", "primaryKey": "name", "properties": {"name": "string", "age": "int", "weight": "double?"}},
