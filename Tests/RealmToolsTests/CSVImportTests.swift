@@ -195,3 +195,77 @@ import TestSupport
         #expect(try db.read { s in [try s.count("Dog"), try s.count("Note"), try s.count("Person")] } == [1, 0, 0])
     }
 }
+
+/// CSV imports of damaged files (truncated, a byte changed, quotes, separators and line breaks put in, invalid
+/// UTF-8, huge fields): never a crash, every failure a `ToolError` naming a file, and a failed import writes
+/// nothing. `REALM_FUZZ_IMPORT=N` runs N/4 imports instead of 150 (a quarter of the JSON fuzz test's N).
+@Suite struct CSVImportFuzzTests {
+    static let valid = [
+        "Person.csv": "id,name,age,score,tags,friend,photo,born\r\n1,Ada,36,1.5,\"[\"\"a\"\",\"\"b\"\"]\",2,AAEC,1815-12-10T00:00:00Z\r\n"
+            + "2,東京 🐕,,-0.0,[],,,\r\n3,\"x, \"\"y\"\"\r\nz\",9223372036854775807,1e300,[],1,\"\",\r\n",
+        "Dog.csv": "name,owner\r\nRex,1\r\nFido,3\r\n",
+    ]
+
+    @Test func damagedFilesFailCleanlyAndWriteNothing() throws {
+        let n = ProcessInfo.processInfo.environment["REALM_FUZZ_IMPORT"].flatMap { Int($0) }.map { $0 / 4 } ?? 150
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("import.realm"))
+        try db.write { tx in try tx.createClasses(ImportFuzzTests.schema) }
+        func sources(_ files: [String: [UInt8]]) -> [CSVImport.Source] {
+            files.keys.sorted().map { name in
+                _ = FileManager.default.createFile(atPath: dir.file(name), contents: Data(files[name]!))
+                return CSVImport.Source(path: dir.file(name), className: String(name.dropLast(4)))
+            }
+        }
+        func clear() throws {
+            try db.write { tx in
+                for c in ["Dog", "Person"] {
+                    let t = try tx.table(c)
+                    for k in try tx.keys(t) { try tx.delete(t, k) }
+                }
+            }
+        }
+        let base = Self.valid.mapValues { Array($0.utf8) }
+        #expect(try CSVImport(sources: sources(base), schema: nil).run(into: db).total == 5)
+        try clear()
+        let tokens: [String] = ["\"", "\"\"", ",", "\r\n", "\n", "\r", "\u{FEFF}", "{", "[", "]", "null", "NaN", "-",
+                                "9999999999999999999999", "{\"$class\":\"Person\",\"$index\":7}", "\"\"\"", "🐕", "\u{0}"]
+        var rng = SplitMix64(seed: 0xC5F_2026)
+        var imported = 0, failed = 0
+        for i in 0..<n {
+            var files = base
+            let name = rng.below(2) == 0 ? "Person.csv" : "Dog.csv"
+            var doc = files[name]!
+            switch i % 5 {
+            case 0: doc = Array(doc.prefix(rng.below(doc.count)))
+            case 1: doc[rng.below(doc.count)] = UInt8(truncatingIfNeeded: rng.next())
+            case 2, 3:
+                for _ in 0..<(1 + rng.below(3)) {
+                    let at = rng.below(doc.count)
+                    let end = min(doc.count, at + rng.below(6))
+                    doc.replaceSubrange(at..<(i % 5 == 2 ? at : end), with: Array(tokens[rng.below(tokens.count)].utf8))
+                }
+            default:
+                let huge = [String(repeating: "é", count: 300_000), String(repeating: "9", count: 100_000),
+                            "\"" + String(repeating: "\"\"", count: 50_000) + "\""][rng.below(3)]
+                doc = Array("id,name,score\r\n\(1_000 + i),\(huge),\(huge)\r\n".utf8)
+                files["Person.csv"] = doc
+                doc = files[name]!
+            }
+            files[name] = doc
+            let before = try ImportFuzzTests.dump(db)
+            do {
+                _ = try CSVImport(sources: sources(files), schema: nil).run(into: db)
+                imported += 1
+                try clear()
+            } catch let e as ToolError {
+                failed += 1
+                #expect(e.description.contains(".csv"), "\(e)")
+                let after = try ImportFuzzTests.dump(db)
+                if after != before { Issue.record("import \(i) failed (\(e)) but changed the database") }
+            }
+        }
+        #expect(failed > n / 4 && imported > 0, "\(imported) imported, \(failed) failed")
+        #expect(try db.verify().isOK)
+    }
+}
