@@ -173,10 +173,9 @@ public struct DataExport {
     /// One class as CSV (RFC 4180): a header of property names, one row per object, CRLF after each. Null is
     /// an empty field, an empty string `""`; other strings, dates, data, objectIds, uuids and decimals are their
     /// JSON strings without the quotes (empty data as `""`), numbers and booleans their JSON; a link is the
-    /// target's primary key,
-    /// or `{"$class": C, "$index": i}` as JSON; an embedded object, a list, set, dictionary or mixed value is
-    /// its JSON. A field holding a comma, a quote or a line break (or an empty string) is quoted, quotes
-    /// written twice. `CSVImport` reads this form back.
+    /// target's primary key, or `{"$class": C, "$index": i}` as JSON; an embedded object, a list, set,
+    /// dictionary or mixed value is its JSON. A field holding a comma, a quote or a line break (or an empty
+    /// string) is quoted, quotes written twice. `CSVImport` reads this form back.
     public func writeCSV(className: String, to sink: TextSink) throws {
         var keys: [ObjectKey] = []
         try ToolError.wrap { try snapshot.forEachKey(snapshot.table(className)) { keys.append($0); return true } }
