@@ -170,8 +170,12 @@ public struct DataExport {
         progress?(total, total)
     }
 
-    /// One class as CSV (RFC 4180): a header of property names, one row per object. Null is an empty field,
-    /// an empty string `""`; lists and links are written as their JSON.
+    /// One class as CSV (RFC 4180): a header of property names, one row per object, CRLF after each. Null is
+    /// an empty field, an empty string `""`; other strings, dates, data, objectIds, uuids and decimals are their
+    /// JSON strings without the quotes (empty data as `""`), numbers and booleans their JSON; a link is the
+    /// target's primary key, or `{"$class": C, "$index": i}` as JSON; an embedded object, a list, set,
+    /// dictionary or mixed value is its JSON. A field holding a comma, a quote or a line break (or an empty
+    /// string) is quoted, quotes written twice. `CSVImport` reads this form back.
     public func writeCSV(className: String, to sink: TextSink) throws {
         var keys: [ObjectKey] = []
         try ToolError.wrap { try snapshot.forEachKey(snapshot.table(className)) { keys.append($0); return true } }
@@ -203,15 +207,20 @@ public struct DataExport {
                     let v = try snapshot.value(k, h)
                     switch v {
                     case .null: fields.append("")
+                    case _ where p.type == .mixed:
+                        // Its JSON, as in a JSON export: a string, a number and a tagged value stay apart.
+                        fields.append(DataExport.csvField(JSONWriter.write(try mixed(v), pretty: false), forceQuote: false))
                     case .string(let s): fields.append(DataExport.csvField(s, forceQuote: s.isEmpty))
-                    case .link(let lk):
-                        let j = try link(lk, p.objectClassName!)
+                    case .link:
+                        // The target's primary key, `{"$class", "$index"}`, or an embedded object's JSON.
+                        let j = try element(v, p)
                         if case .string(let s) = j { fields.append(DataExport.csvField(s, forceQuote: s.isEmpty)) } else {
                             fields.append(DataExport.csvField(JSONWriter.write(j, pretty: false), forceQuote: false))
                         }
                     default:
                         let j = ValueCodec.json(v, type: p.type)
-                        if case .string(let s) = j { fields.append(DataExport.csvField(s, forceQuote: false)) } else {
+                        // Empty data (an empty base64 string) is quoted as the empty string is, apart from null.
+                        if case .string(let s) = j { fields.append(DataExport.csvField(s, forceQuote: s.isEmpty)) } else {
                             fields.append(DataExport.csvField(JSONWriter.write(j, pretty: false), forceQuote: false))
                         }
                     }

@@ -18,6 +18,9 @@ public struct DataImport {
     let file: String
     let schema: SchemaFile?
     var progress: ((Int, Int) -> Void)?
+    /// Turns an error at object `index` of a class into one naming where that object came from (a CSV file's
+    /// line); nil keeps `file: Class[index].property`.
+    var place: ((_ className: String, _ index: Int, _ error: ToolError) -> ToolError)?
 
     public init(file: String, schema: SchemaFile?, progress: ((Int, Int) -> Void)? = nil) {
         self.file = file
@@ -42,6 +45,14 @@ public struct DataImport {
 
     private func importAll(_ classes: [(String, JSONValue)], _ tx: WriteTransaction) throws -> Report {
         var report = Report()
+        report.classesCreated = try createClasses(tx)
+        try importObjects(classes, tx, &report)
+        return report
+    }
+
+    /// Creates the schema file's classes the database lacks (their names); a class it has with another schema
+    /// is a conflict.
+    func createClasses(_ tx: WriteTransaction) throws -> [String] {
         if let schema {
             var toCreate: [ClassSchema] = []
             for c in schema.classes {
@@ -56,9 +67,14 @@ public struct DataImport {
             }
             if !toCreate.isEmpty {
                 try ToolError.wrap { try tx.createClasses(toCreate) }
-                report.classesCreated = toCreate.map(\.name)
+                return toCreate.map(\.name)
             }
         }
+        return []
+    }
+
+    /// Every object of `classes` (class name → array of objects): plain values first, then links.
+    func importObjects(_ classes: [(String, JSONValue)], _ tx: WriteTransaction, _ report: inout Report) throws {
         let total = classes.reduce(0) { n, c in if case .array(let a) = c.1 { return n + a.count } else { return n } }
         var done = 0
         // Phase 1: every object with its plain values and lists of primitives.
@@ -73,7 +89,7 @@ public struct DataImport {
             var keys: [ObjectKey] = []
             keys.reserveCapacity(objects.count)
             for (i, o) in objects.enumerated() {
-                keys.append(try createPlain(o, cs, table, className, i, tx))
+                keys.append(try at(className, i) { try createPlain(o, cs, table, className, i, tx) })
                 done += 1
                 if done % 4096 == 0 { progress?(done, total) }
             }
@@ -89,11 +105,16 @@ public struct DataImport {
             guard !linkProps.isEmpty else { continue }
             for (i, o) in objects.enumerated() {
                 guard case .object(let members) = o else { continue }
-                try setLinks(members, linkProps, table, keys[i], className, i, created, tx)
+                try at(className, i) { try setLinks(members, linkProps, table, keys[i], className, i, created, tx) }
             }
         }
         progress?(total, total)
-        return report
+    }
+
+    /// Runs `body` for object `i` of a class, placing its errors with `place`.
+    private func at<T>(_ className: String, _ i: Int, _ body: () throws -> T) throws -> T {
+        guard let place else { return try body() }
+        do { return try body() } catch let e as ToolError { throw place(className, i, e) }
     }
 
     private func createPlain(_ o: JSONValue, _ cs: ClassSchema, _ table: TableHandle, _ className: String, _ i: Int,
@@ -329,13 +350,13 @@ public struct DataImport {
                     throw fail(className, i, prop, "link to \(c) where \(target) was expected")
                 }
                 guard case .number(let n) = idx, let k = Int(n), let keys = created[target], k >= 0, k < keys.count else {
-                    throw fail(className, i, prop, "$index \(idx) is not the position of a \(target) in this file")
+                    throw fail(className, i, prop, "$index \(JSONWriter.write(idx, pretty: false)) is not the position of a \(target) in this file")
                 }
                 return keys[k]
             }
             if let kv = v["$key"] {
                 guard case .number(let n) = kv, let raw = UInt64(n), try ToolError.wrap({ try tx.exists(table, ObjectKey(raw)) }) else {
-                    throw fail(className, i, prop, "$key \(kv) is not the key of a \(target) in the database")
+                    throw fail(className, i, prop, "$key \(JSONWriter.write(kv, pretty: false)) is not the key of a \(target) in the database")
                 }
                 return ObjectKey(raw)
             }

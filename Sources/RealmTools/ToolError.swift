@@ -8,6 +8,9 @@ public enum ToolError: Error, CustomStringConvertible, Equatable {
     case schema(file: String, location: String, message: String)
     /// A value in a data file does not fit; `index` is the 0-based position in the class's array.
     case data(file: String, className: String, index: Int?, property: String?, message: String)
+    /// A CSV file does not parse or a cell does not fit: `line` is where the record starts, `record` its
+    /// number among the data records (1-based, the header not counted), `column` the property.
+    case csv(file: String, line: Int, record: Int?, column: String?, message: String)
     /// The schema in the file conflicts with the one given.
     case conflict(String)
     /// A file could not be read or written.
@@ -25,6 +28,11 @@ public enum ToolError: Error, CustomStringConvertible, Equatable {
             var place = c
             if let i { place += "[\(i)]" }
             if let p { place += ".\(p)" }
+            return "\(f): \(place): \(m)"
+        case .csv(let f, let l, let r, let c, let m):
+            var place = "line \(l)"
+            if let r { place += " (record \(r))" }
+            if let c { place += ", column '\(c)'" }
             return "\(f): \(place): \(m)"
         case .conflict(let m): return "schema conflict: \(m)"
         case .io(let p, let m): return "\(p): \(m)"

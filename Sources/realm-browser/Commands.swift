@@ -223,20 +223,42 @@ struct Query: ParsableCommand {
 }
 
 struct Import: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Import objects from a JSON data file, in one transaction.")
+    static let configuration = CommandConfiguration(
+        abstract: "Import objects from a JSON data file or CSV files, in one transaction.",
+        discussion: """
+        JSON: one document {"Class": [ {...}, ... ]}. CSV (RFC 4180): a directory of files named after their \
+        classes (Person.csv), as `export --format csv` writes them, or one file, of the class --class names (or \
+        its file name says); each file's first line names the properties. CSV is chosen for a directory, a name \
+        ending in .csv, or --format csv.
+        """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case json, csv }
 
     @Argument(help: "The database file (created when missing).") var path: String
-    @Argument(help: "The data file: {\"Class\": [ {...}, ... ]}.") var data: String
+    @Argument(help: "The data: a JSON file, a CSV file or a directory of CSV files.") var data: String
     @Option(help: "A schema file (Realm JS convention) whose missing classes are created first.") var schema: String?
+    @Option(help: "json or csv (default: csv for a directory or a .csv file, json otherwise).") var format: Format?
+    @Option(name: .customLong("class"), help: "The class of a single CSV file's records (default: the file's name).") var className: String?
     @OptionGroup var key: KeyOptions
 
     func run() throws {
         let keyBytes = try key.key()
-        let dataBytes = try readFile(data)
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: data, isDirectory: &isDirectory)
+        let csv = format.map { $0 == .csv } ?? (isDirectory.boolValue || data.lowercased().hasSuffix(".csv"))
+        if !csv && className != nil { throw ValidationError("--class is for CSV: a JSON document names its classes") }
+        if !csv && exists && isDirectory.boolValue { throw ValidationError("\(data) is a directory: give --format csv for its CSV files, or a JSON file") }
+        let dataBytes = csv ? nil : try readFile(data)
+        let sources = csv ? try CSVImport.sources(at: data, className: className) : []
         let schemaFile = try schema.map { try SchemaFile.parse(try readFile($0), file: $0) }
         let db = try Database.open(path: path, options: DatabaseOptions(encryptionKey: keyBytes))
         let bar = ProgressBar("import")
-        let report = try DataImport(file: data, schema: schemaFile, progress: bar.update).run(dataBytes, into: db)
+        let report: DataImport.Report
+        if let dataBytes {
+            report = try DataImport(file: data, schema: schemaFile, progress: bar.update).run(dataBytes, into: db)
+        } else {
+            report = try CSVImport(sources: sources, schema: schemaFile, progress: bar.update).run(into: db)
+        }
         bar.finish()
         var msg = "imported \(report.total) objects"
         if !report.classesCreated.isEmpty { msg += "; created classes \(report.classesCreated.joined(separator: ", "))" }
