@@ -203,7 +203,7 @@ public struct Renderer {
                     }
                 }
             }
-            if case .list(let owner, let p) = t.source, data.isChanged(owner, p) {
+            if let owner = t.source.owner, let p = t.source.collectionProperty, data.isChanged(owner, p) {
                 canvas.setRole(.warning, x: r.x, y: y, width: 1)
             }
             if row == t.row {
@@ -221,6 +221,7 @@ public struct Renderer {
         case .list: return "The list is empty"
         case .linkingObjects, .backlinks: return "Nothing links here"
         case .filtered: return "No objects match"
+        case .entries: return "Empty: a adds"
         }
     }
 
