@@ -315,7 +315,7 @@ import TestSupport
         guard case .entries(_, "anyMap", [.key("nested")])? = source(h) else { Issue.record("no nested list: \(String(describing: source(h)))"); return }
         h.type("j\r")   // {deep: x}
         guard case .entries(_, "anyMap", [.key("nested"), .index(1)])? = source(h) else { Issue.record("no nested dictionary"); return }
-        #expect(h.screen.contains("anyMap[\"nested\"][1]"))
+        #expect(h.screen.contains("Item › #1 › anyMap › [\"nested\"] › [1]"))
         h.type("$e")
         #expect(h.state.prompt?.editor.text == "string x")
         h.type(Self.clear + "int 3\r")

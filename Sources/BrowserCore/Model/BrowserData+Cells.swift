@@ -9,7 +9,8 @@ extension BrowserData {
             // A dictionary: the key and the value; a list nested in a mixed value: the index and the value.
             out.append(isDictionaryTable(source.base) ? Column(kind: .key, header: "key")
                                                       : Column(kind: .index, header: "#", rightAligned: true))
-            out.append(Column(kind: .element(element), header: "value " + ValueFormat.typeName(element)))
+            out.append(Column(kind: .element(element), header: "value " + ValueFormat.typeName(element),
+                              rightAligned: ValueFormat.isNumeric(element.type)))
             return out
         }
         // A set has no positions: its table is its elements (values, or the objects' columns).

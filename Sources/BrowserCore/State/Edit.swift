@@ -34,6 +34,14 @@ public struct EditTarget: Equatable, Sendable {
         self.place = place
     }
 
+    /// Whether Ctrl-N may write null here (never for a dictionary key).
+    public var allowsNull: Bool {
+        switch place {
+        case .newKey, .renameKey: return false
+        default: return property.isOptional || property.type == .mixed
+        }
+    }
+
     /// The type typed text is parsed as (a list's element type for list places; keys are text).
     public var type: PropertyType {
         switch place {

@@ -53,6 +53,13 @@ public struct Renderer {
                 if let owner = t.source.owner {
                     var shown = false
                     if case .object(let o)? = previous, o.object == owner { shown = true }
+                    // A collection nested in the one before it: only the step taken.
+                    if case .table(let p)? = previous, p.source.owner == owner, case .entries(_, let prop, let path) = t.source,
+                       let step = path.last, p.source.collectionProperty == prop {
+                        out.append(step.text)
+                        previous = screen
+                        continue
+                    }
                     if !shown {
                         var fromClass = false
                         if case .table(let p)? = previous, case .objects(let c, _) = p.source, c == owner.className { fromClass = true }
