@@ -22,6 +22,7 @@ import TestSupport
                 .link("address", to: "Address"),
                 PropertySchema(name: "any", type: .mixed, isOptional: true),
                 .list("addresses", of: "Address"),
+                .dictionary("places", of: "Address"),
             ]),
             ClassSchema(name: "Dog", properties: [PropertySchema(name: "name", type: .string)]),
             ClassSchema(name: "Address", properties: [
@@ -349,6 +350,41 @@ import TestSupport
         #expect(text.contains("no longer there") || text.contains("no longer a list or dictionary"))
         guard case .dictionary(let d) = try stored(h, "anyMap") else { Issue.record("no dictionary"); return }
         #expect(d["nested"] == .string("gone"))
+        // Once the browser reads the new version, the tables of what is gone close, saying why.
+        h.type(Self.esc)
+        h.app.checkForChanges()
+        guard case .entries(_, "anyMap", [])? = source(h) else { Issue.record("not back at anyMap: \(String(describing: source(h)))"); return }
+        #expect(h.state.message?.text.contains("cannot be shown any more") == true)
+        #expect(h.state.message?.isError == true)
+    }
+
+    @Test func aDictionaryOfEmbeddedObjectsCreatesThemInPlace() throws {
+        let h = try Harness(size: Size(width: 120, height: 20), fill: Self.fill)
+        func addresses() throws -> Int { try h.db.read { try $0.count("Address") } }
+        #expect(try addresses() == 1)
+        try column(h, "places")
+        h.type("\rahome\r")
+        // The new key's embedded object is created and opened.
+        guard case .object(let o)? = h.state.stack.last else { Issue.record("no object view"); return }
+        #expect(o.object.className == "Address")
+        #expect(try addresses() == 2)
+        h.type("e" + Self.clear + "9 Home Rd\r" + Self.esc)
+        guard case .dictionary(let d) = try stored(h, "places"), case .link(let home)? = d["home"] else { Issue.record("no home"); return }
+        #expect(try h.db.read { try $0.value(home, $0.property($0.table("Address"), "street")) } == .string("9 Home Rd"))
+        // Its key keeps its name (the engine links an embedded object only where it was created).
+        h.type("0e")
+        #expect(h.state.prompt == nil)
+        #expect(h.state.message?.text.contains("stays under the key") == true)
+        // e on the value replaces it after a question; d removes the key and deletes the object.
+        h.type("$e")
+        #expect(h.state.confirmation?.question.contains("Replace places[\"home\"]") == true)
+        h.type("y" + Self.esc)
+        guard case .dictionary(let d2) = try stored(h, "places"), case .link(let replaced)? = d2["home"] else { Issue.record("no home"); return }
+        #expect(replaced != home)
+        #expect(try addresses() == 2)
+        h.type("dy")
+        #expect(try stored(h, "places") == .dictionary(ValueDictionary()))
+        #expect(try addresses() == 1)
     }
 
     @Test func aReadOnlyFileRefusesCollectionEdits() throws {

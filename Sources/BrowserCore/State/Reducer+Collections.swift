@@ -103,6 +103,11 @@ extension AppState {
             message = StatusMessage("No key selected")
             return
         }
+        if element.type == .link, data.isEmbedded(element.objectClassName) {
+            // The engine links an embedded object only where it was created: a key holding one keeps its name.
+            message = StatusMessage("'\(k)' holds an embedded object, which stays under the key it was created at: add a new key instead")
+            return
+        }
         startEditor(EditTarget(object: owner, property: element, place: .renameKey(path, k)), text: k)
     }
 
