@@ -406,6 +406,20 @@ import TestSupport
         #expect(app.state.message?.text.contains("read-only") == true)
     }
 
+    @Test func screensOfSetsDictionariesAndNestedValues() throws {
+        let h = try Harness(size: Size(width: 100, height: 36), fill: Self.fill)
+        h.type("\r")
+        expectScreen(h.screen, "collections-object")
+        h.type(Self.esc)
+        try column(h, "anyMap")
+        h.type("\rG\r")
+        expectScreen(h.screen, "collections-nested-list")
+        h.type(Self.esc + Self.esc)
+        try column(h, "scores")
+        h.type("\r")
+        expectScreen(h.screen, "collections-dictionary")
+    }
+
     @Test func mixedTextNamesItsType() throws {
         #expect(try ValueParser.parse("int 5", as: .mixed).get() == .int(5))
         #expect(try ValueParser.parse("string  two spaces", as: .mixed).get() == .string(" two spaces"))
