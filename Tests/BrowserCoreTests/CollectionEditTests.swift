@@ -424,6 +424,7 @@ import TestSupport
         #expect(try ValueParser.parse("int 5", as: .mixed).get() == .int(5))
         #expect(try ValueParser.parse("string  two spaces", as: .mixed).get() == .string(" two spaces"))
         #expect(try ValueParser.parse("string 5", as: .mixed).get() == .string("5"))
+        #expect(try ValueParser.parse(" string 　x", as: .mixed).get() == .string("　x"))
         #expect(try ValueParser.parse("double 1.5", as: .mixed).get() == .double(1.5))
         #expect(try ValueParser.parse("bool true", as: .mixed).get() == .bool(true))
         #expect(try ValueParser.parse("null", as: .mixed).get() == .null)

@@ -148,8 +148,8 @@ extension BrowserData {
                 } else {
                     try tx.listRemove(ref.key, h, at: i)
                 }
-            } else {
-                try tx.listSet(ref.key, h, try rewrite(old!, rest, change), at: i)
+            } else if let old {
+                try tx.listSet(ref.key, h, try rewrite(old, rest, change), at: i)
             }
             return
         }

@@ -143,8 +143,8 @@ public enum ValueParser {
                 let rest = String(text[text.index(after: space)...])
                 if t == .string {
                     // Text keeps its spaces: everything after the one space that ends the type's name.
-                    let start = raw.range(of: text[..<space])!.upperBound
-                    return .success(.string(String(raw[raw.index(after: start)...])))
+                    let afterName = raw.drop { $0.unicodeScalars.allSatisfy(CharacterSet.whitespaces.contains) }.dropFirst(text.distance(from: text.startIndex, to: space) + 1)
+                    return .success(.string(String(afterName)))
                 }
                 return parse(rest, as: t)
             }

@@ -179,14 +179,16 @@ extension AppState {
         let words = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
         guard words.count == 3 else { return .failure(EditError("a link is typed as link Class #objectKey or link Class primaryKey")) }
         let className = words[1], which = words[2]
-        guard let cs = data.classSchema(className) else { return .failure(EditError("there is no class \(className)")) }
+        guard let cs = data.classSchema(className), let classID = data.snapshot.classID(named: className) else {
+            return .failure(EditError("there is no class \(className)"))
+        }
         if cs.isEmbedded { return .failure(EditError("a mixed value cannot link to an embedded object (\(className) is embedded)")) }
         do {
             let t = try data.table(className)
             if which.hasPrefix("#"), let raw = UInt64(which.dropFirst()) {
                 let k = ObjectKey(raw)
                 guard try data.snapshot.exists(t, k) else { return .failure(EditError("\(className) has no object \(which)")) }
-                return .success(.typedLink(classID: data.snapshot.classID(named: className)!, key: k))
+                return .success(.typedLink(classID: classID, key: k))
             }
             guard let pk = cs.properties.first(where: \.isPrimaryKey) else {
                 return .failure(EditError("\(className) has no primary key: name the object by its key, link \(className) #12"))
@@ -199,7 +201,7 @@ extension AppState {
             guard let k = try data.snapshot.object(t, primaryKey: v) else {
                 return .failure(EditError("\(className) has no object with \(pk.name) \(which)"))
             }
-            return .success(.typedLink(classID: data.snapshot.classID(named: className)!, key: k))
+            return .success(.typedLink(classID: classID, key: k))
         } catch {
             return .failure(EditError("\(error)"))
         }
