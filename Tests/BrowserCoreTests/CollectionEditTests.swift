@@ -23,6 +23,8 @@ import TestSupport
                 PropertySchema(name: "any", type: .mixed, isOptional: true),
                 .list("addresses", of: "Address"),
                 .dictionary("places", of: "Address"),
+                PropertySchema(name: "anyList", type: .mixed, isOptional: true, isList: true),
+                PropertySchema(name: "anySet", type: .mixed, isOptional: true, isSet: true),
             ]),
             ClassSchema(name: "Dog", properties: [PropertySchema(name: "name", type: .string)]),
             ClassSchema(name: "Address", properties: [
@@ -48,6 +50,7 @@ import TestSupport
         try tx.createEmbeddedObject(in: one, tx.property(t, "address"), ["street": .string("1 Main St"), "city": .string("東京")])
         try tx.set(one, tx.property(t, "any"), .typedLink(classID: dogID, key: fido))
         try tx.set(two, tx.property(t, "any"), .list([.int(5), .string("s")]))
+        try tx.setList(one, tx.property(t, "anyList"), [.int(1), .dictionary(ValueDictionary([("k", .string("v"))]))])
     }
 
     /// A property of an item as committed in the file (a fresh snapshot, not the browser's).
@@ -331,6 +334,33 @@ import TestSupport
         h.type("gg\r")
         guard case .object(let o)? = h.state.stack.last else { Issue.record("no object view"); return }
         #expect(o.object.className == "Dog")
+    }
+
+    @Test func aListOfMixedValuesOpensItsNestedDictionaries() throws {
+        let h = try Harness(size: Size(width: 120, height: 20), fill: Self.fill)
+        try column(h, "anyList")
+        h.type("\rj\r")
+        guard case .entries(_, "anyList", [.index(1)])? = source(h) else { Issue.record("no nested dictionary: \(String(describing: source(h)))"); return }
+        h.type("$e")
+        #expect(h.state.prompt?.editor.text == "string v")
+        h.type(Self.clear + "int 9\r")
+        #expect(try stored(h, "anyList") == .list([.int(1), .dictionary(ValueDictionary([("k", .int(9))]))]))
+        h.type("dy")
+        #expect(try stored(h, "anyList") == .list([.int(1), .dictionary(ValueDictionary())]))
+    }
+
+    @Test func theEnginesRefusalIsShownUnderThePrompt() throws {
+        let h = try Harness(size: Size(width: 120, height: 20), fill: Self.fill)
+        try column(h, "anySet")
+        h.type("\r")
+        // A set cannot hold a nested collection: the parser accepts `list` for a mixed value, the engine refuses.
+        h.type("alist\r")
+        #expect(h.state.prompt?.error?.message.contains("a set cannot hold a nested list or dictionary") == true)
+        #expect(try stored(h, "anySet") == .list([]))
+        h.type(Self.clear + "int 3\r")
+        #expect(try stored(h, "anySet") == .list([.int(3)]))
+        h.type("aint 3\r")
+        #expect(h.state.message?.text == "3 is already in anySet: nothing was written")
     }
 
     @Test func refusalsAreMessagesAndTheBrowserGoesOn() throws {
