@@ -1,7 +1,7 @@
 import Foundation
 import RealmStorage
 
-// Frozen Realms, objects and collections (DECISIONS 81): a frozen Realm reads one version for ever, may be
+// Frozen Realms, objects and collections (DECISIONS 82): a frozen Realm reads one version for ever, may be
 // used on any thread (each thread reads through its own snapshot of that version), and is never written or
 // observed. `thaw()` finds the same object or collection in the calling thread's live Realm.
 

@@ -139,6 +139,32 @@ struct EndToEndTests {
         _ = screen
     }
 
+    @Test func setsAndDictionariesEditedInARealTerminalAndReadBackFromTheCommandLine() throws {
+        let dir = TempDir()
+        let (bin, t) = try browsePeople(dir, width: 120)
+        defer { t.kill() }
+        t.send("Tab", "j", "j", "Tab")   // AllTypes, after Person
+        _ = try t.waitFor { title($0) == "AllTypes" }
+        // The last columns: …, intSet, stringSet, dogSet, scores, anyMap, address.
+        t.send("$", "h", "h", "h", "h", "h", "Enter")
+        _ = try t.waitFor { title($0) == "AllTypes › #0 › intSet" }
+        t.send("a", "4242", "Enter")
+        _ = try t.waitFor { $0.contains("Added 4242 to intSet") }
+        t.send("a", "4242", "Enter")
+        _ = try t.waitFor { $0.contains("4242 is already in intSet: nothing was written") }
+        t.send("Escape", "l", "l", "l", "Enter")
+        _ = try t.waitFor { title($0) == "AllTypes › #0 › scores" }
+        t.send("a", "a.b", "Enter")
+        _ = try t.waitFor { $0.contains("may not contain '.'") }
+        t.send("C-u", "zz", "Enter", "7", "Enter")
+        _ = try t.waitFor { $0.contains("scores[\"zz\"] set") }
+        let q = try runProcess(bin, ["query", "d.realm", "AllTypes", "id == 0", "--format", "json"], in: dir.path)
+        #expect(q.stdout.contains("4242"), "\(q.stdout)")
+        #expect(q.stdout.contains("\"zz\": 7"), "\(q.stdout)")
+        t.send("Q")
+        _ = try t.waitFor { $0.contains("EXITED:0") }
+    }
+
     @Test func rollbackDeleteWithBacklinksAndTheMouse() throws {
         let dir = TempDir()
         let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")

@@ -5,12 +5,22 @@ extension BrowserData {
     /// column per incoming link that no `LinkingObjects` property declares.
     public func columns(_ source: TableSource) -> [Column] {
         var out: [Column] = []
-        if source.hasIndexColumn { out.append(Column(kind: .index, header: "#", rightAligned: true)) }
+        if case .entries = source.base, let element = elementProperty(source.base) {
+            // A dictionary: the key and the value; a list nested in a mixed value: the index and the value.
+            out.append(isDictionaryTable(source.base) ? Column(kind: .key, header: "key")
+                                                      : Column(kind: .index, header: "#", rightAligned: true))
+            out.append(Column(kind: .element(element), header: "value " + ValueFormat.typeName(element),
+                              rightAligned: ValueFormat.isNumeric(element.type)))
+            return out
+        }
+        // A set has no positions: its table is its elements (values, or the objects' columns).
+        if source.hasIndexColumn, listProperty(source)?.isSet != true { out.append(Column(kind: .index, header: "#", rightAligned: true)) }
         guard let rowClass = rowClass(source) else {
             // A list of primitives: the index and the value.
             if let p = listProperty(source) {
                 var element = p
                 element.isList = false
+                element.isSet = false
                 out.append(Column(kind: .element(element), header: "value " + ValueFormat.typeName(element),
                                   rightAligned: ValueFormat.isNumeric(p.type)))
             }
@@ -33,11 +43,16 @@ extension BrowserData {
         do {
             switch column.kind {
             case .index: return CellText(String(row), .index, rightAligned: true)
-            case .element:
+            case .element(let p):
                 guard let v = try element(row: row, in: source) else { return CellText("", .normal) }
-                var c = format.cell(v)
+                if case .link(let k) = v, let target = p.objectClassName {
+                    return CellText("→ \(label(ObjectRef(className: target, key: k)))", .link)
+                }
+                var c = mixedAwareCell(v, format)
                 c.rightAligned = column.rightAligned
                 return c
+            case .key:
+                return CellText(try entryKey(row: row, in: source) ?? "", .string)
             case .property(let p):
                 guard let cls = rowClass(source), let key = try key(row: row, in: source) else { return CellText("", .normal) }
                 return try propertyCell(ObjectRef(className: cls, key: key), p, format: format)

@@ -11,6 +11,8 @@ public final class BrowserData {
     public internal(set) var fileBytes: Int
     /// Lists and backlink sets read in this snapshot (a list is stored whole, so one read gives every row).
     private var collections: [String: [Value]] = [:]
+    /// The keys of dictionaries read in this snapshot (their values are in `collections`).
+    var dictionaryKeys: [String: [String]] = [:]
     private var tables: [String: TableHandle] = [:]
     private var properties: [String: PropertyHandle] = [:]
     /// The object view's last lines: the reducer and the renderer ask for the same ones several times per key.
@@ -37,6 +39,7 @@ public final class BrowserData {
     /// Forgets what was read (after a write in the open transaction).
     func invalidateCaches() {
         collections.removeAll()
+        dictionaryKeys.removeAll()
         tables.removeAll()
         properties.removeAll()
         objectLinesCache = nil
@@ -57,10 +60,7 @@ public final class BrowserData {
         let fresh = try database.snapshot()
         snapshot.close()
         snapshot = fresh
-        collections.removeAll()
-        tables.removeAll()
-        properties.removeAll()
-        objectLinesCache = nil
+        invalidateCaches()
         fileBytes = BrowserData.size(of: database)
         return true
     }
@@ -72,10 +72,7 @@ public final class BrowserData {
         var failure: Error?
         do { try body() } catch { failure = error }
         snapshot = try database.snapshot()
-        collections.removeAll()
-        tables.removeAll()
-        properties.removeAll()
-        objectLinesCache = nil
+        invalidateCaches()
         fileBytes = BrowserData.size(of: database)
         if let failure { throw failure }
     }
@@ -144,6 +141,7 @@ public final class BrowserData {
             return classSchema(owner.className)?.property(named: p)?.objectClassName
         case .backlinks(_, let c, _): return c
         case .filtered(let b, _): return rowClass(b)
+        case .entries: return nil
         }
     }
 
@@ -171,6 +169,7 @@ public final class BrowserData {
             positionLookups += 1
             return try snapshot.key(at: row, in: table(c))
         case .filtered(_, let f): return row < f.keys.count ? f.keys[row] : nil
+        case .entries: return nil
         default:
             let values = try collection(source)
             guard row < values.count, case .link(let k) = values[row] else { return nil }
@@ -214,6 +213,7 @@ public final class BrowserData {
         case .list(let o, let p): id = "list \(o.className) \(o.key.rawValue) \(p)"
         case .linkingObjects(let o, let p): id = "lo \(o.className) \(o.key.rawValue) \(p)"
         case .backlinks(let o, let c, let p): id = "bl \(o.className) \(o.key.rawValue) \(c) \(p)"
+        case .entries(let o, let p, let path): id = "entries \(o.className) \(o.key.rawValue) \(p) \(path)"
         }
         if let v = collections[id] { return v }
         let values: [Value]
@@ -223,6 +223,14 @@ public final class BrowserData {
             values = try snapshot.list(o.key, handle(o.className, p))
         case .backlinks(let o, let c, let p):
             values = try snapshot.backlinks(o.key, in: table(o.className), from: c, property: p).map { .link($0) }
+        case .entries(let o, let p, let path):
+            switch try nestedCollection(o, p, path: path) {
+            case .list(let l): values = l
+            case .dictionary(let d):
+                values = Array(d.values)
+                dictionaryKeys[id] = Array(d.keys)
+            default: values = []
+            }
         }
         collections[id] = values
         return values

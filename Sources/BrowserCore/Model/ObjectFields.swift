@@ -106,16 +106,18 @@ extension BrowserData {
                 let values = try collection(p.type == .linkingObjects ? .linkingObjects(owner: ref, property: p.name)
                                                                          : .list(owner: ref, property: p.name))
                 let target = p.objectClassName ?? "?"
-                var lines: [(String, Role)] = [("\(values.count) object\(values.count == 1 ? "" : "s") (Enter opens the list)", .list)]
+                var lines: [(String, Role)] = [("\(values.count) object\(values.count == 1 ? "" : "s") (Enter opens the \(p.isSet ? "set" : "list"))", .list)]
                 for (i, v) in values.prefix(20).enumerated() {
-                    if case .link(let k) = v { lines.append(("  [\(i)] \(target) \(label(ObjectRef(className: target, key: k)))", .link)) }
+                    if case .link(let k) = v {
+                        lines.append(("  \(p.isSet ? "" : "[\(i)] ")\(target) \(label(ObjectRef(className: target, key: k)))", .link))
+                    }
                 }
                 if values.count > 20 { lines.append(("  … \(values.count - 20) more", .null)) }
                 return lines
             }
             if p.isDictionary {
                 let d = try snapshot.dictionary(ref.key, handle(ref.className, p.name))
-                var lines: [(String, Role)] = [("\(d.count) key\(d.count == 1 ? "" : "s")", .list)]
+                var lines: [(String, Role)] = [("\(d.count) key\(d.count == 1 ? "" : "s") (Enter opens the dictionary)", .list)]
                 for e in d.prefix(200) {
                     if case .link(let k) = e.value, let target = p.objectClassName {
                         lines.append(("  \(e.key): \(target) \(label(ObjectRef(className: target, key: k)))", .link))
@@ -129,10 +131,11 @@ extension BrowserData {
             }
             if p.isList || p.isSet {
                 let values = try collection(.list(owner: ref, property: p.name))
-                var lines: [(String, Role)] = [("\(values.count) element\(values.count == 1 ? "" : "s")", .list)]
+                var lines: [(String, Role)] = [("\(values.count) element\(values.count == 1 ? "" : "s")\(p.isSet ? " (Enter opens the set)" : "")", .list)]
                 for (i, v) in values.prefix(200).enumerated() {
                     let c = mixedAwareCell(v, format)
-                    lines.append(("  [\(i)] \(c.text)", c.role))
+                    // A set has no positions: its elements are listed in its order, without an index.
+                    lines.append((p.isSet ? "  \(c.text)" : "  [\(i)] \(c.text)", c.role))
                 }
                 if values.count > 200 { lines.append(("  … \(values.count - 200) more (Enter opens the list)", .null)) }
                 return lines
@@ -150,9 +153,10 @@ extension BrowserData {
                 let target = p.objectClassName ?? "?"
                 return [("\(target) \(label(ObjectRef(className: target, key: k)))  (Enter opens it)", .link)]
             case .list, .dictionary:
-                return [("\(ValueFormat.mixedTypeName(v))", .list)] + nestedLines(v, indent: "  ", format: format)
+                return [("\(ValueFormat.mixedTypeName(v)) (Enter opens it)", .list)] + nestedLines(v, indent: "  ", format: format)
             default:
                 let c = mixedAwareCell(v, format)
+                if case .typedLink = v { return [("\(c.text)  (Link: Enter opens it)", c.role)] }
                 if p.type == .mixed { return [("\(c.text)  (\(ValueFormat.mixedTypeName(v)))", c.role)] }
                 return [(c.text, c.role)]
             }

@@ -26,14 +26,32 @@ public final class KeyFilter: Equatable, @unchecked Sendable {
     public static func == (a: KeyFilter, b: KeyFilter) -> Bool { a === b }
 }
 
+/// A step into a collection: a position in a list or a key of a dictionary.
+public enum PathStep: Hashable, Sendable {
+    case index(Int)
+    case key(String)
+
+    /// `[2]`, `["key"]`.
+    public var text: String {
+        switch self {
+        case .index(let i): return "[\(i)]"
+        case .key(let k): return "[\"\(k)\"]"
+        }
+    }
+}
+
 /// What a table shows: the objects of a class (optionally filtered and sorted by a query result), the
-/// elements of a list, or the objects linking to an object.
+/// elements of a list or set, the entries of a dictionary, or the objects linking to an object.
 public enum TableSource: Equatable, Sendable {
     /// All objects of a class in key order, or the keys of `filter` in its order (the seam for queries and
     /// sorting: `RealmQuery` produces the keys, the table shows them).
     case objects(className: String, filter: KeyFilter?)
-    /// A list property of an object: links (a table of objects) or primitives (a table of values).
+    /// A list or set property of an object: links (a table of objects) or primitives (a table of values).
     case list(owner: ObjectRef, property: String)
+    /// A dictionary property of an object (a key/value table), or a list or dictionary nested in a mixed value:
+    /// the property's value followed along `path` (a dictionary property's first step is one of its keys, a
+    /// list property's one of its positions).
+    case entries(owner: ObjectRef, property: String, path: [PathStep])
     /// A declared `LinkingObjects` property of an object.
     case linkingObjects(owner: ObjectRef, property: String)
     /// Every object of `originClass` whose link `property` points at the owner, declared or not.
@@ -71,8 +89,16 @@ public enum TableSource: Equatable, Sendable {
     public var owner: ObjectRef? {
         switch self {
         case .objects: return nil
-        case .list(let o, _), .linkingObjects(let o, _), .backlinks(let o, _, _): return o
+        case .list(let o, _), .linkingObjects(let o, _), .backlinks(let o, _, _), .entries(let o, _, _): return o
         case .filtered(let b, _): return b.owner
+        }
+    }
+
+    /// The property of the owner a list, set or dictionary table shows (nil for other tables).
+    public var collectionProperty: String? {
+        switch self {
+        case .list(_, let p), .entries(_, let p, _): return p
+        default: return nil
         }
     }
 
@@ -87,6 +113,7 @@ public enum TableSource: Equatable, Sendable {
         switch self {
         case .objects(let c, let f): return f.map { "\(c) (\($0.description))" } ?? c
         case .list(_, let p), .linkingObjects(_, let p): return p
+        case .entries(_, let p, let path): return p + path.map(\.text).joined()
         case .backlinks(_, let c, let p): return "← \(c).\(p)"
         case .filtered(let b, let f): return "\(b.crumb) (\(f.description))"
         }
@@ -102,8 +129,10 @@ public struct Column: Equatable, Sendable {
         case property(PropertySchema)
         /// Incoming links from `originClass.property` that no `LinkingObjects` property declares.
         case incoming(originClass: String, property: String)
-        /// The element of a list of primitives.
+        /// The element of a list of primitives (or the value of a dictionary entry).
         case element(PropertySchema)
+        /// The key of a dictionary entry.
+        case key
     }
 
     public var kind: Kind
@@ -119,6 +148,7 @@ public struct Column: Equatable, Sendable {
         case .property(let p): return p.name
         case .incoming(let c, let p): return "\(c).\(p)"
         case .element: return "value"
+        case .key: return "key"
         }
     }
 }

@@ -24,6 +24,31 @@ public enum ValueParser {
         }
     }
 
+    /// The type names a mixed value's text may start with (`int 5`).
+    static let mixedTypes: [String: PropertyType] = [
+        "bool": .bool, "int": .int, "float": .float, "double": .double, "decimal": .decimal128, "decimal128": .decimal128,
+        "string": .string, "date": .date, "objectid": .objectId, "uuid": .uuid, "data": .data,
+    ]
+
+    /// The text a mixed value's editor starts with: its type, then its value (`int 5`, `string abc`, `null`);
+    /// parsed back to the same value. Collections and links start empty (typing replaces them).
+    public static func mixedEditText(_ v: Value) -> String {
+        switch v {
+        case .null: return "null"
+        case .bool: return "bool " + editText(v)
+        case .int: return "int " + editText(v)
+        case .float: return "float " + editText(v)
+        case .double: return "double " + editText(v)
+        case .decimal128: return "decimal " + editText(v)
+        case .string(let s): return "string " + s
+        case .date: return "date " + editText(v)
+        case .objectId: return "objectId " + editText(v)
+        case .uuid: return "uuid " + editText(v)
+        case .data: return "data @"
+        case .link, .typedLink, .list, .dictionary: return ""
+        }
+    }
+
     /// What the editor's hint line says the type accepts.
     public static func hint(_ type: PropertyType) -> String {
         switch type {
@@ -36,7 +61,7 @@ public enum ValueParser {
         case .date: return "ISO 8601: 2024-05-01T12:00:00Z, 2024-05-01, now"
         case .objectId: return "24 hex digits, or new"
         case .uuid: return "a uuid, or new"
-        case .mixed: return "null, true, 42, 1.5, \"text\" or text"
+        case .mixed: return "int 5, string abc, null, list, link Dog #3"
         default: return ""
         }
     }
@@ -109,7 +134,19 @@ public enum ValueParser {
             case "null": return .success(.null)
             case "true": return .success(.bool(true))
             case "false": return .success(.bool(false))
+            case "list", "[]": return .success(.list([]))
+            case "dictionary", "{}": return .success(.dictionary(ValueDictionary()))
             default: break
+            }
+            // `int 5`, `string abc`, `date now`: the type named first, the value parsed as that type.
+            if let space = text.firstIndex(of: " "), let t = mixedTypes[text[..<space].lowercased()] {
+                let rest = String(text[text.index(after: space)...])
+                if t == .string {
+                    // Text keeps its spaces: everything after the one space that ends the type's name.
+                    let afterName = raw.drop { $0.unicodeScalars.allSatisfy(CharacterSet.whitespaces.contains) }.dropFirst(text.distance(from: text.startIndex, to: space) + 1)
+                    return .success(.string(String(afterName)))
+                }
+                return parse(rest, as: t)
             }
             if let i = Int64(text) { return .success(.int(i)) }
             if let d = Double(text) { return .success(.double(d)) }

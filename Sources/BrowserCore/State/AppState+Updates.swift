@@ -34,6 +34,16 @@ extension AppState {
                 message = StatusMessage("\(owner.className) #\(owner.key.rawValue) was deleted by another process")
                 break
             }
+            if case .table(let t) = screen, case .entries(let o, let p, let path) = t.source {
+                // A nested list or dictionary another process replaced (or a read that failed): say so.
+                do {
+                    _ = try data.nestedCollection(o, p, path: path)
+                } catch {
+                    stack.removeSubrange(i...)
+                    message = StatusMessage("\(t.source.crumb) cannot be shown any more: \(error)", isError: true)
+                    break
+                }
+            }
             if case .table(var t) = screen {
                 if case .objects(let name, _) = t.source, data.classSchema(name) == nil {
                     stack = []

@@ -40,7 +40,12 @@ public struct Prompt: Equatable, Sendable {
             switch t.place {
             case .property: return "\(t.property.name) ›"
             case .listElement(let i): return "\(t.property.name)[\(i)] ›"
-            case .listAppend: return "\(t.property.name) + ›"
+            case .listAppend, .setInsert: return "\(t.property.name) + ›"
+            case .setElement(let v): return "\(t.property.name) \(ValueParser.editText(v)) →"
+            case .entry(let path): return "\(t.property.name)\(path.map(\.text).joined()) ›"
+            case .entryAppend(let path): return "\(t.property.name)\(path.map(\.text).joined()) + ›"
+            case .newKey(let path): return "\(t.property.name)\(path.map(\.text).joined()) new key ›"
+            case .renameKey(let path, let k): return "\(t.property.name)\(path.map(\.text).joined()) rename \"\(k)\" to ›"
             }
         }
     }

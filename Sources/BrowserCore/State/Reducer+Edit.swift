@@ -20,14 +20,23 @@ extension AppState {
                 }
                 try edit(ObjectRef(className: cls, key: key), p, data: data)
             case .element(let p):
-                guard case .list(let owner, _) = t.source, let v = try data.element(row: t.row, in: t.source) else { return }
-                startEditor(EditTarget(object: owner, property: p, place: .listElement(t.row)), text: ValueParser.editText(v))
+                if case .entries = t.source { try editEntry(t, data: data); return }
+                guard case .list(let owner, let pName) = t.source, let v = try data.element(row: t.row, in: t.source) else { return }
+                if let sp = data.classSchema(owner.className)?.property(named: pName), sp.isSet {
+                    try editSetElement(owner, sp, row: t.row, data: data)
+                    return
+                }
+                startEditor(EditTarget(object: owner, property: p, place: .listElement(t.row)), text: AppState.editorText(v, p.type))
+            case .key:
+                try renameSelectedKey(t, data: data)
             case .index:
                 // In a list of values the index stands for its element.
-                if case .list(let owner, let pName) = t.source, data.rowClass(t.source) == nil,
+                if case .entries = t.source {
+                    try editEntry(t, data: data)
+                } else if case .list(let owner, let pName) = t.source, data.rowClass(t.source) == nil,
                    var p = data.classSchema(owner.className)?.property(named: pName), let v = try data.element(row: t.row, in: t.source) {
                     p.isList = false
-                    startEditor(EditTarget(object: owner, property: p, place: .listElement(t.row)), text: ValueParser.editText(v))
+                    startEditor(EditTarget(object: owner, property: p, place: .listElement(t.row)), text: AppState.editorText(v, p.type))
                 } else {
                     message = StatusMessage("# is the position in the list: J and K move the element")
                 }
@@ -51,12 +60,22 @@ extension AppState {
             message = StatusMessage("\(p.name) is computed from links: edit the links of the objects it lists")
             return
         }
-        if p.isSet || p.isDictionary {
-            message = StatusMessage("\(p.name) is a \(p.isSet ? "set" : "dictionary"): the browser shows it but does not edit it yet (use import or the API)")
+        if p.isSet {
+            push(.table(TableScreen(source: .list(owner: ref, property: p.name))))
+            message = StatusMessage("a adds, d removes\(p.type == .link ? "" : ", e replaces an element")")
             return
         }
-        if p.type == .mixed, case let v = try data.value(ref, p.name), v.isCollection || { if case .typedLink = v { return true } else { return false } }() {
-            message = StatusMessage("\(p.name) holds a \(ValueFormat.mixedTypeName(v)): the browser shows it but does not edit it yet")
+        if p.isDictionary {
+            push(.table(TableScreen(source: .entries(owner: ref, property: p.name, path: []))))
+            message = StatusMessage("a adds a key, e on a key renames it, e on a value edits it, d removes the key")
+            return
+        }
+        if p.type == .mixed {
+            let v = try data.value(ref, p.name)
+            startEditor(EditTarget(object: ref, property: p), text: AppState.editorText(v, .mixed))
+            if v.isCollection || { if case .typedLink = v { return true } else { return false } }() {
+                message = StatusMessage("\(p.name) holds a \(ValueFormat.mixedTypeName(v)): typing a value replaces it (Enter on it opens it)")
+            }
             return
         }
         if p.isList {
@@ -66,6 +85,10 @@ extension AppState {
         }
         if p.type == .link {
             guard let target = p.objectClassName else { return }
+            if data.isEmbedded(target) {
+                try editEmbedded(ref, p, target: target, data: data)
+                return
+            }
             openPicker(target, purpose: .setLink(ref, property: p.name), data: data)
             return
         }
@@ -86,7 +109,8 @@ extension AppState {
         let what: String
         switch purpose {
         case .setLink(_, let p): what = "for \(p)"
-        case .appendToList(_, let p): what = "to add to \(p)"
+        case .appendToList(_, let p), .insertIntoSet(_, let p): what = "to add to \(p)"
+        case .setEntryLink(_, let p, let path): what = "for \(p)\(path.map(\.text).joined())"
         }
         message = StatusMessage("Choose a \(targetClass) \(what): Enter picks, / filters, Ctrl-N sets null, Esc cancels")
     }
@@ -102,6 +126,12 @@ extension AppState {
             p.error = nil
             return true
         case .ctrl("n"):
+            switch target.place {
+            case .newKey, .renameKey:
+                p.error = PromptError(message: "a key is text: it cannot be null")
+                return true
+            default: break
+            }
             guard target.property.isOptional || target.type == .mixed else {
                 p.error = PromptError(message: "\(target.property.name) is required: it cannot be null")
                 return true
@@ -116,7 +146,16 @@ extension AppState {
 
     /// Enter in a cell editor: parse, then write; a parse error keeps the editor open and writes nothing.
     mutating func submitEdit(_ p: Prompt, _ target: EditTarget, data: BrowserData) {
-        switch ValueParser.parse(p.editor.text, as: target.type) {
+        switch target.place {
+        case .newKey, .renameKey:
+            submitKey(p, target, data: data)
+            return
+        default: break
+        }
+        let text = p.editor.text.trimmingCharacters(in: .whitespaces)
+        let parsed = target.type == .mixed && text.lowercased().hasPrefix("link ")
+            ? parseTypedLink(text, data: data) : ValueParser.parse(p.editor.text, as: target.type)
+        switch parsed {
         case .failure(let e):
             var q = p
             q.error = PromptError(message: e.description)
@@ -137,10 +176,25 @@ extension AppState {
     /// Writes an edited value; whether it was written (see `perform`).
     @discardableResult
     mutating func commitEdit(_ target: EditTarget, _ v: Value, data: BrowserData) -> Bool {
+        let ref = target.object, p = target.property.name
         switch target.place {
-        case .property: perform(.set(target.object, property: target.property.name, v), data: data)
-        case .listElement(let i): perform(.listSet(target.object, property: target.property.name, index: i, v), data: data)
-        case .listAppend: perform(.listAppend(target.object, property: target.property.name, v), data: data)
+        case .property: return perform(.set(ref, property: p, v), data: data)
+        case .listElement(let i): return perform(.listSet(ref, property: p, index: i, v), data: data)
+        case .listAppend: return perform(.listAppend(ref, property: p, v), data: data)
+        case .setInsert: return perform(.setInsert(ref, property: p, v), data: data)
+        case .setElement(let old): return perform(.setReplace(ref, property: p, old: old, new: v), data: data)
+        case .entry(let path): return perform(.entrySet(ref, property: p, path: path, v), data: data)
+        case .entryAppend(let path):
+            // One past the end of the nested list appends.
+            var count = 0
+            do {
+                if case .list(let l) = try data.nestedCollection(ref, p, path: path) { count = l.count }
+            } catch {
+                message = StatusMessage("Not written: \(error)", isError: true)
+                return false
+            }
+            return perform(.entrySet(ref, property: p, path: path + [.index(count)], v), data: data)
+        case .newKey, .renameKey: return false
         }
     }
 
@@ -155,6 +209,8 @@ extension AppState {
         switch req.purpose {
         case .setLink(let ref, let p): perform(.set(ref, property: p, .link(key)), data: data)
         case .appendToList(let ref, let p): perform(.listAppend(ref, property: p, .link(key)), data: data)
+        case .insertIntoSet(let ref, let p): perform(.setInsert(ref, property: p, .link(key)), data: data)
+        case .setEntryLink(let ref, let p, let path): perform(.entrySet(ref, property: p, path: path, .link(key)), data: data)
         }
         return true
     }
@@ -162,13 +218,17 @@ extension AppState {
     /// Ctrl-N in the picker: the link becomes null.
     mutating func pickNull(data: BrowserData) {
         guard let req = picker, stack.count == req.depth else { return }
-        guard case .setLink(let ref, let p) = req.purpose else {
-            message = StatusMessage("A list holds objects, not null: Esc cancels")
+        let intent: WriteIntent
+        switch req.purpose {
+        case .setLink(let ref, let p): intent = .set(ref, property: p, .null)
+        case .setEntryLink(let ref, let p, let path): intent = .entrySet(ref, property: p, path: path, .null)
+        case .appendToList, .insertIntoSet:
+            message = StatusMessage("A list or set holds objects, not null: Esc cancels")
             return
         }
         stack.removeLast()
         picker = nil
-        perform(.set(ref, property: p, .null), data: data)
+        perform(intent, data: data)
     }
 
     // MARK: Adding, deleting, marking, moving
@@ -181,6 +241,7 @@ extension AppState {
             message = StatusMessage("Adding works in tables")
             return
         }
+        if try addInCollection(t, createNew: createNew, data: data) { return }
         switch t.source.base {
         case .objects(let c, _):
             perform(.createObject(className: c), data: data)
@@ -199,7 +260,7 @@ extension AppState {
             }
         case .linkingObjects, .backlinks:
             message = StatusMessage("These objects link here: add a link from the object that should, not here")
-        case .filtered:
+        case .filtered, .entries:
             break
         }
     }
@@ -212,6 +273,7 @@ extension AppState {
             message = StatusMessage("Deleting works in tables: go back to one")
             return
         }
+        if try deleteInCollection(t, data: data) { return }
         if case .list(let owner, let p) = t.source.base {
             guard try data.rowCount(t.source) > 0 else { return }
             // In a filtered list the row is not the list position: find it.
@@ -245,6 +307,10 @@ extension AppState {
     mutating func moveElement(by step: Int, data: BrowserData) throws {
         guard case .table(var t)? = stack.last, case .list(let owner, let p) = t.source else {
             message = StatusMessage("Moving works in lists (unfiltered)")
+            return
+        }
+        if data.classSchema(owner.className)?.property(named: p)?.isSet == true {
+            message = StatusMessage("A set keeps its elements in its own order: they cannot be moved")
             return
         }
         let count = try data.rowCount(t.source)
@@ -310,6 +376,9 @@ extension AppState {
             databaseChanged(data)
             message = data.isInTransaction ? StatusMessage(done + " (uncommitted: Ctrl-S commits)") : committed(done, data: data)
             return true
+        } catch let n as NothingToWrite {
+            pendingWrite = nil
+            message = StatusMessage(n.description)
         } catch WriteRefusal.busy {
             pendingWrite = intent
             message = StatusMessage("Waiting for the write lock: another process is writing… Esc gives up")
@@ -381,12 +450,24 @@ extension AppState {
             }
             return "Moved to \(to)"
         case .createAndAppend(let ref, let p, let target):
+            if data.isEmbedded(target) {
+                try data.write(cells: [CellID(ref.className, ref.key, p)]) { tx in
+                    let h = try tx.property(tx.table(ref.className), p)
+                    try tx.listInsertEmbedded(ref.key, h, at: tx.list(ref.key, h).count)
+                }
+                return "Created a \(target) at the end of \(p): Enter opens it"
+            }
             let pk = try data.suggestedPrimaryKey(target)
+            let isSet = data.classSchema(ref.className)?.property(named: p)?.isSet == true
             try data.write(cells: [CellID(ref.className, ref.key, p)]) { tx in
                 let k = try tx.createObject(target, pk.map { [$0.0: $0.1] } ?? [:])
-                try tx.listAppend(ref.key, tx.property(tx.table(ref.className), p), .link(k))
+                let h = try tx.property(tx.table(ref.className), p)
+                if isSet { try tx.setInsert(ref.key, h, .link(k)) } else { try tx.listAppend(ref.key, h, .link(k)) }
             }
             return "Created a \(target) and added it to \(p)"
+        default:
+            guard let done = try applyCollection(intent, data: data) else { return "" }
+            return done
         }
     }
 

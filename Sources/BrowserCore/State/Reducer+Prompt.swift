@@ -169,8 +169,8 @@ extension AppState {
         case .incoming:
             message = StatusMessage("Incoming links cannot be sorted: query them with @links, e.g. / @links.@count > 0")
             return
-        case .element:
-            message = StatusMessage("A list of values cannot be sorted here")
+        case .element, .key:
+            message = StatusMessage("A list, set or dictionary of values cannot be sorted here")
             return
         }
         if property.isList || property.isCollection || property.type == .linkingObjects {

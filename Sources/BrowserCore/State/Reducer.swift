@@ -115,7 +115,7 @@ extension AppState {
         case .moveElementDown: try moveElement(by: 1, data: data); return
         case .moveElementUp: try moveElement(by: -1, data: data); return
         case .setNull:
-            if picker != nil { pickNull(data: data) } else { message = StatusMessage("Ctrl-N sets null while choosing a link or typing a value") }
+            if picker != nil { pickNull(data: data) } else { try setSelectedNull(data: data) }
             return
         case .begin: beginTransaction(data: data); return
         case .commit: try commitTransaction(data: data); return
@@ -243,7 +243,8 @@ extension AppState {
     mutating func openCell(_ t: TableScreen, columns: [Column], data: BrowserData) throws {
         guard t.column < columns.count else { return }
         guard let cls = data.rowClass(t.source) else {
-            message = StatusMessage("A list of values: there is no object to open")
+            // A list, set or dictionary of values, or a collection nested in a mixed value.
+            try openElement(t, data: data)
             return
         }
         guard let key = try data.key(row: t.row, in: t.source) else {
@@ -257,7 +258,7 @@ extension AppState {
         case .incoming(let c, let p):
             push(.table(TableScreen(source: .backlinks(owner: ref, originClass: c, property: p))))
             return
-        case .index, .element: break
+        case .index, .element, .key: break
         }
         push(.object(ObjectScreen(object: ref, fromClassTable: isClassTable(t))))
     }
@@ -273,12 +274,17 @@ extension AppState {
             return true
         }
         if p.isDictionary {
-            message = StatusMessage("\(p.name) is a dictionary: its entries are shown here; query them with / \(p.name)['key'] or \(p.name).@keys")
+            push(.table(TableScreen(source: .entries(owner: ref, property: p.name, path: []))))
             return true
         }
+        if p.type == .mixed { return try openMixed(ref, p, data: data) }
         if p.type == .link {
             guard case .link(let k) = try data.value(ref, p.name), let target = p.objectClassName else {
-                message = StatusMessage("\(p.name) is null: it links to nothing")
+                if data.isEmbedded(p.objectClassName) {
+                    message = StatusMessage("\(p.name) is null: e creates a new \(p.objectClassName ?? "object") there")
+                } else {
+                    message = StatusMessage("\(p.name) is null: it links to nothing")
+                }
                 return true
             }
             push(.object(ObjectScreen(object: ObjectRef(className: target, key: k))))

@@ -14,7 +14,7 @@ extension Renderer {
         case .query: hint = "Enter runs · Esc cancels · ↑↓ history"
         case .command: hint = "Enter runs · Tab completes · Esc cancels"
         case .edit(let t):
-            hint = ValueParser.hint(t.type) + " · Enter saves" + (t.property.isOptional || t.type == .mixed ? " · Ctrl-N null" : "") + " · Esc"
+            hint = ValueParser.hint(t.type) + " · Enter saves" + (t.allowsNull ? " · Ctrl-N null" : "") + " · Esc"
         }
         let hintShown = w - x0 - Canvas.width(of: hint) - 2 > 30
         let fieldWidth = max(2, w - x0 - (hintShown ? Canvas.width(of: hint) + 3 : 1))

@@ -53,6 +53,13 @@ public struct Renderer {
                 if let owner = t.source.owner {
                     var shown = false
                     if case .object(let o)? = previous, o.object == owner { shown = true }
+                    // A collection nested in the one before it: only the step taken.
+                    if case .table(let p)? = previous, p.source.owner == owner, case .entries(_, let prop, let path) = t.source,
+                       let step = path.last, p.source.collectionProperty == prop {
+                        out.append(step.text)
+                        previous = screen
+                        continue
+                    }
                     if !shown {
                         var fromClass = false
                         if case .table(let p)? = previous, case .objects(let c, _) = p.source, c == owner.className { fromClass = true }
@@ -203,7 +210,7 @@ public struct Renderer {
                     }
                 }
             }
-            if case .list(let owner, let p) = t.source, data.isChanged(owner, p) {
+            if let owner = t.source.owner, let p = t.source.collectionProperty, data.isChanged(owner, p) {
                 canvas.setRole(.warning, x: r.x, y: y, width: 1)
             }
             if row == t.row {
@@ -221,6 +228,7 @@ public struct Renderer {
         case .list: return "The list is empty"
         case .linkingObjects, .backlinks: return "Nothing links here"
         case .filtered: return "No objects match"
+        case .entries: return "Empty: a adds"
         }
     }
 
