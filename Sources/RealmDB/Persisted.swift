@@ -19,6 +19,8 @@ public struct Persisted<Value: _Persistable> {
         case unmanagedNoDefault
         /// The index of the property in the object's class info.
         case managed(Int)
+        /// On an instance that names key paths (`KeyPathNames`): reading records the property's index.
+        case recording(Int)
     }
 
     var storage: Storage
@@ -90,6 +92,7 @@ public struct Persisted<Value: _Persistable> {
         get {
             switch object[keyPath: storageKeyPath].storage {
             case .managed(let index): return Value._rlmGet(object, index)
+            case .recording(let index): return KeyPathNames.record(object, index, Value.self)
             case .unmanaged(let v): return v
             case .unmanagedNoDefault:
                 if let origin = object[keyPath: storageKeyPath].originProperty {
@@ -104,6 +107,7 @@ public struct Persisted<Value: _Persistable> {
         set {
             switch object[keyPath: storageKeyPath].storage {
             case .managed(let index): Value._rlmSet(object, index, newValue)
+            case .recording: preconditionFailure("a key path names a property; it is not written through")
             default: object[keyPath: storageKeyPath].storage = .unmanaged(newValue)
             }
         }
@@ -142,6 +146,9 @@ protocol RealmField {
     static func describe(_ field: UnsafeRawPointer, label: String) -> FieldDescription
     /// Makes the field read and write through `object`'s Realm as property `index`.
     static func bind(_ field: UnsafeMutableRawPointer, to object: Object, index: Int)
+    /// Makes the field record its index when read (`KeyPathNames`); fields of other kinds than `@Persisted`
+    /// cannot, and key paths to them are refused.
+    static func bindRecording(_ field: UnsafeMutableRawPointer, index: Int)
     /// The field's unmanaged contents, converted lazily (links add their targets to the Realm).
     static func unmanagedContent(_ field: UnsafeRawPointer) -> UnmanagedContent
     /// Sets an unmanaged field from a loosely typed value; false when the value does not fit.
@@ -156,6 +163,7 @@ protocol RealmField {
 }
 
 extension RealmField {
+    static func bindRecording(_ field: UnsafeMutableRawPointer, index: Int) {}
     static func typedValue(_ stored: RealmStorage.Value, _ realm: Realm) -> Any? { nil }
 }
 
@@ -172,11 +180,15 @@ extension Persisted: RealmField {
         field.assumingMemoryBound(to: Self.self).pointee.storage = .managed(index)
     }
 
+    static func bindRecording(_ field: UnsafeMutableRawPointer, index: Int) {
+        field.assumingMemoryBound(to: Self.self).pointee.storage = .recording(index)
+    }
+
     static func current(_ field: UnsafeRawPointer) -> Value {
         let p = field.assumingMemoryBound(to: Self.self)
         switch p.pointee.storage {
         case .unmanaged(let v): return v
-        case .unmanagedNoDefault, .managed:
+        case .unmanagedNoDefault, .managed, .recording:
             let v = Value._rlmDefaultValue()
             UnsafeMutablePointer(mutating: p).pointee.storage = .unmanaged(v)
             return v
