@@ -49,9 +49,9 @@ extension Results {
     /// instead of stopping: for queries typed by users (the browser's query bar, the command line).
     public func filter(query: String, arguments: [Any] = []) throws -> Results<Element> {
         var args = try arguments.map { try RealmQueryArguments.convert($0) }
-        let parsed: Query
+        let parsed: RealmQuery.Query
         do {
-            parsed = try Query.parse(query, arguments: &args)  // `%K` takes its key path from args
+            parsed = try RealmQuery.Query.parse(query, arguments: &args)  // `%K` takes its key path from args
         } catch {
             throw RealmError.query(error)
         }
@@ -74,7 +74,7 @@ extension Results {
     }
 
     /// Runs a query operation on the keys so far (`nil`: every object of the class, planned with indexes).
-    func evaluateQuery(_ q: Query, _ args: [QueryArgument], _ realm: Realm, _ keys: [ObjectKey]?) throws -> [ObjectKey] {
+    func evaluateQuery(_ q: RealmQuery.Query, _ args: [QueryArgument], _ realm: Realm, _ keys: [ObjectKey]?) throws -> [ObjectKey] {
         let reader = realm.reader
         guard reader.classSchema(className) != nil else { return [] }
         let bound: BoundQuery

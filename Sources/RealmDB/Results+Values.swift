@@ -39,7 +39,7 @@ struct ValueCollection {
     }
 
     /// A query over the values (`self > 3`), checked against their type.
-    func bind(_ query: Query, _ arguments: [QueryArgument]) throws -> BoundValueQuery {
+    func bind(_ query: RealmQuery.Query, _ arguments: [QueryArgument]) throws -> BoundValueQuery {
         do {
             return try BoundValueQuery(query, elementType: elementType, arguments: arguments)
         } catch {

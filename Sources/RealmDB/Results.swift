@@ -51,7 +51,7 @@ public struct Results<Element: RealmCollectionValue> {
         case sort([SortDescriptor])
         case distinct([String])
         /// A query in the query language, with its arguments (RealmQuery); includes its SORT/DISTINCT/LIMIT.
-        case query(Query, [QueryArgument])
+        case query(RealmQuery.Query, [QueryArgument])
     }
 
     public let realm: Realm?

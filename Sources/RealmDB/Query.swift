@@ -1,0 +1,273 @@
+import Foundation
+
+/// realm-swift's type-safe queries: `dogs.where { $0.age > 3 && $0.owner.name.starts(with: "A") }`.
+///
+/// A `Query` is a key path or an expression over one, built by member access and operators; `where` turns
+/// the finished `Query<Bool>` into the query language's text with `%@` arguments and filters with it, so it
+/// means exactly what the written query means (docs/QUERY_LANGUAGE.md).
+@dynamicMemberLookup
+public struct Query<T> {
+    /// The key path's property names (empty for `self`), when this query is a key path.
+    let path: [String]?
+    /// How many of `path`'s names lead into a collection property (the position after the collection's
+    /// name): aggregates go there (`dogs.@min.age`).
+    let collectionEnd: Int?
+    /// The expression, when this query is not a bare key path.
+    let expression: String?
+    let arguments: [Any]
+
+    init(path: [String], collectionEnd: Int? = nil) {
+        self.path = path
+        self.collectionEnd = collectionEnd
+        expression = nil
+        arguments = []
+    }
+
+    init(expression: String, arguments: [Any]) {
+        path = nil
+        collectionEnd = nil
+        self.expression = expression
+        self.arguments = arguments
+    }
+
+    /// The query's text: the key path (`self` for the element itself) or the expression.
+    var text: String {
+        if let expression { return expression }
+        let p = path ?? []
+        return p.isEmpty ? "self" : p.joined(separator: ".")
+    }
+
+    func appending(_ name: String, collection: Bool) -> [String] {
+        guard let path else { preconditionFailure("a property of an expression: \(text).\(name)") }
+        return path + [name]
+    }
+
+    fileprivate func child<V>(_ name: String, isCollection: Bool) -> Query<V> {
+        let next = appending(name, collection: isCollection)
+        return Query<V>(path: next, collectionEnd: collectionEnd ?? (isCollection ? next.count : nil))
+    }
+}
+
+/// A collection property type (`List`, `MutableSet`, `LinkingObjects`, `Map`), so that a query knows where a
+/// key path enters a collection.
+public protocol _QueryCollection {}
+extension List: _QueryCollection {}
+extension MutableSet: _QueryCollection {}
+extension LinkingObjects: _QueryCollection {}
+extension Map: _QueryCollection {}
+
+/// An optional link (`Dog?`), whose properties a query reaches through it.
+public protocol _QueryOptionalObject {
+    associatedtype _Wrapped: Object
+}
+extension Optional: _QueryOptionalObject where Wrapped: Object {
+    public typealias _Wrapped = Wrapped
+}
+
+extension Query where T: Object {
+    /// A property of the object.
+    public subscript<V>(dynamicMember keyPath: KeyPath<T, V>) -> Query<V> {
+        child(KeyPathNames.name(keyPath), isCollection: V.self is _QueryCollection.Type)
+    }
+}
+
+extension Query where T: _QueryOptionalObject {
+    /// A property of the linked object.
+    public subscript<V>(dynamicMember keyPath: KeyPath<T._Wrapped, V>) -> Query<V> {
+        child(KeyPathNames.name(keyPath), isCollection: V.self is _QueryCollection.Type)
+    }
+}
+
+extension Query where T: RealmCollection, T.Element: Object {
+    /// A property of the collection's objects: a comparison holds when it holds for any of them.
+    public subscript<V>(dynamicMember keyPath: KeyPath<T.Element, V>) -> Query<V> {
+        child(KeyPathNames.name(keyPath), isCollection: V.self is _QueryCollection.Type)
+    }
+}
+
+// MARK: - Comparisons
+
+/// The query language's text of a constant, as an argument (`%@`), or `nil`.
+private func constant(_ value: Any?) -> (String, [Any]) {
+    guard let value, !(value is NSNull) else { return ("nil", []) }
+    if case Optional<Any>.none = value as Any? { return ("nil", []) }
+    let mirror = Mirror(reflecting: value)
+    if mirror.displayStyle == .optional {
+        guard let inner = mirror.children.first?.value else { return ("nil", []) }
+        return ("%@", [inner])
+    }
+    return ("%@", [value])
+}
+
+private func compare<A>(_ lhs: Query<A>, _ op: String, _ rhs: Any?) -> Query<Bool> {
+    let (c, args) = constant(rhs)
+    return Query(expression: "\(lhs.text) \(op) \(c)", arguments: lhs.arguments + args)
+}
+
+private func compare<A, B>(_ lhs: Query<A>, _ op: String, _ rhs: Query<B>) -> Query<Bool> {
+    Query(expression: "\(lhs.text) \(op) \(rhs.text)", arguments: lhs.arguments + rhs.arguments)
+}
+
+extension Query {
+    public static func == (lhs: Query, rhs: T) -> Query<Bool> { compare(lhs, "==", rhs as Any?) }
+    public static func != (lhs: Query, rhs: T) -> Query<Bool> { compare(lhs, "!=", rhs as Any?) }
+    public static func == (lhs: Query, rhs: Query) -> Query<Bool> { compare(lhs, "==", rhs) }
+    public static func != (lhs: Query, rhs: Query) -> Query<Bool> { compare(lhs, "!=", rhs) }
+
+    public static func > (lhs: Query, rhs: T) -> Query<Bool> { compare(lhs, ">", rhs as Any?) }
+    public static func >= (lhs: Query, rhs: T) -> Query<Bool> { compare(lhs, ">=", rhs as Any?) }
+    public static func < (lhs: Query, rhs: T) -> Query<Bool> { compare(lhs, "<", rhs as Any?) }
+    public static func <= (lhs: Query, rhs: T) -> Query<Bool> { compare(lhs, "<=", rhs as Any?) }
+    public static func > (lhs: Query, rhs: Query) -> Query<Bool> { compare(lhs, ">", rhs) }
+    public static func >= (lhs: Query, rhs: Query) -> Query<Bool> { compare(lhs, ">=", rhs) }
+    public static func < (lhs: Query, rhs: Query) -> Query<Bool> { compare(lhs, "<", rhs) }
+    public static func <= (lhs: Query, rhs: Query) -> Query<Bool> { compare(lhs, "<=", rhs) }
+
+    /// Whether the value is one of `values`.
+    public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == T {
+        Query<Bool>(expression: "\(text) IN %@", arguments: arguments + [Array(values)])
+    }
+
+    /// Whether the value lies in the closed range.
+    public func contains(_ range: ClosedRange<T>) -> Query<Bool> where T: Comparable {
+        Query<Bool>(expression: "\(text) BETWEEN {%@, %@}", arguments: arguments + [range.lowerBound, range.upperBound])
+    }
+
+    /// Whether the value lies in the half-open range.
+    public func contains(_ range: Range<T>) -> Query<Bool> where T: Comparable {
+        Query<Bool>(expression: "(\(text) >= %@ AND \(text) < %@)", arguments: arguments + arguments + [range.lowerBound, range.upperBound])
+    }
+}
+
+// The operators' arguments are laid out in the order their `%@` appear; `contains(Range)` names the key path
+// twice, so its own arguments come twice (an expression key path has none, but stays correct if it had).
+
+extension Query where T == Bool {
+    public static func && (lhs: Query, rhs: Query) -> Query { Query(expression: "(\(lhs.condition)) AND (\(rhs.condition))", arguments: lhs.arguments + rhs.arguments) }
+    public static func || (lhs: Query, rhs: Query) -> Query { Query(expression: "(\(lhs.condition)) OR (\(rhs.condition))", arguments: lhs.arguments + rhs.arguments) }
+    public static prefix func ! (query: Query) -> Query { Query(expression: "NOT (\(query.condition))", arguments: query.arguments) }
+
+    /// The query as a condition: a bool key path stands for `path == true`.
+    var condition: String { expression ?? "\(text) == true" }
+}
+
+// MARK: - Strings and binary data
+
+/// realm-swift's string options: `[c]` and `[d]` in the query language.
+public struct StringOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let caseInsensitive = StringOptions(rawValue: 1)
+    public static let diacriticInsensitive = StringOptions(rawValue: 2)
+
+    var modifier: String {
+        switch (contains(.caseInsensitive), contains(.diacriticInsensitive)) {
+        case (true, true): return "[cd]"
+        case (true, false): return "[c]"
+        case (false, true): return "[d]"
+        case (false, false): return ""
+        }
+    }
+}
+
+/// String and binary types a query can search in.
+public protocol _QueryString {}
+extension String: _QueryString {}
+extension Optional: _QueryString where Wrapped: _QueryString {}
+extension Data: _QueryString {}
+
+extension Query where T: _QueryString {
+    private func op(_ name: String, _ value: Any, _ options: StringOptions) -> Query<Bool> {
+        Query<Bool>(expression: "\(text) \(name)\(options.modifier) %@", arguments: arguments + [value])
+    }
+    public func contains(_ value: some _QueryString, options: StringOptions = []) -> Query<Bool> { op("CONTAINS", value, options) }
+    public func starts(with value: some _QueryString, options: StringOptions = []) -> Query<Bool> { op("BEGINSWITH", value, options) }
+    public func ends(with value: some _QueryString, options: StringOptions = []) -> Query<Bool> { op("ENDSWITH", value, options) }
+    public func equals(_ value: some _QueryString, options: StringOptions = []) -> Query<Bool> { op("==", value, options) }
+    public func notEquals(_ value: some _QueryString, options: StringOptions = []) -> Query<Bool> { op("!=", value, options) }
+    /// `*` matches any run of characters and `?` one character.
+    public func like(_ value: String, caseInsensitive: Bool = false) -> Query<Bool> {
+        op("LIKE", value, caseInsensitive ? .caseInsensitive : [])
+    }
+}
+
+// MARK: - Collections
+
+extension Query where T: _QueryCollection {
+    /// The number of elements (`@count`).
+    public var count: Query<Int> { Query<Int>(expression: "\(text).@count", arguments: arguments) }
+}
+
+extension Query where T: RealmCollection {
+    /// Whether the collection holds `value`.
+    public func contains(_ value: T.Element) -> Query<Bool> {
+        Query<Bool>(expression: "%@ IN \(text)", arguments: arguments + [value])
+    }
+
+    /// Whether the collection holds any of `values`.
+    public func containsAny<S: Sequence>(in values: S) -> Query<Bool> where S.Element == T.Element {
+        Query<Bool>(expression: "ANY \(text) IN %@", arguments: arguments + [Array(values)])
+    }
+
+    public var min: Query<T.Element> { Query<T.Element>(expression: "\(text).@min", arguments: arguments) }
+    public var max: Query<T.Element> { Query<T.Element>(expression: "\(text).@max", arguments: arguments) }
+    public var sum: Query<T.Element> { Query<T.Element>(expression: "\(text).@sum", arguments: arguments) }
+    public var avg: Query<T.Element> { Query<T.Element>(expression: "\(text).@avg", arguments: arguments) }
+}
+
+extension Query {
+    /// An aggregate of a property reached through a collection (`dogs.age.min` is `dogs.@min.age`).
+    private func aggregate(_ name: String) -> Query<T> {
+        guard let path, let end = collectionEnd, end < path.count else {
+            preconditionFailure("\(text).\(name) is not a property of a collection's objects")
+        }
+        let text = (path[..<end] + ["@\(name)"] + path[end...]).joined(separator: ".")
+        return Query(expression: text, arguments: arguments)
+    }
+
+    /// The smallest value of the property over the collection's objects.
+    public var min: Query<T> { aggregate("min") }
+    /// The largest value of the property over the collection's objects.
+    public var max: Query<T> { aggregate("max") }
+    /// The sum of the property over the collection's objects.
+    public var sum: Query<T> { aggregate("sum") }
+    /// The mean of the property over the collection's objects.
+    public var avg: Query<T> { aggregate("avg") }
+}
+
+/// A map type, whose keys and values a query reaches.
+public protocol _QueryMap {
+    associatedtype _Value
+}
+extension Map: _QueryMap {
+    public typealias _Value = Value
+}
+
+extension Query where T: _QueryMap {
+    /// The map's keys (`@keys`): a comparison holds when it holds for any of them.
+    public var keys: Query<String> { Query<String>(expression: "\(text).@keys", arguments: arguments) }
+
+    /// The map's values (`@values`): a comparison holds when it holds for any of them.
+    public var values: Query<T._Value> { Query<T._Value>(expression: "\(text).@values", arguments: arguments) }
+
+    /// The map's value for `key` (`scores['math']`).
+    public subscript(key: String) -> Query<T._Value> {
+        let quoted = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+        return Query<T._Value>(expression: "\(text)['\(quoted)']", arguments: arguments)
+    }
+}
+
+// MARK: - Filtering
+
+extension RealmCollection {
+    /// The elements for which the query holds: `dogs.where { $0.age > 3 && $0.name.starts(with: "R") }`. An
+    /// expression the query language refuses stops the program with its diagnostic, as realm-swift raises.
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        let q = isIncluded(Query<Element>(path: []))
+        do {
+            return try filter(query: q.condition, arguments: q.arguments)
+        } catch {
+            fatalError("invalid query \(q.condition): \(error)")
+        }
+    }
+}
