@@ -181,6 +181,43 @@ extension Map: Sequence {
     }
 }
 
+// MARK: - Queries over the values
+
+extension Map {
+    /// The values as results (in the keys' order), for queries, sorting and aggregates; `self` is each value.
+    /// Maps of values only: a map of objects is queried through its owner (`scores['k'] > 3`, `dogs.@values`).
+    public var valueResults: Results<Value> {
+        guard let owner else { preconditionFailure("queries on an unmanaged Map are not supported; use Swift's filter and sorted") }
+        precondition(!(Value.self is Object.Type) && !(Value.self is _RecordingLink.Type),
+                     "queries over a Map of objects are not supported: query the owner's class (dogs.@values.name == 'Rex')")
+        return Results(realm: owner.realm, source: .values(ValueCollection(kind: .dictionaryValues, owner: owner, index: propertyIndex)),
+                       model: Value.self)
+    }
+
+    /// The values matching a query (`self` is each value: `filter("self > 3")`).
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Value> {
+        do {
+            return try valueResults.filter(query: predicateFormat, arguments: args)
+        } catch {
+            fatalError("invalid query: \(error)")
+        }
+    }
+
+    /// The values sorted (`self`).
+    public func sorted(byKeyPath keyPath: String = "self", ascending: Bool = true) -> Results<Value> {
+        valueResults.sorted(byKeyPath: keyPath, ascending: ascending)
+    }
+
+    /// The smallest value (`self`), or nil when there is none.
+    public func min<T: _Persistable>(ofProperty property: String) -> T? { valueResults.min(ofProperty: property) }
+    /// The largest value (`self`), or nil when there is none.
+    public func max<T: _Persistable>(ofProperty property: String) -> T? { valueResults.max(ofProperty: property) }
+    /// The sum of the values (`self`); 0 when empty.
+    public func sum<T: _Persistable>(ofProperty property: String) -> T { valueResults.sum(ofProperty: property) }
+    /// The mean of the values (`self`), or nil when empty.
+    public func average<T: _Persistable>(ofProperty property: String) -> T? { valueResults.average(ofProperty: property) }
+}
+
 extension Map: CustomStringConvertible {
     public var description: String {
         "Map<\(Key.self), \(Value.self)> {" + entries.map { "\($0.key): \(Object.describe($0.value))" }.joined(separator: ", ") + "}"

@@ -9,8 +9,10 @@ import RealmStorage
 /// works on the values it returns.
 struct ValueCollection {
     enum Kind {
-        /// A list of primitives, in list order.
+        /// A list (or set) of primitives, in its order.
         case list
+        /// The values of a dictionary, in its keys' order.
+        case dictionaryValues
     }
 
     let kind: Kind
@@ -30,6 +32,8 @@ struct ValueCollection {
         switch kind {
         case .list:
             return try RealmError.wrap { try reader.list(owner.key, property.handle) }
+        case .dictionaryValues:
+            return try RealmError.wrap { try reader.dictionary(owner.key, property.handle).map(\.1) }
         }
     }
 
