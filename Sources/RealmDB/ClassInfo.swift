@@ -43,10 +43,13 @@ final class ClassInfo {
 public struct ObjectSchema: CustomStringConvertible, Sendable, Equatable {
     public let className: String
     public let properties: [Property]
+    /// Whether the class is embedded (its objects live inside one parent object each).
+    public let isEmbedded: Bool
 
     init(_ c: ClassSchema) {
         className = c.name
         properties = c.properties.map(Property.init)
+        isEmbedded = c.isEmbedded
     }
 
     public var primaryKeyProperty: Property? { properties.first(where: \.isPrimary) }

@@ -108,11 +108,19 @@ extension Migration {
                 try tx.addProperty(m.className, p)
             }
         }
+        // A class that stops being embedded may take a primary key; one that becomes embedded must lose its key
+        // first (and its orphans are deleted then).
+        for m in models where !m.schema.isEmbedded && tx.classSchema(m.className)?.isEmbedded == true {
+            try tx.setEmbedded(m.className, false)
+        }
         for m in models {
             let key = m.schema.properties.first(where: \.isPrimaryKey)?.name
             if tx.classSchema(m.className)?.properties.first(where: \.isPrimaryKey)?.name != key {
                 try tx.setPrimaryKey(m.className, key)
             }
+        }
+        for m in models where m.schema.isEmbedded && tx.classSchema(m.className)?.isEmbedded == false {
+            try tx.setEmbedded(m.className, true)
         }
         var remaining: [SchemaDifference] = []
         for m in models {

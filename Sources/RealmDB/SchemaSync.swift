@@ -5,6 +5,8 @@ import RealmStorage
 struct SchemaDifference: CustomStringConvertible {
     enum Kind {
         case classAdded, propertyAdded, propertyRemoved, propertyChanged, primaryKeyChanged, indexAdded, indexRemoved
+        /// The class became embedded, or stopped being embedded.
+        case embeddedChanged
     }
     let kind: Kind
     let className: String
@@ -30,6 +32,10 @@ struct SchemaSync {
     static func differences(model: ClassSchema, file: ClassSchema) -> [SchemaDifference] {
         var out: [SchemaDifference] = []
         let c = model.name
+        if model.isEmbedded != file.isEmbedded {
+            out.append(SchemaDifference(kind: .embeddedChanged, className: c, property: nil,
+                                        detail: model.isEmbedded ? "class '\(c)' has become embedded" : "class '\(c)' is no longer embedded"))
+        }
         for p in model.properties {
             guard let f = file.property(named: p.name) else {
                 out.append(SchemaDifference(kind: .propertyAdded, className: c, property: p.name,

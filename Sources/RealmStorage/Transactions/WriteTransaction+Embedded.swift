@@ -160,3 +160,64 @@ extension WriteTransaction {
         }
     }
 }
+
+extension WriteTransaction {
+    /// Makes a class embedded or top-level (a migration's change of a model's `EmbeddedObject` base class).
+    ///
+    /// Made embedded, every object must be owned by exactly one link, list element or dictionary value:
+    /// objects that nothing links to are deleted (as Realm's migrations delete them), and an object linked
+    /// from two places, from a set or from a mixed value is refused, naming it, before anything changes. The
+    /// class may then have no primary key and must not close a cycle of embedded classes. Made top-level,
+    /// its objects stay where they are and are no longer deleted with their owners.
+    public func setEmbedded(_ className: String, _ embedded: Bool) throws {
+        try checkActive()
+        guard let ci = catalogue.classIndex(named: className) else { throw StorageError.noSuchClass(className) }
+        let c = catalogue.classes[ci]
+        guard c.isEmbedded != embedded else { return }
+        guard embedded else {
+            catalogue.classes[ci].flags &= ~1
+            catalogueChanged = true
+            plans.removeAll()
+            return
+        }
+        if !meta.hasPageBoundChecksums { throw formatTooOld("embedded class '\(className)'") }
+        if let pk = c.properties.first(where: \.isPrimaryKey) {
+            throw StorageError.invalidSchema("embedded class '\(className)' cannot have a primary key ('\(pk.name)')")
+        }
+        for o in catalogue.classes {
+            for p in o.properties where p.type == .link && p.isSet && p.targetClassID == c.classID {
+                throw StorageError.invalidSchema("\(o.name).\(p.name): a set cannot hold objects of embedded class '\(className)'")
+            }
+        }
+        // Every object's owners, checked before anything changes.
+        let table = TableHandle(name: className, classID: c.classID)
+        var orphans: [ObjectKey] = []
+        for k in try keys(table) {
+            var owners = 0
+            for bl in c.properties where bl.type == .backlink {
+                let n = try backlinkKeys(c.classID, k.rawValue, bl).count
+                guard n > 0 else { continue }
+                if let origin = catalogue.classInfo(id: bl.targetClassID), let op = origin.property(column: bl.originColumnID),
+                   op.type == .mixed {
+                    throw StorageError.invalidSchema("'\(className)' cannot become embedded: object \(k.rawValue) is linked from the mixed property \(origin.name).\(op.name)")
+                }
+                owners += n
+            }
+            if owners == 0 { orphans.append(k) }
+            if owners > 1 {
+                throw StorageError.invalidSchema("'\(className)' cannot become embedded: object \(k.rawValue) is linked from \(owners) places (an embedded object has one owner)")
+            }
+        }
+        let saved = catalogue
+        catalogue.classes[ci].flags |= 1
+        do {
+            try checkEmbeddedCycles()
+        } catch {
+            catalogue = saved
+            throw error
+        }
+        catalogueChanged = true
+        plans.removeAll()
+        for k in orphans { try delete(className, k) }
+    }
+}
