@@ -15,6 +15,8 @@ extension String: _MapKey {
 /// Type-erased access to maps, for conversions.
 protocol _AnyMap {
     func _rlmStoredEntries(_ realm: Realm) throws -> ValueDictionary
+    /// The entries with their Swift values (embedded objects are made from these, not stored first).
+    func _rlmAnyEntries() -> [(String, Any?)]
 }
 
 /// One entry of a `Map` as it iterates: its key and value.
@@ -228,6 +230,8 @@ extension Map: _AnyMap {
     func _rlmStoredEntries(_ realm: Realm) throws -> ValueDictionary {
         ValueDictionary(try entries.map { ($0.key._rlmKey, try $0.value._rlmToStored(realm)) })
     }
+
+    func _rlmAnyEntries() -> [(String, Any?)] { entries.map { ($0.key._rlmKey, $0.value as Any?) } }
 }
 
 extension Map where Value: Comparable {

@@ -164,6 +164,11 @@ extension Realm {
         let model = info.model!
         // Take every field's contents before the object becomes managed.
         let contents = model.fields.map { f in object.withFieldPointer(f.offset) { f.accessor.unmanagedContent(UnsafeRawPointer($0)) } }
+        // Maps of embedded objects are made from their Swift values (each value a new embedded object).
+        var embeddedMaps: [Int: _AnyMap] = [:]
+        for (i, f) in model.fields.enumerated() where info.properties[i].schema.isDictionary && linksToEmbedded(info.properties[i].schema) {
+            embeddedMaps[i] = object.withFieldPointer(f.offset) { f.accessor.unmanagedValue(UnsafeRawPointer($0)) } as? _AnyMap
+        }
         var plain: [String: RealmStorage.Value] = [:]
         for (i, c) in contents.enumerated() where !info.isLink(i) {
             if case .value(let convert) = c { plain[info.properties[i].name] = try convert(self) }
@@ -212,6 +217,8 @@ extension Realm {
                     if policy == .modified, try tx.list(key, h) == elements { return }
                     try tx.setAssign(key, h, elements)
                 }
+            case .dictionary where embeddedMaps[i] != nil:
+                try setAny(embeddedMaps[i], key: key, info: info, property: i, update: policy == .modified ? .modified : .all)
             case .dictionary(let convert):
                 let entries = try convert(self)
                 let h = info.properties[i].handle
@@ -393,6 +400,30 @@ extension Realm {
         let tx = try requireWrite("modify an object")
         func bad(_ reason: String) -> RealmError { .invalidValue(className: info.name, property: p.name, reason: reason) }
         if s.type == .linkingObjects { throw bad("linking objects cannot be set") }
+        if s.isDictionary && linksToEmbedded(s) {
+            // Each value a new embedded object (nil: no object); the old ones are deleted with the entries.
+            try RealmError.wrap { try tx.setDictionary(key, p.handle, ValueDictionary()) }
+            guard !AnyConversion.isNull(value) else { return }
+            let raw = AnyConversion.unwrap(value!)
+            let pairs: [(String, Any?)]
+            if let d = raw as? [String: Any?] {
+                pairs = d.map { ($0.key, $0.value) }
+            } else if let d = raw as? [String: Any] {
+                pairs = d.map { ($0.key, $0.value) }
+            } else if let m = raw as? _AnyMap {
+                pairs = m._rlmAnyEntries()
+            } else {
+                throw bad("expected a dictionary for \(s.typeDescription), got \(type(of: raw as Any))")
+            }
+            for (k, e) in pairs.sorted(by: { $0.0 < $1.0 }) {
+                if AnyConversion.isNull(e) {
+                    try RealmError.wrap { try tx.dictionarySet(key, p.handle, key: k, .null) }
+                } else {
+                    try createEmbedded(e!, parent: key, parentInfo: info, property: i, at: .dictionary(k), update: update == .modified ? .modified : .all)
+                }
+            }
+            return
+        }
         if s.isDictionary {
             var entries = ValueDictionary()
             if !AnyConversion.isNull(value) {
@@ -467,6 +498,17 @@ extension Realm {
             } else if AnyConversion.isNull(value) {
                 try RealmError.wrap { try tx.set(key, p.handle, .null) }
             } else if !s.isCollection {
+                // `.modified` updates the embedded object there in place, as Realm does (`.all` replaces it).
+                if update == .modified, case .link(let existing) = try RealmError.wrap({ try tx.value(key, p.handle) }),
+                   !(AnyConversion.unwrap(value!) is EmbeddedObject && (AnyConversion.unwrap(value!) as? Object)?._realm != nil) {
+                    let target = try targetInfo(s.objectClassName!)
+                    for (name, v) in try normalize(AnyConversion.unwrap(value!) ?? value!, target) {
+                        guard let j = target.index(of: name) else { continue }
+                        try setAny(v, key: existing, info: target, property: j, update: .modified)
+                    }
+                    rlm.changed()
+                    return
+                }
                 try createEmbedded(value!, parent: key, parentInfo: info, property: i, at: .toOne, update: update == .modified ? .modified : .all)
             } else {
                 throw bad("dictionaries of embedded objects are not supported yet")
