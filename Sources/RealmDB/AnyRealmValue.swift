@@ -4,8 +4,8 @@ import RealmStorage
 /// A value of any storable type, for `mixed` properties: a primitive, an object (a link to an object of any
 /// class that is not embedded), or a list or dictionary of such values nested to any depth (as Realm Core 14).
 ///
-/// Reading a nested `.list` or `.dictionary` gives an unmanaged copy of it: to change what is stored, assign the
-/// whole value again.
+/// A nested `.list` or `.dictionary` read from a managed mixed property reads and writes through (inside a
+/// write transaction); one read from a list or dictionary of mixed values is a copy.
 public enum AnyRealmValue: Hashable, RealmCollectionValue {
     case none
     case int(Int)
@@ -27,7 +27,39 @@ public enum AnyRealmValue: Hashable, RealmCollectionValue {
 
     public static func _rlmFromStored(_ v: RealmStorage.Value, _ realm: Realm) -> AnyRealmValue { AnyRealmValue(stored: v, realm) }
 
+    /// Property `index` of a managed object: a nested list or dictionary in it reads and writes through.
+    public static func _rlmGet(_ object: Object, _ index: Int) -> AnyRealmValue {
+        let (realm, stored) = object._rlmRead(index)
+        switch stored {
+        case .list, .dictionary:
+            guard let ref = object._ref else { return AnyRealmValue(stored: stored, realm) }
+            return AnyRealmValue(stored: stored, realm, place: NestedMixedPlace(owner: ref, propertyIndex: index, path: []))
+        default:
+            return AnyRealmValue(stored: stored, realm)
+        }
+    }
+
     /// A stored value as an `AnyRealmValue`; links are objects of `realm` (typed when a model class has the name).
+    /// With `place`, a nested list or dictionary is the one stored there (it reads and writes through).
+    init(stored v: RealmStorage.Value, _ realm: Realm?, place: NestedMixedPlace?) {
+        guard let place else {
+            self = AnyRealmValue(stored: v, realm)
+            return
+        }
+        switch v {
+        case .list:
+            let list = List<AnyRealmValue>()
+            list.nested = place
+            self = .list(list)
+        case .dictionary:
+            let map = Map<String, AnyRealmValue>()
+            map.nested = place
+            self = .dictionary(map)
+        default:
+            self = AnyRealmValue(stored: v, realm)
+        }
+    }
+
     init(stored v: RealmStorage.Value, _ realm: Realm?) {
         switch v {
         case .null, .link: self = .none

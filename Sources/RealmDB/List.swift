@@ -11,7 +11,21 @@ protocol _AnyList {
 /// (`List<String>`). Unmanaged lists are plain arrays; managed lists read and write through their object.
 public final class List<Element: RealmCollectionValue>: CollectionProperty {
     static var typeName: String { "List" }
-    var unmanaged: [Element] = []
+    /// The elements of an unmanaged list; for a list nested in a managed mixed value (`nested`), the stored
+    /// elements, read and written back on each use.
+    var unmanaged: [Element] {
+        get {
+            guard let nested else { return ownElements }
+            return nested.readList() as! [Element]  // `nested` is set on lists of AnyRealmValue only
+        }
+        set {
+            guard let nested else { ownElements = newValue; return }
+            nested.writeList(newValue as! [AnyRealmValue])  // `nested` is set on lists of AnyRealmValue only
+        }
+    }
+    private var ownElements: [Element] = []
+    /// Set on a list read from a managed mixed value.
+    var nested: NestedMixedPlace?
     /// The owning object and its property index when managed.
     var owner: ObjectRef?
     var propertyIndex = 0

@@ -32,7 +32,21 @@ public struct SingleMapEntry<Key: _MapKey, Value: RealmCollectionValue> {
 /// UTF-8 bytes, as Realm Core keeps them; setting a key to nil (`map["k"] = nil`) removes it.
 public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CollectionProperty {
     static var typeName: String { "Map" }
-    var unmanaged: [(key: Key, value: Value)] = []
+    /// The entries of an unmanaged map; for a dictionary nested in a managed mixed value (`nested`), the stored
+    /// entries, read and written back on each use.
+    var unmanaged: [(key: Key, value: Value)] {
+        get {
+            guard let nested else { return ownEntries }
+            return nested.readDictionary() as! [(key: Key, value: Value)]  // `nested` is set on Map<String, AnyRealmValue> only
+        }
+        set {
+            guard let nested else { ownEntries = newValue; return }
+            nested.writeDictionary(newValue as! [(key: String, value: AnyRealmValue)])  // as above
+        }
+    }
+    private var ownEntries: [(key: Key, value: Value)] = []
+    /// Set on a dictionary read from a managed mixed value.
+    var nested: NestedMixedPlace?
     /// The owning object and its property index when managed.
     var owner: ObjectRef?
     var propertyIndex = 0

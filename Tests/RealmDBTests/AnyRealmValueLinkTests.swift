@@ -50,6 +50,37 @@ final class Trinket: Object {
         #expect(l2.count == 2, "a list element linking to a deleted object is erased, as in Realm Core")
     }
 
+    @Test func nestedCollectionsReadAndWriteThrough() throws {
+        let realm = try realm()
+        let h = try realm.write { realm.create(Holder.self, value: ["name": "w"]) }
+        try realm.write { h.value = .fromDictionary(["scores": .fromArray([.int(1)]), "meta": .fromDictionary(["k": .string("v")])]) }
+        let scores = try #require(h.value.dictionaryValue?["scores"]?.listValue)
+        try realm.write {
+            scores.append(.int(2))
+            h.value.dictionaryValue?["meta"]?.dictionaryValue?["新"] = .string("値")
+            h.value.dictionaryValue?["extra"] = .fromArray([.bool(true)])
+        }
+        #expect(Array(scores) == [.int(1), .int(2)])
+        guard case .dictionary(let d) = h.value else { Issue.record("\(h.value)"); return }
+        #expect(d["meta"]?.dictionaryValue?["新"] == .string("値"))
+        #expect(d["extra"]?.listValue?.first == .bool(true))
+        // Another write of the same property is seen by the collection read before it.
+        try realm.write { h.value = .fromDictionary(["scores": .fromArray([.int(9), .int(8), .int(7)])]) }
+        #expect(scores.count == 3 && scores[0] == .int(9))
+        try realm.write { scores.remove(at: 0) }
+        #expect(h.value.dictionaryValue?["scores"]?.listValue.map(Array.init) == [.int(8), .int(7)])
+        // Stored in the file: a fresh Realm reads it.
+        #expect(realm.objects(Holder.self).filter("value['scores'][0] == 8").count == 1)
+    }
+
+    @Test func writingANestedCollectionOutsideAWriteStops() async throws {
+        await #expect(processExitsWith: .failure) {
+            let realm = try! Realm(configuration: Realm.Configuration(inMemoryIdentifier: "nested-\(UUID())", objectTypes: [Holder.self, Trinket.self]))
+            let h = try! realm.write { realm.create(Holder.self, value: ["name": "x", "value": AnyRealmValue.fromArray([.int(1)])]) }
+            h.value.listValue?.append(.int(2))
+        }
+    }
+
     @Test func tooDeepIsRefused() throws {
         let realm = try realm()
         let h = try realm.write { realm.create(Holder.self, value: ["name": "d"]) }
