@@ -346,6 +346,8 @@ extension WriteTransaction {
             dirtyDictionaries[SlotKey(classID: classID, key: key, columnID: p.columnID)] = d
             if p.type == .link {
                 for case .link(let t) in d.values { try addBacklink(target: t.rawValue, via: p, from: classID, origin: key) }
+            } else if p.type == .mixed {
+                for v in d.values where MixedLinks.containsTypedLink(v) { try addMixedBacklinks(v, via: p, from: classID, origin: key) }
             }
         }
         return ObjectKey(key)
