@@ -37,8 +37,7 @@ struct Options {
           --quick            1,000 single commits instead of 10,000
           --only NAME[,NAME] run only these workloads (`insert` always runs,
                              the others need its data); names:
-                             \(Workloads.keys[..<5].joined(separator: ", ")),
-                             \(Workloads.keys[5...].joined(separator: ", "))
+                             \(Options.wrappedNames(indent: 21))
           --repeat K         runs of each read workload, median reported (default 5)
           --dir PATH         directory for the database files (default
                              ./.build/bench-tmp, else $TMPDIR); a fresh
@@ -53,6 +52,17 @@ struct Options {
                              from `realm-browser demo` adds big values)
           --help             this text
         """
+
+    /// The workload names, comma-separated, in lines of at most 76 columns after the first's `indent`.
+    static func wrappedNames(indent: Int) -> String {
+        var lines: [String] = [""]
+        for (i, name) in Workloads.keys.enumerated() {
+            let item = name + (i == Workloads.keys.count - 1 ? "" : ",")
+            if !lines[lines.count - 1].isEmpty && indent + lines[lines.count - 1].count + 1 + item.count > 76 { lines.append("") }
+            lines[lines.count - 1] += (lines[lines.count - 1].isEmpty ? "" : " ") + item
+        }
+        return lines.joined(separator: "\n" + String(repeating: " ", count: indent))
+    }
 
     struct ParseError: Error { var message: String }
 
