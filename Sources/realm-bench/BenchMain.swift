@@ -37,8 +37,7 @@ struct Options {
           --quick            1,000 single commits instead of 10,000
           --only NAME[,NAME] run only these workloads (`insert` always runs,
                              the others need its data); names:
-                             \(Workloads.keys[..<5].joined(separator: ", ")),
-                             \(Workloads.keys[5...].joined(separator: ", "))
+                             \(Options.wrappedNames(indent: 21))
           --repeat K         runs of each read workload, median reported (default 5)
           --dir PATH         directory for the database files (default
                              ./.build/bench-tmp, else $TMPDIR); a fresh
@@ -53,6 +52,17 @@ struct Options {
                              from `realm-browser demo` adds big values)
           --help             this text
         """
+
+    /// The workload names, comma-separated, in lines of at most 76 columns after the first's `indent`.
+    static func wrappedNames(indent: Int) -> String {
+        var lines: [String] = [""]
+        for (i, name) in Workloads.keys.enumerated() {
+            let item = name + (i == Workloads.keys.count - 1 ? "" : ",")
+            if !lines[lines.count - 1].isEmpty && indent + lines[lines.count - 1].count + 1 + item.count > 76 { lines.append("") }
+            lines[lines.count - 1] += (lines[lines.count - 1].isEmpty ? "" : " ") + item
+        }
+        return lines.joined(separator: "\n" + String(repeating: " ", count: indent))
+    }
 
     struct ParseError: Error { var message: String }
 
@@ -150,8 +160,11 @@ enum Workloads {
     static let keys = [
         "insert", "single-commits", "count-range", "sum-range", "indexed-eq",
         "non-indexed-eq", "pk-lookup", "iterate-all", "insert-dogs", "q-count-range", "q-contains", "q-indexed-eq",
-        "q-link", "q-sort", "update-all", "delete-all",
+        "q-link", "q-sort", "insert-items", "q-any-tag", "q-dict-value", "delete-items", "update-all", "delete-all",
     ]
+
+    /// The workloads that need the items of `insert-items` (which runs with any of them).
+    static let itemWorkloads: Set<String> = ["q-any-tag", "q-dict-value", "delete-items"]
 
     /// "Count Range" and "count range" both name `count-range`.
     static func normalise(_ name: String) -> String {
@@ -181,6 +194,12 @@ enum Workloads {
         // Dogs for the query through a link: one per four people, owners spread over the ids.
         let dogOwners = (0..<max(1, n / 4)).map { ($0 &* 7919) % n }
         let ownerNames = Array(names.prefix(1_000))
+        // Items with a set, a dictionary and an embedded object: as many as the people, at most 100,000 (the
+        // size the comparison is made at), generated only when they are inserted.
+        let wantItems = options.only.map { !$0.isDisjoint(with: itemWorkloads.union(["insert-items"])) } ?? true
+        let items = wantItems ? ItemGenerator(seed: seed ^ 0x17E3_5E75).items(0..<min(n, 100_000)) : []
+        let queriedTags = (0..<10).map { "tag-\($0 * 5)" }
+        let scoreThresholds = [100, 500, 900]
         let singlesTitle = options.singleCommits % 1_000 == 0
             ? "\(options.singleCommits / 1_000)k single commits" : "\(options.singleCommits) single commits"
 
@@ -216,6 +235,16 @@ enum Workloads {
                      run: { try $0.queryDogsByOwnerName(ownerNames) }, check: nil),
             Workload(key: "q-sort", title: "query SORT(name)", repeats: reads,
                      run: { try $0.querySortByName() }, check: nil),
+            Workload(key: "insert-items", title: "insert \(items.count) items", repeats: 1,
+                     run: { try $0.insertItems(items) },
+                     check: ("checksum", { try $0.itemChecksum() })),
+            Workload(key: "q-any-tag", title: "query ANY tags ==", repeats: reads,
+                     run: { try $0.queryAnyTag(queriedTags) }, check: nil),
+            Workload(key: "q-dict-value", title: "query scores['k3'] >", repeats: reads,
+                     run: { try $0.queryScores(key: "k3", above: scoreThresholds) }, check: nil),
+            Workload(key: "delete-items", title: "delete items", repeats: 1,
+                     run: { try $0.deleteItems() },
+                     check: ("checksum", { try $0.itemChecksum() })),
             Workload(key: "update-all", title: "update all", repeats: 1,
                      run: { try $0.incrementAllAges() },
                      check: ("sum(age)", { try $0.sumAge(in: everyAge) })),
@@ -227,6 +256,7 @@ enum Workloads {
             // The link query needs the dogs.
             w.key == "insert" || options.only?.contains(w.key) ?? true
                 || (w.key == "insert-dogs" && options.only?.contains("q-link") == true)
+                || (w.key == "insert-items" && !(options.only?.isDisjoint(with: itemWorkloads) ?? true))
         }
     }
 }

@@ -38,6 +38,22 @@ protocol BenchTarget: AnyObject {
     /// Every person sorted by name (ties by id): a checksum of the ids in order.
     func querySortByName() throws -> Int
 
+    /// Workloads over sets, dictionaries and embedded objects. `insertItems` creates the `Item` class (id
+    /// primary key, `tags` a set of strings, `scores` a dictionary of ints, `address` an embedded `Address
+    /// {street, city}`; SQLite: `item`, a join table `item_tags` indexed by tag, `item_scores`, and a child
+    /// table `item_address`) and inserts `items` in ONE transaction. Returns the number of items.
+    func insertItems(_ items: [Item]) throws -> Int
+    /// `ANY tags == $0` for each tag, the query prepared once: the total number of ids collected.
+    func queryAnyTag(_ tags: [String]) throws -> Int
+    /// `scores['key'] > $0` for each threshold, the query prepared once: the total number of ids collected.
+    func queryScores(key: String, above thresholds: [Int]) throws -> Int
+    /// Untimed check of the items: an `ItemChecksum` over every item, set element, dictionary entry and
+    /// address there is (0 when there are none).
+    func itemChecksum() throws -> Int
+    /// Workload `delete items`: one transaction deleting every item with its set, dictionary and embedded
+    /// address. Returns the number of items deleted.
+    func deleteItems() throws -> Int
+
     /// Workload `insert N`: creates the `Person` schema (id primary key, name
     /// indexed, city not indexed, age, score, active) and inserts `people` in
     /// ONE transaction, the index maintained while inserting.
@@ -231,5 +247,72 @@ struct PersonChecksum {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in s.utf8 { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         return h
+    }
+}
+
+/// One row of the workloads over sets, dictionaries and embedded objects: five distinct tags, five distinct
+/// dictionary keys with int values, and an address.
+struct Item: Sendable, Equatable {
+    var id: Int
+    var tags: [String]
+    var scores: [(key: String, value: Int)]
+    var street: String
+    var city: String
+
+    static func == (a: Item, b: Item) -> Bool {
+        a.id == b.id && a.tags == b.tags && a.street == b.street && a.city == b.city
+            && a.scores.map(\.key) == b.scores.map(\.key) && a.scores.map(\.value) == b.scores.map(\.value)
+    }
+}
+
+/// The deterministic source of `Item` rows; item `id` depends only on the seed and `id`.
+struct ItemGenerator: Sendable {
+    /// Distinct tags ("tag-0" ...): each item has 5, so each tag is on about 10 % of the items.
+    static let tagCount = 50
+    /// Distinct dictionary keys ("k0" ...): each item has 5, so each key is in about half of the dictionaries.
+    static let keyCount = 10
+    static let perItem = 5
+
+    let seed: UInt64
+
+    func item(id: Int) -> Item {
+        var rng = SplitMix64(seed: seed &+ UInt64(truncatingIfNeeded: id) &* 0xA076_1D64_78BD_642F)
+        var tags: [Int] = []
+        while tags.count < Self.perItem {
+            let t = rng.next(below: Self.tagCount)
+            if !tags.contains(t) { tags.append(t) }
+        }
+        var keys: [Int] = []
+        while keys.count < Self.perItem {
+            let k = rng.next(below: Self.keyCount)
+            if !keys.contains(k) { keys.append(k) }
+        }
+        return Item(id: id, tags: tags.map { "tag-\($0)" }, scores: keys.map { (key: "k\($0)", value: rng.next(below: 1_000)) },
+                    street: "\(rng.next(below: 500)) street \(id)", city: Cities.all[rng.next(below: Cities.all.count)])
+    }
+
+    func items(_ ids: Range<Int>) -> [Item] { ids.map(item(id:)) }
+}
+
+/// Order-independent checksum of items and their collections, fed element by element in any order: both
+/// targets add the same terms.
+struct ItemChecksum {
+    private(set) var sum: UInt64 = 0
+
+    var value: Int { Int(bitPattern: UInt(sum)) }
+
+    mutating func addItem(id: Int) { sum &+= SplitMix64.mix(UInt64(bitPattern: Int64(id)) ^ 0x1111) }
+
+    mutating func addTag(id: Int, _ tag: String) {
+        sum &+= SplitMix64.mix(SplitMix64.mix(UInt64(bitPattern: Int64(id)) ^ 0x2222) ^ PersonChecksum.fnv1a(tag))
+    }
+
+    mutating func addScore(id: Int, _ key: String, _ value: Int) {
+        let h = SplitMix64.mix(SplitMix64.mix(UInt64(bitPattern: Int64(id)) ^ 0x3333) ^ PersonChecksum.fnv1a(key))
+        sum &+= SplitMix64.mix(h ^ UInt64(bitPattern: Int64(value)))
+    }
+
+    mutating func addAddress(street: String, city: String) {
+        sum &+= SplitMix64.mix(SplitMix64.mix(PersonChecksum.fnv1a(street) ^ 0x4444) ^ PersonChecksum.fnv1a(city))
     }
 }

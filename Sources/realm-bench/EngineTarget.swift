@@ -221,4 +221,82 @@ final class EngineTarget: BenchTarget {
         for k in try run("TRUEPREDICATE SORT(name ASC)", on: "Person") { h = h &* 31 &+ (k.rawValue &- (1 << 62)) }
         return Int(bitPattern: UInt(h))
     }
+
+    // MARK: Sets, dictionaries and embedded objects
+
+    func insertItems(_ items: [Item]) throws -> Int {
+        try database.write { tx in
+            try tx.createClasses([
+                ClassSchema(name: "Address", properties: [
+                    PropertySchema(name: "street", type: .string), PropertySchema(name: "city", type: .string),
+                ], isEmbedded: true),
+                ClassSchema(name: "Item", properties: [
+                    PropertySchema(name: "id", type: .int, isPrimaryKey: true),
+                    PropertySchema(name: "tags", type: .string, isSet: true),
+                    PropertySchema(name: "scores", type: .int, isDictionary: true),
+                    .link("address", to: "Address"),
+                ]),
+            ])
+            let t = try tx.table("Item")
+            let address = try tx.property(t, "address")
+            for item in items {
+                let k = try tx.createObject(t, ["id": .int(Int64(item.id))], lists: ["tags": item.tags.map { .string($0) }],
+                                            dictionaries: ["scores": ValueDictionary(item.scores.map { ($0.key, .int(Int64($0.value))) })])
+                try tx.createEmbeddedObject(in: k, address, ["street": .string(item.street), "city": .string(item.city)])
+            }
+        }
+        return items.count
+    }
+
+    func queryAnyTag(_ tags: [String]) throws -> Int {
+        let q = try PreparedQuery("ANY tags == $0", on: "Item")
+        return try database.read { s in
+            var total = 0
+            for tag in tags { total += try q.evaluate(in: s, arguments: [.value(.string(tag))]).count }
+            return total
+        }
+    }
+
+    func queryScores(key: String, above thresholds: [Int]) throws -> Int {
+        let q = try PreparedQuery("scores['\(key)'] > $0", on: "Item")
+        return try database.read { s in
+            var total = 0
+            for v in thresholds { total += try q.evaluate(in: s, arguments: [.value(.int(Int64(v)))]).count }
+            return total
+        }
+    }
+
+    func itemChecksum() throws -> Int {
+        try database.read { s in
+            guard s.classSchema("Item") != nil else { return 0 }
+            var checksum = ItemChecksum()
+            let t = try s.table("Item")
+            let id = try s.property(t, "id"), tags = try s.property(t, "tags"), scores = try s.property(t, "scores")
+            for k in try s.keys(t) {
+                guard case .int(let i64) = try s.value(k, id) else { continue }
+                let i = Int(i64)
+                checksum.addItem(id: i)
+                for case .string(let tag) in try s.list(k, tags) { checksum.addTag(id: i, tag) }
+                for (key, v) in try s.dictionary(k, scores) { if case .int(let n) = v { checksum.addScore(id: i, key, Int(n)) } }
+            }
+            // Every address there is, owned or not (none may outlive its item).
+            let a = try s.table("Address")
+            let street = try s.property(a, "street"), city = try s.property(a, "city")
+            for k in try s.keys(a) {
+                if case .string(let st) = try s.value(k, street), case .string(let c) = try s.value(k, city) {
+                    checksum.addAddress(street: st, city: c)
+                }
+            }
+            return checksum.value
+        }
+    }
+
+    func deleteItems() throws -> Int {
+        try database.write { tx in
+            let t = try tx.table("Item")
+            let n = try tx.count(t)
+            try tx.deleteAll(t)
+            return n
+        }
+    }
 }

@@ -258,6 +258,124 @@ final class SQLiteTarget: BenchTarget {
         return changed
     }
 
+    // MARK: Sets, dictionaries and embedded objects (the tables a user would write for them)
+
+    func insertItems(_ items: [Item]) throws -> Int {
+        try exec("BEGIN")
+        try exec("CREATE TABLE item (id INTEGER PRIMARY KEY)")
+        // A set: a join table, unique per item, with an index by tag for `ANY tags == x`.
+        try exec("""
+            CREATE TABLE item_tags (
+                item_id INTEGER NOT NULL REFERENCES item(id) ON DELETE CASCADE,
+                tag     TEXT    NOT NULL,
+                PRIMARY KEY (item_id, tag)
+            ) WITHOUT ROWID
+            """)
+        try exec("CREATE INDEX item_tags_tag ON item_tags(tag)")
+        // A dictionary: key and value per item.
+        try exec("""
+            CREATE TABLE item_scores (
+                item_id INTEGER NOT NULL REFERENCES item(id) ON DELETE CASCADE,
+                key     TEXT    NOT NULL,
+                value   INTEGER NOT NULL,
+                PRIMARY KEY (item_id, key)
+            ) WITHOUT ROWID
+            """)
+        // An embedded object: a child table, one row per item.
+        try exec("""
+            CREATE TABLE item_address (
+                item_id INTEGER PRIMARY KEY REFERENCES item(id) ON DELETE CASCADE,
+                street  TEXT NOT NULL,
+                city    TEXT NOT NULL
+            )
+            """)
+        let item = try statement("INSERT INTO item (id) VALUES (?1)")
+        let tag = try statement("INSERT INTO item_tags (item_id, tag) VALUES (?1, ?2)")
+        let score = try statement("INSERT INTO item_scores (item_id, key, value) VALUES (?1, ?2, ?3)")
+        let address = try statement("INSERT INTO item_address (item_id, street, city) VALUES (?1, ?2, ?3)")
+        for i in items {
+            try bind(item, 1, i.id)
+            try stepDone(item, "INSERT item")
+            for t in i.tags {
+                try bind(tag, 1, i.id)
+                try bind(tag, 2, t)
+                try stepDone(tag, "INSERT item_tags")
+            }
+            for (k, v) in i.scores {
+                try bind(score, 1, i.id)
+                try bind(score, 2, k)
+                try bind(score, 3, v)
+                try stepDone(score, "INSERT item_scores")
+            }
+            try bind(address, 1, i.id)
+            try bind(address, 2, i.street)
+            try bind(address, 3, i.city)
+            try stepDone(address, "INSERT item_address")
+        }
+        try exec("COMMIT")
+        return items.count
+    }
+
+    func queryAnyTag(_ tags: [String]) throws -> Int {
+        try readTransaction {
+            let stmt = try statement("SELECT item_id FROM item_tags WHERE tag = ?1")
+            var total = 0
+            for t in tags {
+                try bind(stmt, 1, t)
+                total += try countRows(stmt, "query any tag")
+            }
+            return total
+        }
+    }
+
+    func queryScores(key: String, above thresholds: [Int]) throws -> Int {
+        try readTransaction {
+            let stmt = try statement("SELECT item_id FROM item_scores WHERE key = ?1 AND value > ?2")
+            var total = 0
+            for v in thresholds {
+                try bind(stmt, 1, key)
+                try bind(stmt, 2, v)
+                total += try countRows(stmt, "query scores")
+            }
+            return total
+        }
+    }
+
+    func itemChecksum() throws -> Int {
+        try readTransaction {
+            guard try queryInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'item'") > 0 else { return 0 }
+            var checksum = ItemChecksum()
+            let items = try statement("SELECT id FROM item")
+            while try stepRow(items, "items") { checksum.addItem(id: Int(sqlite3_column_int64(items, 0))) }
+            sqlite3_reset(items)
+            let tags = try statement("SELECT item_id, tag FROM item_tags")
+            while try stepRow(tags, "tags") { checksum.addTag(id: Int(sqlite3_column_int64(tags, 0)), Self.text(tags, 1)) }
+            sqlite3_reset(tags)
+            let scores = try statement("SELECT item_id, key, value FROM item_scores")
+            while try stepRow(scores, "scores") {
+                checksum.addScore(id: Int(sqlite3_column_int64(scores, 0)), Self.text(scores, 1), Int(sqlite3_column_int64(scores, 2)))
+            }
+            sqlite3_reset(scores)
+            let addresses = try statement("SELECT street, city FROM item_address")
+            while try stepRow(addresses, "addresses") { checksum.addAddress(street: Self.text(addresses, 0), city: Self.text(addresses, 1)) }
+            sqlite3_reset(addresses)
+            return checksum.value
+        }
+    }
+
+    func deleteItems() throws -> Int {
+        try exec("BEGIN")
+        // What ON DELETE CASCADE would do, written out (foreign keys are not enforced: PRAGMA foreign_keys is off,
+        // SQLite's default), so SQLite empties each table whole.
+        try exec("DELETE FROM item_tags")
+        try exec("DELETE FROM item_scores")
+        try exec("DELETE FROM item_address")
+        try exec("DELETE FROM item")
+        let changed = Int(sqlite3_changes64(db))
+        try exec("COMMIT")
+        return changed
+    }
+
     /// `page_count × page_size`: the size of the main file once the WAL has
     /// been checkpointed into it (the WAL itself is not counted).
     func fileSize() throws -> Int {

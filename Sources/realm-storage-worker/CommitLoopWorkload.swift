@@ -12,6 +12,10 @@ import RealmStorage
 /// 3. deletes every counter whose `deletedAt` is i (which nulls bucket heads and removes list entries);
 /// 4. updates counter `updateTarget(i)` (payload, blob, label to revision i) if it is still live;
 /// 5. sets `Progress.last` to i.
+///
+/// A counter also carries the newer structures, of its revision: a set of strings (`marks`), a dictionary of
+/// mixed values with a typed link to its bucket (`attrs`), and an embedded `Place`, replaced at each update; a
+/// bucket's set `members` holds its live counters, as its `items` list does.
 enum CommitLoop {
     static let bucketCount = 8
     static let tagLimit = 12
@@ -23,13 +27,18 @@ enum CommitLoop {
             PropertySchema(name: "blob", type: .data),
             PropertySchema(name: "label", type: .string, isIndexed: true),
             .linkingObjects("buckets", from: "Bucket", property: "items"),
+            PropertySchema(name: "marks", type: .string, isSet: true),
+            PropertySchema(name: "attrs", type: .mixed, isOptional: true, isDictionary: true),
+            .link("place", to: "Place"),
         ]),
         ClassSchema(name: "Bucket", properties: [
             PropertySchema(name: "id", type: .int, isPrimaryKey: true),
             .list("items", of: "Counter"),
             .link("head", to: "Counter"),
             PropertySchema(name: "tags", type: .string, isList: true),
+            .set("members", of: "Counter"),
         ]),
+        ClassSchema(name: "Place", properties: [PropertySchema(name: "street", type: .string)], isEmbedded: true),
         ClassSchema(name: "Progress", properties: [
             PropertySchema(name: "id", type: .int, isPrimaryKey: true),
             PropertySchema(name: "last", type: .int),
@@ -112,6 +121,14 @@ enum CommitLoop {
     }
 
     static func label(rev: Int) -> String { "L\(rev % 97)" }
+    /// Counter `n`'s set `marks` at revision `rev`.
+    static func marks(_ n: Int, rev: Int) -> [String] { ["n\(n % 5)", "r\(rev)", "r\(rev % 3)x"] }
+    /// Counter `n`'s embedded place at revision `rev`.
+    static func street(_ n: Int, rev: Int) -> String { "n\(n) r\(rev)" }
+    /// Counter `n`'s dictionary `attrs` at revision `rev`; `bucket` stands for the typed link to its bucket.
+    static func attrs(_ n: Int, rev: Int, bucket: Value) -> ValueDictionary {
+        ValueDictionary([("rev", .int(Int64(rev))), ("bucket", bucket), ("nested", .list([.int(Int64(n)), .string("r\(rev)")]))])
+    }
     static func tag(_ i: Int) -> String { "t\(i)" }
 
     // MARK: Expected state after transaction k
@@ -161,14 +178,19 @@ enum CommitLoop {
         let head = try tx.property(buckets, "head")
         let tags = try tx.property(buckets, "tags")
 
-        let key = try tx.createObject(counters, [
-            "n": .int(Int64(i)), "payload": .string(payload(i, rev: i)), "blob": .data(blob(i, rev: i)),
-            "label": .string(label(rev: i)),
-        ])
         guard let bucket = try tx.object(buckets, primaryKey: .int(Int64(i % bucketCount))) else {
             throw WorkerError("bucket \(i % bucketCount) is missing in transaction \(i)")
         }
+        guard let bucketClass = tx.classID(named: "Bucket") else { throw WorkerError("no class Bucket") }
+        let key = try tx.createObject(counters, [
+            "n": .int(Int64(i)), "payload": .string(payload(i, rev: i)), "blob": .data(blob(i, rev: i)),
+            "label": .string(label(rev: i)),
+        ], lists: ["marks": marks(i, rev: i).map { .string($0) }],
+           dictionaries: ["attrs": attrs(i, rev: i, bucket: .typedLink(classID: bucketClass, key: bucket))])
+        let place = try tx.property(counters, "place")
+        try tx.createEmbeddedObject(in: key, place, ["street": .string(street(i, rev: i))])
         try tx.listAppend(bucket, items, .link(key))
+        try tx.setInsert(bucket, tx.property(buckets, "members"), .link(key))
         try tx.set(bucket, head, .link(key))
         try tx.listAppend(bucket, tags, .string(tag(i)))
         if try tx.list(bucket, tags).count > tagLimit { try tx.listRemove(bucket, tags, at: 0) }
@@ -186,6 +208,10 @@ enum CommitLoop {
             try tx.set(k, tx.property(counters, "payload"), .string(payload(u, rev: i)))
             try tx.set(k, tx.property(counters, "blob"), .data(blob(u, rev: i)))
             try tx.set(k, tx.property(counters, "label"), .string(label(rev: i)))
+            try tx.setAssign(k, tx.property(counters, "marks"), marks(u, rev: i).map { .string($0) })
+            try tx.dictionarySet(k, tx.property(counters, "attrs"), key: "rev", .int(Int64(i)))
+            try tx.dictionarySet(k, tx.property(counters, "attrs"), key: "nested", .list([.int(Int64(u)), .string("r\(i)")]))
+            try tx.createEmbeddedObject(in: k, place, ["street": .string(street(u, rev: i))])
         }
         let progress = try tx.table("Progress")
         guard let p = try tx.object(progress, primaryKey: .int(0)) else { throw WorkerError("progress object missing") }

@@ -6,8 +6,13 @@ import RealmStorage
 /// The deterministic workload of `mixed`: one file taken through every kind of write the engine does, one step
 /// at a time, for the tests that crash it or fail its I/O at every file system call (`CrashPointTests`).
 ///
-/// Every step that commits creates a `Marker` whose `step` is the step's number (and the classes `Marker` and
-/// `Item` first, if step 0 did not land); no step deletes a marker.
+/// Every step that commits creates a `Marker` whose `step` is the step's number (and the classes `Marker`,
+/// `Item`, `Address` and `Geo` first, if step 0 did not land); no step deletes a marker. Every item carries the
+/// newer structures, their contents a pure function of its id and step (`Mixed.Contents`): a set of strings, a
+/// dictionary of ints, a set of links to its step's marker, an embedded `Address` owning an embedded `Geo`, a
+/// mixed value holding a typed link or nested list or dictionary, and a dictionary of mixed values; a small step
+/// also changes the item of the small step before it (set insert and remove, dictionary set and remove, a new
+/// embedded address in place of the old, the mixed values replaced).
 /// What a file must hold is therefore a pure function of the set of steps whose commits landed
 /// (`Mixed.model(applied:)`), and the markers in the file name that set.
 ///
@@ -82,7 +87,20 @@ enum Mixed {
         PropertySchema(name: "id", type: .int, isPrimaryKey: true),
         PropertySchema(name: "name", type: .string),
         PropertySchema(name: "data", type: .data),
+        PropertySchema(name: "tags", type: .string, isSet: true),
+        PropertySchema(name: "scores", type: .int, isDictionary: true),
+        .set("marks", of: "Marker"),
+        .link("address", to: "Address"),
+        PropertySchema(name: "anyValue", type: .mixed, isOptional: true),
+        PropertySchema(name: "attrs", type: .mixed, isOptional: true, isDictionary: true),
     ])
+    static let addressSchema = ClassSchema(name: "Address", properties: [
+        PropertySchema(name: "street", type: .string),
+        PropertySchema(name: "number", type: .int),
+        .link("geo", to: "Geo"),
+    ], isEmbedded: true)
+    static let geoSchema = ClassSchema(name: "Geo", properties: [PropertySchema(name: "lat", type: .double)], isEmbedded: true)
+    static var schemas: [ClassSchema] { [markerSchema, itemSchema, addressSchema, geoSchema] }
     static let tagProperty = PropertySchema(name: "tag", type: .string, isOptional: true)
     static let extraSchema = ClassSchema(name: "Extra", properties: [
         PropertySchema(name: "id", type: .int, isPrimaryKey: true),
@@ -110,6 +128,78 @@ enum Mixed {
 
     static let smallDataBytes = 40
 
+    /// An item's sets, dictionaries, embedded address and mixed values. A typed link to a marker is written in
+    /// `mixed` as `.string("link:Marker:N")` (N the marker's number), the form `Mixed.canonical` reads one back
+    /// as; dictionaries (nested ones too) are in key order.
+    struct Contents: Equatable {
+        var tags: Set<String>
+        var scores: [String: Int64]
+        var marks: Set<Int64>
+        var address: Address?
+        var mixed: Value
+        var attrs: [String: Value]
+
+        struct Address: Equatable {
+            var street: String
+            var number: Int64
+            var lat: Double?
+        }
+    }
+
+    static func markerLink(_ marker: Int64) -> Value { .string("link:Marker:\(marker)") }
+
+    /// `entries` as a dictionary value in key order.
+    static func dictionary(_ entries: [(String, Value)]) -> Value {
+        .dictionary(ValueDictionary(entries.sorted { $0.0 < $1.0 }))
+    }
+
+    /// What item `id`, created in step `step`, holds when created; `link` stands for the typed link to the step's
+    /// marker.
+    static func created(_ id: Int64, step: Int, ns: Int) -> Contents {
+        let marker = markerNumber(step, ns: ns)
+        let link = markerLink(marker)
+        let mixed: Value = switch id % 3 {
+        case 0: link
+        case 1: .list([.int(id), .string("x\(id)"), dictionary([("n", .int(id)), ("m", link)])])
+        default: dictionary([("id", .int(id)), ("m", link), ("l", .list([.bool(id % 2 == 0), .double(Double(id) / 4), .null]))])
+        }
+        var tags: Set<String> = ["t\(id % 7)", "u\(id % 11)", "v\(id)"]
+        if id % 2 == 0 { tags.insert("even") }
+        return Contents(
+            tags: tags,
+            scores: ["a": id, "b": id % 1_000, "k\(id % 5)": -id],
+            marks: [marker],
+            address: Contents.Address(street: "street \(id)", number: id % 100, lat: id % 4 == 0 ? nil : Double(id) / 8),
+            mixed: mixed,
+            attrs: ["n": .int(id), "s": .string("s\(id)"), "ref": link, "nested": .list([.int(id), .null, dictionary([("d", .double(0.5))])])]
+        )
+    }
+
+    /// Step `i` (a small step) changes the contents of the item of the small step before it this way.
+    static func changed(_ c: Contents, id: Int64, by i: Int) -> Contents {
+        var c = c
+        c.tags.insert("m\(i)")
+        c.tags.remove("v\(id)")
+        c.scores["m"] = Int64(i)
+        c.scores["a"] = nil
+        c.address = movedAddress(i)
+        c.mixed = movedMixed(i)
+        c.attrs["ref"] = .null
+        c.attrs["moved"] = .int(Int64(i))
+        return c
+    }
+
+    static func movedAddress(_ i: Int) -> Contents.Address {
+        Contents.Address(street: "moved \(i)", number: Int64(i), lat: Double(i) + 0.5)
+    }
+
+    static func movedMixed(_ i: Int) -> Value { dictionary([("moved", .int(Int64(i))), ("l", .list([.string("by \(i)")]))]) }
+
+    /// The small step before small step `i`, whose item step `i` changes; nil for the first.
+    static func previousSmall(_ i: Int) -> Int? {
+        (0..<i).last { steps[$0] == .small }
+    }
+
     /// What the file holds: items (id → name, data, tag), extras (id → note), the markers, and whether the
     /// schema change landed.
     struct Model: Equatable {
@@ -123,6 +213,7 @@ enum Mixed {
             var name: String
             var data: [UInt8]
             var tag: String?
+            var contents: Contents
         }
     }
 
@@ -136,13 +227,17 @@ enum Mixed {
                 break
             case .small:
                 let id = itemID(i, 0, ns: ns)
+                if let j = previousSmall(i), let old = m.items[itemID(j, 0, ns: ns)] {
+                    m.items[itemID(j, 0, ns: ns)]?.contents = changed(old.contents, id: itemID(j, 0, ns: ns), by: i)
+                }
                 m.items[id] = Model.Item(name: name(i, 0), data: data(id, count: smallDataBytes),
-                                         tag: m.schemaChanged ? "t\(i)" : nil)
+                                         tag: m.schemaChanged ? "t\(i)" : nil, contents: created(id, step: i, ns: ns))
                 if m.schemaChanged { m.extras[Int64(ns * 1_000 + i)] = "extra \(i)" }
             case .large(let count, let bytes):
                 for j in 0..<count {
                     let id = itemID(i, j, ns: ns)
-                    m.items[id] = Model.Item(name: name(i, j), data: data(id, count: bytes), tag: nil)
+                    m.items[id] = Model.Item(name: name(i, j), data: data(id, count: bytes), tag: nil,
+                                             contents: created(id, step: i, ns: ns))
                 }
             case .delete:
                 for id in deletions(i, ns: ns) { m.items[id] = nil }
@@ -167,8 +262,20 @@ enum Mixed {
 
     /// Applies commit step `i` in `tx` (the same effects `model` computes).
     static func apply(_ i: Int, ns: Int, _ tx: WriteTransaction) throws {
-        if tx.classSchema("Marker") == nil { try tx.createClasses([markerSchema, itemSchema]) }
+        if tx.classSchema("Marker") == nil { try tx.createClasses(schemas) }
         let schemaChanged = tx.classSchema("Extra") != nil
+        // The marker first: the step's items link to it.
+        let marker = try tx.createObject("Marker", ["step": .int(markerNumber(i, ns: ns))])
+        guard let markerClass = tx.classID(named: "Marker") else { throw WorkerError("no class Marker") }
+        // The contents' stand-in for a typed link to the marker, made real.
+        func real(_ v: Value) -> Value {
+            switch v {
+            case .string(let s) where s.hasPrefix("link:Marker:"): .typedLink(classID: markerClass, key: marker)
+            case .list(let l): .list(l.map(real))
+            case .dictionary(let d): .dictionary(ValueDictionary(d.map { ($0.key, real($0.value)) }))
+            default: v
+            }
+        }
         switch steps[i] {
         case .schema:
             break
@@ -179,12 +286,16 @@ enum Mixed {
                 values["tag"] = .string("t\(i)")
                 try tx.createObject("Extra", ["id": .int(Int64(ns * 1_000 + i)), "note": .string("extra \(i)")])
             }
-            try tx.createObject("Item", values)
-        case .large(let count, let bytes):
             let items = try tx.table("Item")
+            if let j = previousSmall(i), let old = try tx.object(items, primaryKey: .int(itemID(j, 0, ns: ns))) {
+                try change(old, id: itemID(j, 0, ns: ns), by: i, tx, real)
+            }
+            try createItem(values, created(id, step: i, ns: ns), marker: marker, tx, real)
+        case .large(let count, let bytes):
             for j in 0..<count {
                 let id = itemID(i, j, ns: ns)
-                try tx.createObject(items, ["id": .int(id), "name": .string(name(i, j)), "data": .data(data(id, count: bytes))])
+                try createItem(["id": .int(id), "name": .string(name(i, j)), "data": .data(data(id, count: bytes))],
+                               created(id, step: i, ns: ns), marker: marker, tx, real)
             }
         case .delete:
             let items = try tx.table("Item")
@@ -197,7 +308,55 @@ enum Mixed {
         case .checkpoint, .compact, .writeCopy:
             preconditionFailure("step \(i) does not commit")
         }
-        try tx.createObject("Marker", ["step": .int(markerNumber(i, ns: ns))])
+    }
+
+    /// Creates an item with `values` and `c`'s collections, embedded address and mixed values.
+    static func createItem(_ values: [String: Value], _ c: Contents, marker: ObjectKey, _ tx: WriteTransaction,
+                           _ real: (Value) -> Value) throws {
+        let items = try tx.table("Item")
+        var values = values
+        values["anyValue"] = real(c.mixed)
+        let key = try tx.createObject(items, values, lists: ["tags": c.tags.sorted().map { .string($0) }, "marks": [.link(marker)]],
+                                      dictionaries: ["scores": ValueDictionary(c.scores.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) }),
+                                                     "attrs": ValueDictionary(c.attrs.sorted { $0.key < $1.key }.map { ($0.key, real($0.value)) })])
+        if let a = c.address { try createAddress(a, in: key, tx) }
+    }
+
+    /// A new embedded address (and its geo) for item `key`, in place of the one it had.
+    static func createAddress(_ a: Contents.Address, in key: ObjectKey, _ tx: WriteTransaction) throws {
+        let items = try tx.table("Item")
+        let address = try tx.createEmbeddedObject(in: key, tx.property(items, "address"),
+                                                  ["street": .string(a.street), "number": .int(a.number)])
+        if let lat = a.lat { try tx.createEmbeddedObject(in: address, tx.property(tx.table("Address"), "geo"), ["lat": .double(lat)]) }
+    }
+
+    /// Applies `changed(_:id:by:)` to item `key` in place, one call per change.
+    static func change(_ key: ObjectKey, id: Int64, by i: Int, _ tx: WriteTransaction, _ real: (Value) -> Value) throws {
+        let items = try tx.table("Item")
+        let tags = try tx.property(items, "tags"), scores = try tx.property(items, "scores")
+        let attrs = try tx.property(items, "attrs")
+        try tx.setInsert(key, tags, .string("m\(i)"))
+        try tx.setRemove(key, tags, .string("v\(id)"))
+        try tx.dictionarySet(key, scores, key: "m", .int(Int64(i)))
+        try tx.dictionaryRemove(key, scores, key: "a")
+        try createAddress(movedAddress(i), in: key, tx)
+        try tx.set(key, tx.property(items, "anyValue"), real(movedMixed(i)))
+        try tx.dictionarySet(key, attrs, key: "ref", .null)
+        try tx.dictionarySet(key, attrs, key: "moved", .int(Int64(i)))
+    }
+
+    /// `v` as `Contents` writes it: a typed link to a marker as `.string("link:Marker:N")` (any other typed link
+    /// as `.string("link:CLASS:?")`), dictionaries in key order, through nested lists and dictionaries.
+    static func canonical(_ v: Value, _ s: Snapshot) throws -> Value {
+        switch v {
+        case .typedLink(let c, let k):
+            let name = s.className(classID: c) ?? "?"
+            if name == "Marker", case .int(let n) = try s.value(k, s.property(s.table("Marker"), "step")) { return markerLink(n) }
+            return .string("link:\(name):?")
+        case .list(let l): return .list(try l.map { try canonical($0, s) })
+        case .dictionary(let d): return dictionary(try d.map { ($0.key, try canonical($0.value, s)) })
+        default: return v
+        }
     }
 
     /// `mixed PATH [--limit N] [--namespace NS] [--exit-without-closing]`: runs steps 0..<N (every step by default);

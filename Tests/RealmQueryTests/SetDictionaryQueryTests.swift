@@ -165,6 +165,42 @@ import RealmStorage
         #expect(try Self.fixture.get().names(c.0) == c.1, "\(c.0)")
     }
 
+    /// The set and dictionary comparisons scanned in place (`CollectionColumnNode`) answer as object by object
+    /// (`evaluate(in:keys:)`, which tests each object through `matches`); inside a write transaction, whose
+    /// changed sets and dictionaries are not in the leaves until commit, a scan sees those changes.
+    @Test func scansAgreeWithObjectByObjectAndSeeUncommittedChanges() throws {
+        let f = try Fixture()
+        let cases = (Self.setCases + Self.dictionaryCases).map(\.0)
+            + ["tags != 'a'", "ALL tags BEGINSWITH 'a'", "NONE tags CONTAINS 'd'", "tags LIKE '?'", "ANY tags > 'b'",
+               "scores['art'] >= 80", "scores['math'] != nil", "scores['math'] BETWEEN {60, 85}"]
+        func answers(_ s: Snapshot) throws -> [String: (scan: [ObjectKey], each: [ObjectKey])] {
+            let all = try s.keys(s.table("Person"))
+            var out: [String: ([ObjectKey], [ObjectKey])] = [:]
+            for q in cases {
+                let bound = try Query.parse(q).bind(to: "Person", in: s)
+                out[q] = (try bound.evaluate(in: s), try bound.evaluate(in: s, keys: all))
+            }
+            return out
+        }
+        let s = try f.db.snapshot()
+        for (q, a) in try answers(s) { #expect(a.scan == a.each, "\(q): scanned \(a.scan), object by object \(a.each)") }
+        s.close()
+        do {
+            let tx = try f.db.beginWrite()
+            defer { tx.rollback() }
+            let person = try tx.table("Person")
+            try tx.setInsert(f.people["Cy"]!, tx.property(person, "tags"), .string("a"))
+            try tx.setRemove(f.people["Ann"]!, tx.property(person, "tags"), .string("a"))
+            try tx.dictionarySet(f.people["Fay"]!, tx.property(person, "scores"), key: "math", .int(99))
+            try tx.dictionaryRemove(f.people["Ann"]!, tx.property(person, "scores"), key: "math")
+            for (q, a) in try answers(tx) { #expect(a.scan == a.each, "in the write transaction, \(q): scanned \(a.scan), object by object \(a.each)") }
+            let tagged = try Query.evaluate("ANY tags == 'a'", on: "Person", in: tx)
+            #expect(Set(tagged) == [f.people["Cy"]!, f.people["Dee"]!])
+            let math = try Query.evaluate("scores['math'] > 70", on: "Person", in: tx)
+            #expect(Set(math) == [f.people["Eve"]!, f.people["Fay"]!])
+        }
+    }
+
     @Test func backlinksThroughADictionary() throws {
         #expect(try Self.fixture.get().names("@links.Person.pets.@count == 2", on: "Dog") == ["Rex"])
     }

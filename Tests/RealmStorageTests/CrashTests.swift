@@ -338,6 +338,8 @@ func commitLoopMismatches(_ s: Snapshot) throws -> [String] {
     let blobP = try s.property(counters, "blob")
     let labelP = try s.property(counters, "label")
     let ownersP = try s.property(counters, "buckets")
+    let marksP = try s.property(counters, "marks"), attrsP = try s.property(counters, "attrs"), placeP = try s.property(counters, "place")
+    let streetP = try s.property(s.table("Place"), "street"), bucketIdP = try s.property(buckets, "id")
 
     // Counters: exactly the live ones, each with the values of its last revision.
     var keyOf: [Int: ObjectKey] = [:]
@@ -374,7 +376,20 @@ func commitLoopMismatches(_ s: Snapshot) throws -> [String] {
         }
         let owners = try s.list(key, ownersP)
         if owners.count != 1 { problems.append("counter \(n): in \(owners.count) buckets' items, expected 1") }
+        // The newer structures, of the same revision.
+        let marks = Set(try s.list(key, marksP).compactMap { if case .string(let m) = $0 { m } else { nil } })
+        if marks != Set(CommitLoop.marks(n, rev: rev)) { problems.append("counter \(n): marks \(marks.sorted()), expected revision \(rev)") }
+        let attrs = try s.dictionary(key, attrsP)
+        let bucketOK: Bool = if case .typedLink(let c, let bk)? = attrs["bucket"], s.className(classID: c) == "Bucket",
+                                case .int(let b)? = try? s.value(bk, bucketIdP) { b == Int64(n % CommitLoop.bucketCount) } else { false }
+        if !bucketOK || attrs.count != 3
+            || attrs["rev"] != .int(Int64(rev)) || attrs["nested"] != .list([.int(Int64(n)), .string("r\(rev)")]) {
+            problems.append("counter \(n): attrs \(attrs), expected revision \(rev) and its bucket")
+        }
+        let street: Value? = if case .link(let pk) = try s.value(key, placeP) { try s.value(pk, streetP) } else { nil }
+        if street != .string(CommitLoop.street(n, rev: rev)) { problems.append("counter \(n): place \(String(describing: street)), expected revision \(rev)") }
     }
+    if try s.count("Place") != expected.count { problems.append("count(Place) is \(try s.count("Place")), expected one per counter, \(expected.count)") }
     for n in [k + 1, k + 2] where try s.object(counters, primaryKey: .int(Int64(n))) != nil {
         problems.append("counter \(n) of a later transaction exists")
     }
@@ -387,6 +402,7 @@ func commitLoopMismatches(_ s: Snapshot) throws -> [String] {
     let itemsP = try s.property(buckets, "items")
     let headP = try s.property(buckets, "head")
     let tagsP = try s.property(buckets, "tags")
+    let membersP = try s.property(buckets, "members")
     for b in 0..<CommitLoop.bucketCount {
         guard let bk = try s.object(buckets, primaryKey: .int(Int64(b))) else { problems.append("bucket \(b) missing"); continue }
         let items = try s.list(bk, itemsP).map { v -> Int in
@@ -403,6 +419,11 @@ func commitLoopMismatches(_ s: Snapshot) throws -> [String] {
         if head != CommitLoop.bucketHead(b, after: k) {
             problems.append("bucket \(b): head \(head.map(String.init) ?? "null"), expected \(CommitLoop.bucketHead(b, after: k).map(String.init) ?? "null")")
         }
+        let members = Set(try s.list(bk, membersP).map { v -> Int in
+            if case .link(let key) = v { return numberOf[key] ?? -1 }
+            return -2
+        })
+        if members != Set(expectedItems) { problems.append("bucket \(b): members \(members.sorted().suffix(8)), expected \(expectedItems.suffix(8))") }
         let tags = try s.list(bk, tagsP)
         if tags != CommitLoop.bucketTags(b, after: k).map(Value.string) {
             problems.append("bucket \(b): tags \(tags), expected \(CommitLoop.bucketTags(b, after: k))")

@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import RealmStorage
+@testable import realm_storage_worker
 
 /// The outcome of a commit is exact: when `commit()` returns, the commit survives a crash at any later
 /// instant; when it throws, nothing of it is visible, now or after reopening. Each test runs a short fixed
@@ -51,7 +52,46 @@ import Glibc
     /// whether `verify` passed.
     static func contents(_ path: String) throws -> (counts: [Int: Int], verify: VerifyReport) {
         let db = try Database.open(path: path)
+        for problem in try contentProblems(db) { Issue.record("\(path): \(problem)") }
         return (try itemCounts(db), try db.verify())
+    }
+
+    /// What is wrong with the contents of `db`'s items (`DurabilityScenarios.contents` of their commit numbers:
+    /// sets, dictionary, embedded place, mixed value, links to the anchor) and its embedded places (one per
+    /// item, none left over); empty when nothing is.
+    static func contentProblems(_ db: Database) throws -> [String] {
+        try db.read { s in
+            guard s.classSchema("Item") != nil else { return [] }
+            let t = try s.table("Item")
+            func p(_ name: String) throws -> PropertyHandle { try s.property(t, name) }
+            let anchorStandIn = Value.string("anchor")
+            func canonical(_ v: Value) -> Value {
+                switch v {
+                case .typedLink(let c, _): s.className(classID: c) == "Anchor" ? anchorStandIn : v
+                case .list(let l): .list(l.map(canonical))
+                case .dictionary(let d): .dictionary(ValueDictionary(d.map { ($0.key, canonical($0.value)) }.sorted { $0.0 < $1.0 }))
+                default: v
+                }
+            }
+            let street = try s.property(s.table("Place"), "street")
+            var wrong: [String] = []
+            for k in try s.keys(t) {
+                guard case .int(let n) = try s.value(k, p("n")) else { wrong.append("an item without n"); continue }
+                let want = DurabilityScenarios.contents(Int(n), anchor: anchorStandIn)
+                let tags = try s.list(k, p("tags")).compactMap { if case .string(let x) = $0 { x } else { nil } }
+                let place: String? = if case .link(let pk) = try s.value(k, p("place")), case .string(let st) = try s.value(pk, street) { st } else { nil }
+                let anchors = try s.list(k, p("anchors"))
+                let scores = try s.dictionary(k, p("scores"))
+                let mixed = canonical(try s.value(k, p("mixed")))
+                if Set(tags) != Set(want.tags) || tags.count != want.tags.count || scores != want.scores
+                    || place != want.street || mixed != canonical(want.mixed) || anchors.count != 1 {
+                    wrong.append("item of commit \(n)")
+                }
+            }
+            var problems = wrong.isEmpty ? [] : ["\(wrong.count) items with wrong contents, e.g. \(wrong.prefix(3))"]
+            if try s.count("Place") != s.count(t) { problems.append("\(try s.count("Place")) places for \(try s.count(t)) items") }
+            return problems
+        }
     }
 
     /// How many `Item` objects of each commit number `db` holds (`DurabilityScenarios`).

@@ -340,6 +340,35 @@ import Testing
         try Self.expectSound(db)
     }
 
+    /// Deleting every owner of one class empties the embedded class whole only when that leaves it empty: an
+    /// embedded class owned from two classes keeps the other class's objects.
+    @Test func deleteAllOfOneOwnerClassKeepsTheEmbeddedObjectsOfAnother() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("two.realm"))
+        try db.write { tx in
+            try tx.createClasses([
+                ClassSchema(name: "Tag", properties: [PropertySchema(name: "n", type: .int), .link("inner", to: "Inner")], isEmbedded: true),
+                ClassSchema(name: "Inner", properties: [PropertySchema(name: "x", type: .int)], isEmbedded: true),
+                ClassSchema(name: "A", properties: [.link("tag", to: "Tag")]),
+                ClassSchema(name: "B", properties: [.link("tag", to: "Tag")]),
+            ])
+            for (cls, n) in [("A", 3), ("B", 2)] {
+                let t = try tx.table(cls)
+                for i in 0..<n {
+                    let o = try tx.createObject(t)
+                    let tag = try tx.createEmbeddedObject(in: o, tx.property(t, "tag"), ["n": .int(Int64(i))])
+                    try tx.createEmbeddedObject(in: tag, tx.property(tx.table("Tag"), "inner"), ["x": .int(Int64(i))])
+                }
+            }
+        }
+        try db.write { tx in try tx.deleteAll(tx.table("A")) }
+        #expect(try db.read { s in [try s.count("A"), try s.count("B"), try s.count("Tag"), try s.count("Inner")] } == [0, 2, 2, 2])
+        #expect(try db.verify().isOK)
+        try db.write { tx in try tx.deleteAll(tx.table("B")) }
+        #expect(try db.read { s in [try s.count("B"), try s.count("Tag"), try s.count("Inner")] } == [0, 0, 0])
+        #expect(try db.verify().isOK)
+    }
+
     @Test func removingTheOwningPropertyOrClassDeletesTheEmbeddedObjects() throws {
         let dir = TempDir()
         let db = try Self.database(dir)

@@ -143,6 +143,33 @@ import Testing
         try f.expectVerified()
     }
 
+    /// Defect: an object created with a dictionary of mixed values (`createObject(_:_:lists:dictionaries:)`)
+    /// recorded no backlink for a typed link among the values, so `verify()` found the link without its backlink
+    /// and deleting the target left the link dangling.
+    @Test func anObjectCreatedWithADictionaryOfMixedValuesRecordsTheirBacklinks() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("d.realm"))
+        let (target, holder, targetID) = try db.write { tx in
+            try tx.createClasses([
+                ClassSchema(name: "Target", properties: [PropertySchema(name: "name", type: .string)]),
+                ClassSchema(name: "Holder", properties: [PropertySchema(name: "attrs", type: .mixed, isOptional: true, isDictionary: true)]),
+            ])
+            let target = try tx.createObject("Target", ["name": .string("t")])
+            let id = try #require(tx.classID(named: "Target"))
+            let link = Value.typedLink(classID: id, key: target)
+            let holder = try tx.createObject("Holder", dictionaries: ["attrs": ValueDictionary([
+                ("ref", link), ("nested", .list([.int(1), link])),
+            ])])
+            return (target, holder, id)
+        }
+        #expect(try db.read { s in try s.backlinks(target, in: s.table("Target"), from: "Holder", property: "attrs") } == [holder, holder])
+        #expect(try db.verify().isOK)
+        try db.write { tx in try tx.delete("Target", target) }
+        let attrs = try db.read { s in try s.dictionary(holder, s.property(s.table("Holder"), "attrs")) }
+        #expect(attrs["ref"] == .null && attrs["nested"] == .list([.int(1)]), "\(attrs), the target (class \(targetID)) deleted")
+        #expect(try db.verify().isOK)
+    }
+
     @Test func aLinkNestedTwiceToTheSameTargetIsCountedTwice() throws {
         let f = try Fixture()
         let v = Value.list([f.link(0), .dictionary(ValueDictionary([("a", f.link(0)), ("b", f.link(1))])), .list([.list([f.link(0)])])])

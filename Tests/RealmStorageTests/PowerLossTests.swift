@@ -216,6 +216,7 @@ import Glibc
             let db = try Database.open(path: dir + "/d.realm", options: options)
             let report = try db.verify()
             if !report.isOK { problems.append("verify: \(report)") }
+            problems += try DurabilityTests.contentProblems(db)
             let counts = try DurabilityTests.itemCounts(db)
             for n in 0..<(returned + 1) where counts[n] != sizes(n) {
                 problems.append("commit \(n) had returned, but the file holds \(counts[n] ?? 0) of its \(sizes(n)) objects")

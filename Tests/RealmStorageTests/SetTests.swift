@@ -398,6 +398,59 @@ import Testing
         #expect(try f.db.verify().problems.count == 1)
     }
 
+    /// The scan readers (`ColumnCursor.firstStringElement`, `dictionaryValue`) read a set or dictionary where it
+    /// lies and find what `list` and `dictionary` find; damaged bytes are `StorageError.corrupt`, never a trap.
+    @Test func scanReadersFindElementsInPlaceAndReportDamage() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("s.realm"))
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "Box", properties: [
+                PropertySchema(name: "n", type: .int),
+                PropertySchema(name: "tags", type: .string, isOptional: true, isSet: true),
+                PropertySchema(name: "scores", type: .int, isDictionary: true),
+            ]))
+            try tx.createObject("Box", ["n": .int(0)], lists: ["tags": [.string("b"), .null, .string("a")]],
+                                dictionaries: ["scores": ValueDictionary([("x", .int(1)), ("y", .int(2)), ("é", .int(3))])])
+            try tx.createObject("Box", ["n": .int(1)])
+        }
+        func read(_ body: (ColumnCursor, ColumnCursor, Int) throws -> Void) throws {
+            try db.read { s in
+                let t = try s.table("Box")
+                try s.scan(t) { leaf in
+                    let tags = try leaf.column(s.property(t, "tags")), scores = try leaf.column(s.property(t, "scores"))
+                    for row in 0..<leaf.count { try body(tags, scores, row) }
+                    return true
+                }
+            }
+        }
+        var seen: [[String?]] = []
+        var found: [[Value?]] = []
+        try read { tags, scores, row in
+            var elements: [String?] = []
+            #expect(try !tags.firstStringElement(row) { e in elements.append(e.map { String(decoding: $0, as: UTF8.self) }); return false })
+            seen.append(elements)
+            found.append(try ["x", "y", "é", "z", ""].map { k in try Array(k.utf8).withUnsafeBytes { try scores.dictionaryValue(row, forKey: $0) } })
+        }
+        #expect(seen == [[nil, "a", "b"], []])
+        #expect(found == [[.int(1), .int(2), .int(3), nil, nil], [nil, nil, nil, nil, nil]])
+
+        var list = ListCoding.encode([.string("a"), .string("b")], type: .string, nullable: true)
+        list[0] = 200  // more elements than the bytes hold
+        var dictionary = DictionaryCoding.encode(ValueDictionary([("x", .int(1))]), type: .int, nullable: false)
+        dictionary[8] = 0xF8  // a keys block longer than the dictionary
+        try db.write { tx in
+            let t = try tx.table("Box")
+            let first = try #require(tx.keys(t).first)
+            try tx.storeRawCollection(first, tx.property(t, "tags"), list)
+            try tx.storeRawCollection(first, tx.property(t, "scores"), dictionary)
+        }
+        try read { tags, scores, row in
+            guard row == 0 else { return }
+            #expect(throws: StorageError.self) { try tags.firstStringElement(row) { _ in false } }
+            #expect(throws: StorageError.self) { try Array("x".utf8).withUnsafeBytes { try scores.dictionaryValue(row, forKey: $0) } }
+        }
+    }
+
     @Test func compactionKeepsSets() throws {
         let f = try Self.fixture()
         try f.db.write { tx throws in

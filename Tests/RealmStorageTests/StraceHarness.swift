@@ -301,6 +301,7 @@ func mixedMismatches(_ s: Snapshot, expected m: Mixed.Model) throws -> [String] 
     let tagP = hasTag ? try s.property(items, "tag") : nil
     var seen: Set<Int64> = []
     var wrong: [Int64] = []
+    var wrongContents: [String] = []
     for key in try s.keys(items) {
         guard case .int(let id) = try s.value(key, idP) else { problems.append("item \(key) without an id"); continue }
         seen.insert(id)
@@ -311,7 +312,17 @@ func mixedMismatches(_ s: Snapshot, expected m: Mixed.Model) throws -> [String] 
         }
         if try s.value(key, nameP) != .string(want.name) || s.value(key, dataP) != .data(want.data) || tag != want.tag {
             wrong.append(id)
+        } else if let got = try mixedContents(s, key), got != want.contents {
+            wrong.append(id)
+            if wrongContents.count < 2 { wrongContents.append("item \(id): \(got), expected \(want.contents)") }
         }
+    }
+    if !wrongContents.isEmpty { problems.append("collections differ: \(wrongContents.joined(separator: "; "))") }
+    // No embedded object outlives its owner.
+    let addresses = m.items.values.filter { $0.contents.address != nil }.count
+    let geos = m.items.values.filter { $0.contents.address?.lat != nil }.count
+    if try s.count("Address") != addresses || s.count("Geo") != geos {
+        problems.append("\(try s.count("Address")) addresses and \(try s.count("Geo")) geos, expected \(addresses) and \(geos)")
     }
     let unexpected = seen.subtracting(m.items.keys), missing = Set(m.items.keys).subtracting(seen)
     if !unexpected.isEmpty { problems.append("\(unexpected.count) unexpected items, e.g. \(unexpected.sorted().prefix(5))") }
@@ -328,4 +339,43 @@ func mixedMismatches(_ s: Snapshot, expected m: Mixed.Model) throws -> [String] 
         if found != m.extras { problems.append("extras \(found.keys.sorted().prefix(8)), expected \(m.extras.keys.sorted().prefix(8))") }
     }
     return problems
+}
+
+/// An item's sets, dictionaries, embedded address and mixed values as `Mixed.Contents` writes them.
+func mixedContents(_ s: Snapshot, _ key: ObjectKey) throws -> Mixed.Contents? {
+    let items = try s.table("Item")
+    func p(_ name: String) throws -> PropertyHandle { try s.property(items, name) }
+    var tags: Set<String> = []
+    for v in try s.list(key, p("tags")) {
+        guard case .string(let t) = v else { return nil }
+        tags.insert(t)
+    }
+    var scores: [String: Int64] = [:]
+    for (k, v) in try s.dictionary(key, p("scores")) {
+        guard case .int(let n) = v else { return nil }
+        scores[k] = n
+    }
+    let markers = try s.table("Marker")
+    let step = try s.property(markers, "step")
+    var marks: Set<Int64> = []
+    for v in try s.list(key, p("marks")) {
+        guard case .link(let k) = v, case .int(let n) = try s.value(k, step) else { return nil }
+        marks.insert(n)
+    }
+    var address: Mixed.Contents.Address?
+    if case .link(let a) = try s.value(key, p("address")) {
+        let at = try s.table("Address")
+        guard case .string(let street) = try s.value(a, s.property(at, "street")),
+              case .int(let number) = try s.value(a, s.property(at, "number")) else { return nil }
+        var lat: Double?
+        if case .link(let g) = try s.value(a, s.property(at, "geo")) {
+            guard case .double(let d) = try s.value(g, s.property(s.table("Geo"), "lat")) else { return nil }
+            lat = d
+        }
+        address = Mixed.Contents.Address(street: street, number: number, lat: lat)
+    }
+    var attrs: [String: Value] = [:]
+    for (k, v) in try s.dictionary(key, p("attrs")) { attrs[k] = try Mixed.canonical(v, s) }
+    return Mixed.Contents(tags: tags, scores: scores, marks: marks, address: address,
+                          mixed: try Mixed.canonical(s.value(key, p("anyValue")), s), attrs: attrs)
 }

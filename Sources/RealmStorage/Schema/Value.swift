@@ -322,14 +322,18 @@ public enum SetOrder {
     public static func compareUTF8(_ a: String, _ b: String) -> Int {
         var a = a, b = b
         return a.withUTF8 { x in
-            b.withUTF8 { y in
-                let n = min(x.count, y.count)
-                if n > 0 {
-                    let c = memcmp(x.baseAddress!, y.baseAddress!, n)
-                    if c != 0 { return c < 0 ? -1 : 1 }
-                }
-                return x.count < y.count ? -1 : (x.count == y.count ? 0 : 1)
-            }
+            b.withUTF8 { y in compareBytes(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) }
         }
+    }
+
+    /// `compareUTF8` of two byte strings: unsigned bytewise, a prefix first.
+    @inline(__always)
+    public static func compareBytes(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
+        let n = min(x.count, y.count)
+        if n > 0 {
+            let c = memcmp(x.baseAddress!, y.baseAddress!, n)
+            if c != 0 { return c < 0 ? -1 : 1 }
+        }
+        return x.count < y.count ? -1 : (x.count == y.count ? 0 : 1)
     }
 }

@@ -346,6 +346,8 @@ extension WriteTransaction {
             dirtyDictionaries[SlotKey(classID: classID, key: key, columnID: p.columnID)] = d
             if p.type == .link {
                 for case .link(let t) in d.values { try addBacklink(target: t.rawValue, via: p, from: classID, origin: key) }
+            } else if p.type == .mixed {
+                for v in d.values where MixedLinks.containsTypedLink(v) { try addMixedBacklinks(v, via: p, from: classID, origin: key) }
             }
         }
         return ObjectKey(key)
@@ -467,7 +469,22 @@ extension WriteTransaction {
         catalogueChanged = true
         // The class's insert plan remembers the index roots just freed.
         plans[c.classID] = nil
-        for (classID, key) in owned { try deleteObject(classID, key) }
+        try deleteOwned(owned)
+    }
+
+    /// Deletes embedded objects whose owners are gone. Those that are every object of their class (what deleting
+    /// every owner usually leaves) go as the owners did, the class emptied whole with the objects it owns in
+    /// turn; the others one by one.
+    private func deleteOwned(_ owned: [(UInt32, UInt64)]) throws {
+        var perClass: [UInt32: Int] = [:]
+        for (classID, _) in owned { perClass[classID, default: 0] += 1 }
+        var whole = Set<UInt32>()
+        for (classID, n) in perClass {
+            guard let i = catalogue.classIndex(id: classID), catalogue.classes[i].objectCount == UInt64(n) else { continue }
+            whole.insert(classID)
+            try deleteAll(TableHandle(name: catalogue.classes[i].name, classID: classID))
+        }
+        for (classID, key) in owned where !whole.contains(classID) { try deleteObject(classID, key) }
     }
 
     /// Before every object of `c` goes: links from other classes into `c` become null and leave their lists,
