@@ -405,7 +405,7 @@ struct Binder {
                 }
                 let fansOut = multi || path.contains(.all)
                 if i < comps.count, comps[i].name == "@size" || comps[i].name == "@count" {
-                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '\(comps[i].name)'", comps[i + 1].range) }
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '\(spelled(comps[i]))'", comps[i + 1].range) }
                     path.append(.size)
                     steps.append(.mixedPath(cls: cls, prop: p.name, path: path))
                     return done(ValueKind(type: .int, objectClass: nil, isMulti: fansOut, nullable: true))
@@ -434,13 +434,15 @@ struct Binder {
                     } else if n.isAll {
                         i += 1
                     } else if n.index != nil {
-                        throw fail(.invalidQuery, "'\(p.name)' is a dictionary: its values have no positions; write a key ('\(p.name)['key']') or [*]", n.range)
+                        throw fail(.invalidQuery, "'\(p.name)' is a dictionary: its values have no positions; write a key, \(p.name)['key'], or [*]", n.range)
                     } else if n.name == "@keys" || n.name == "@allKeys" {
                         part = .keys
                         i += 1
                     } else if n.name == "@values" || n.name == "@allValues" {
                         i += 1
-                    } else if !n.name.hasPrefix("@") && p.type != .link {
+                    } else if !n.name.hasPrefix("@"), try dotIsKey(n, after: p) {
+                        // A key after a dot (`scores.math`); through links only when the target class has no
+                        // property of that name (`relations.colleague.name`), as Realm Core's `PathNode::visit`.
                         part = .key(n.name)
                         i += 1
                     }
@@ -661,6 +663,13 @@ struct Binder {
         }
         if p.isList { return first.isSubscript }
         return first.isSubscript || !first.name.hasPrefix("@") || first.name == "@size" || first.name == "@count"
+    }
+
+    /// Whether `n`, after a dot following the dictionary `p`, is one of its keys: always for values; through
+    /// links only when the target class has no property of that name.
+    mutating func dotIsKey(_ n: KeyPath.Component, after p: PropertySchema) throws(QueryError) -> Bool {
+        guard p.type == .link else { return true }
+        return try classSchema(p.objectClassName ?? "", n.range).property(named: n.name) == nil
     }
 
     /// Why a subscript cannot follow the list or set `p`.

@@ -164,9 +164,13 @@ import RealmStorage
     static let fixture = Result { try Fixture() }
 
     static let cases: [(String, String, [String])] = [
-        // Parser_CollectionLinks (Realm writes `relations.colleague`, a key after a dot, for the brackets here).
+        // Parser_CollectionLinks.
+        ("Person", "relations.partner.name == 'bernie'", ["adam"]),
         ("Person", "relations[SIZE] == 3", ["charlie"]),
-        ("Person", "relations['colleague'].scores[FIRST] == 1", ["charlie"]),
+        ("Person", "relations.partner.relations.partner.name == 'bernie'", ["charlie"]),
+        ("Person", "relations.colleague.name == 'charlie'", ["adam", "bernie"]),
+        ("Person", "relations.colleague.scores[FIRST] == 1", ["charlie"]),
+        ("Person", "relations.colleague.scores[LAST] > 2", ["adam", "bernie", "charlie"]),
         ("Person", "relations['colleague'].scores[LAST] > 2", ["adam", "bernie", "charlie"]),
         ("Person", "children[FIRST].name == 'david'", ["adam"]),
         ("Person", "children[*].name == 'david'", ["adam", "bernie"]),
@@ -181,6 +185,8 @@ import RealmStorage
         ("Person", "children[LAST] == obj('Person', 'hutch')", ["david"]),
         ("Person", "children[5].name == nil", []),  // no object there: no value, as Realm's LinkMap
         ("Person", "relations[*].name == 'gary'", ["charlie"]),
+        ("Person", "relations.name == 'gary'", ["charlie"]),  // a property of the target before a key
+        ("Person", "name[SIZE] == 4", ["adam", "gary"]),
 
         // Parser_DictionaryObjects: the null value of adam's 'none' key is among the values.
         ("Keeper", "pets.@values.age > 4", ["adam", "charlie"]),
