@@ -649,44 +649,6 @@ struct Binder {
         }
     }
 
-    /// Whether the components after the mixed property `p` lead into its value (`Executor.walk`): a key,
-    /// position or `[*]`, and on a single mixed value also a property name (a key, or a property of the object a
-    /// typed link leads to, as in Realm Core) or `@size`. A dictionary of mixed values goes in only when
-    /// something follows its first key or `[*]` (`dict['k'][0]`, `dict.k.name`); alone, these are the
-    /// dictionary's own (`dict['k']`, `dict[*]`, `dict.k.@type`).
-    func mixedPathFollows(_ p: PropertySchema, _ rest: ArraySlice<KeyPath.Component>) -> Bool {
-        guard let first = rest.first else { return false }
-        if p.isDictionary {
-            guard first.key != nil || first.isAll || !first.name.hasPrefix("@"), rest.count > 1 else { return false }
-            let second = rest[rest.startIndex + 1]
-            return second.isSubscript || !second.name.hasPrefix("@") || second.name == "@size" || second.name == "@count"
-        }
-        if p.isList { return first.isSubscript }
-        return first.isSubscript || !first.name.hasPrefix("@") || first.name == "@size" || first.name == "@count"
-    }
-
-    /// Whether `n`, after a dot following the dictionary `p`, is one of its keys: always for values; through
-    /// links only when the target class has no property of that name.
-    mutating func dotIsKey(_ n: KeyPath.Component, after p: PropertySchema) throws(QueryError) -> Bool {
-        guard p.type == .link else { return true }
-        return try classSchema(p.objectClassName ?? "", n.range).property(named: n.name) == nil
-    }
-
-    /// Why a subscript cannot follow the list or set `p`.
-    func positionMessage(_ p: PropertySchema, _ n: KeyPath.Component) -> String {
-        if p.isSet { return "'\(p.name)' is a set: its elements have no positions, and '\(spelled(n))' cannot follow it" }
-        return "'\(p.name)' is a list: '\(spelled(n))' cannot follow it; a position ([0], [FIRST], [LAST]) or [*] can"
-    }
-
-    /// A component as written in the query (`[FIRST]`, `['k']`), or printed when the tree was built in code.
-    func spelled(_ c: KeyPath.Component) -> String {
-        let b = Array(query.text.utf8)
-        if c.range.end > c.range.start, c.range.end <= b.count {
-            return String(decoding: b[c.range.start..<c.range.end], as: UTF8.self)
-        }
-        return KeyPath(components: [c]).description
-    }
-
     func aggregate(_ c: KeyPath.Component) throws(QueryError) -> Aggregate? {
         switch c.name {
         case "@count", "@size": return .count
@@ -720,38 +682,6 @@ struct Binder {
         }
     }
 
-    func unknownMessage(_ name: String, _ c: ClassSchema) -> String {
-        var m = "unknown property '\(name)' on class '\(c.name)'"
-        if let s = Binder.suggestion(name, c.properties.map(\.name)) { m += "; did you mean '\(s)'?" }
-        return m
-    }
-
-    /// The closest name by edit distance (case-insensitive), if close enough to be a likely typo.
-    static func suggestion(_ name: String, _ candidates: [String]) -> String? {
-        let n = Array(name.lowercased().unicodeScalars)
-        var best: (String, Int)?
-        for c in candidates {
-            let d = editDistance(n, Array(c.lowercased().unicodeScalars))
-            if d <= max(2, n.count / 3), best == nil || d < best!.1 { best = (c, d) }
-        }
-        return best?.0
-    }
-
-    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var prev = Array(0...b.count)
-        var cur = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            cur[0] = i
-            for j in 1...b.count {
-                cur[j] = Swift.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            swap(&prev, &cur)
-        }
-        return prev[b.count]
-    }
-
     /// A key path for SORT or DISTINCT: to-one links only, ending at a value.
     mutating func orderingPath(_ k: KeyPath, on cls: String, clause: String) throws(QueryError) -> BoundPath {
         let p = try path(k, on: cls, variables: [:])
@@ -765,9 +695,4 @@ struct Binder {
         }
         return p
     }
-}
-
-
-extension ClassSchema {
-
 }

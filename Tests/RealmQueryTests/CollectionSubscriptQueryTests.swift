@@ -237,6 +237,8 @@ import RealmStorage
         ("Holder", "value['d'].name == 'fido'", ["h2"]),
         ("Holder", "value['d'].age > 2", ["h2"]),
         ("Holder", "value[0].name == 'rex'", ["h3"]),
+        ("Holder", "value[FIRST] == obj('Dog', 'rex')", ["h3"]),
+        ("Holder", "value[LAST] == 5", ["h3"]),
         ("Holder", "value.buddy.name == 'fido'", ["h1"]),
         ("Holder", "value.buddy == obj('Dog', 'fido')", ["h1"]),
         ("Holder", "value[*] == 5", ["h3"]),
