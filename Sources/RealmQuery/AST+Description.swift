@@ -87,8 +87,10 @@ extension KeyPath: CustomStringConvertible {
     public var description: String {
         var names = ""
         for c in components {
-            if let n = c.index {
-                names += "[\(n)]"
+            if c.isAll {
+                names += "[*]"
+            } else if let n = c.index {
+                names += n == KeyPath.Component.lastIndex ? "[LAST]" : "[\(n)]"
             } else if let k = c.key {
                 names += "['" + k.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "']"
             } else {

@@ -177,8 +177,10 @@ public struct KeyPath: Hashable, Sendable {
         public var range: SourceRange
         /// The key of a dictionary subscript: `scores['math']`.
         public var key: String?
-        /// The position of a list subscript into a mixed value: `value[0]`.
+        /// The position of a list subscript: `value[0]`, `items[FIRST]` (0), `items[LAST]` (-1).
         public var index: Int?
+        /// `[*]`: every element of a list, every value of a dictionary.
+        public var isAll = false
         public init(_ name: String, _ range: SourceRange = SourceRange(0, 0)) {
             self.name = name
             self.range = range
@@ -193,6 +195,16 @@ public struct KeyPath: Hashable, Sendable {
             self.range = range
             self.index = index
         }
+        /// `[*]`.
+        public static func all(_ range: SourceRange = SourceRange(0, 0)) -> Component {
+            var c = Component("", range)
+            c.isAll = true
+            return c
+        }
+        /// A subscript in brackets: a key, a position or `[*]`.
+        public var isSubscript: Bool { key != nil || index != nil || isAll }
+        /// The position `[LAST]` stands for.
+        public static let lastIndex = -1
     }
 
     /// The subquery variable the path starts from (`x` for `$x.name`), or nil for the queried object.

@@ -37,8 +37,8 @@ extension Binder {
             for (i, item) in items.enumerated() {
                 if case .literal(let l, _) = item { values[i] = l.value(hint: .decimal128) }
             }
-            if templates[r] != nil {
-                templates[r] = items.map { item in
+            if templates[ConstantPlace(r)] != nil {
+                templates[ConstantPlace(r)] = items.map { item in
                     if case .argument(let n, _) = item { return .argument(n) }
                     if case .literal(let l, _) = item { return .literal(l.value(hint: .decimal128)) }
                     return .literal(.null)

@@ -38,9 +38,9 @@ struct Binder {
     let schema: QuerySchema
     let arguments: [QueryArgument]
     /// How each constant that holds argument values is made, by its place in the text (`PreparedQuery`).
-    var templates: [SourceRange: [ArgumentPart]] = [:]
+    var templates: [ConstantPlace: [ArgumentPart]] = [:]
     /// How many constants each place in the text produced (a template is only usable when that is one).
-    var constantPlaces: [SourceRange: Int] = [:]
+    var constantPlaces: [ConstantPlace: Int] = [:]
     /// Every class schema the binding looked at.
     var consulted: [String: ClassSchema] = [:]
     /// The constants holding `obj(...)` literals (each bound as a placeholder link until the query runs).
@@ -84,14 +84,14 @@ struct Binder {
         switch e {
         case .keyPath(let k): return .path(try path(k, on: cls, variables: variables))
         case .literal(let l, let r):
-            constantPlaces[r, default: 0] += 1
+            constantPlaces[ConstantPlace(r), default: 0] += 1
             return .constant([l.value], isList: false, r)
         case .argument(let n, let r):
             guard n < arguments.count else {
                 throw fail(.invalidArgument, "no value for argument $\(n): \(arguments.count == 1 ? "1 argument was" : "\(arguments.count) arguments were") given", r)
             }
-            constantPlaces[r, default: 0] += 1
-            templates[r] = [.argument(n)]
+            constantPlaces[ConstantPlace(r), default: 0] += 1
+            templates[ConstantPlace(r)] = [.argument(n)]
             switch arguments[n] {
             case .value(let v): return .constant([v], isList: false, r)
             case .list(let vs): return .constant(vs, isList: true, r)
@@ -99,8 +99,8 @@ struct Binder {
         case .object(let o, let r):
             let key = try objectKey(o, on: cls, variables: variables)
             let place = unusedPlace(r)
-            objectLiterals[ConstantPlace(place)] = [.object(className: o.className, primaryKey: key)]
-            constantPlaces[place, default: 0] += 1
+            objectLiterals[ConstantPlace(place)] = [.object(className: o.className, primaryKey: key, typed: false)]
+            constantPlaces[ConstantPlace(place), default: 0] += 1
             return .constant([Binder.objectPlaceholder], isList: false, place)
         case .list(let items, let r0):
             var values: [Value] = []
@@ -121,11 +121,11 @@ struct Binder {
             let r = hasObjects ? unusedPlace(r0) : r0
             if hasObjects {
                 objectLiterals[ConstantPlace(r)] = parts
-                constantPlaces[r, default: 0] += 1  // a template cannot rebuild the objects: bound every time
+                constantPlaces[ConstantPlace(r), default: 0] += 1  // a template cannot rebuild the objects: bound every time
             }
-            constantPlaces[r, default: 0] += 1
+            constantPlaces[ConstantPlace(r), default: 0] += 1
             if items.contains(where: { if case .argument = $0 { return true } else { return false } }) {
-                templates[r] = items.map { item in
+                templates[ConstantPlace(r)] = items.map { item in
                     if case .argument(let n, _) = item { return .argument(n) }
                     if case .literal(let l, _) = item { return .literal(l.value) }
                     return .literal(.null)  // not reached: other items were refused above
@@ -203,6 +203,7 @@ struct Binder {
             }
             if p.typeOf { throw fail(.invalidQuery, "@type needs a type name on its right, such as 'string'", r) }
             try checkObjectClasses(lhs, against: p.kind, c.rhs)
+            typeObjects(lhs, against: p.kind)
             return .comparison(BoundComparison(quantifier: quantifier ?? .any, lhs: lhs, op: op, options: c.options, rhs: rhs))
         }
 
@@ -256,6 +257,7 @@ struct Binder {
         }
         try typeCheck(lhs: lhs, lhsKind: lhsKind, op: op, options: c.options, rhs: rhs, comparison: c)
         try checkObjectClasses(rhs, against: lhsKind, constantSide == c.rhs ? c.lhs : c.rhs)
+        if lhs.isPathOrArithmetic { typeObjects(rhs, against: lhsKind) }
         return .comparison(BoundComparison(quantifier: quantifier!, lhs: lhs, op: op, options: c.options, rhs: rhs))
     }
 
@@ -299,7 +301,7 @@ struct Binder {
             for n in expanded where !names.contains(.string(n)) { names.append(.string(n)) }
         }
         // The names depend on the argument's value, not only its type: an argument here is bound every time.
-        constantPlaces[r, default: 0] += 1
+        constantPlaces[ConstantPlace(r), default: 0] += 1
         let among = BoundOperand.constant(names, isList: true, r)
         func test(_ q: Comparison.Quantifier) -> BoundPredicate {
             .comparison(BoundComparison(quantifier: q, lhs: lhs, op: .in, options: [], rhs: among))
@@ -343,8 +345,8 @@ struct Binder {
             let c = comps[i]
             let isLast = i == comps.count - 1
             let schema = try classSchema(cls, c.range)
-            if c.key != nil || c.index != nil {
-                throw fail(.invalidQuery, "a key or position in brackets must follow a dictionary or a mixed property", c.range)
+            if c.isSubscript {
+                throw fail(.invalidQuery, "'\(spelled(c))' must follow a list, a dictionary or a mixed property", c.range)
             }
             if c.name == "@links" {
                 guard i + 1 < comps.count else {
@@ -388,22 +390,37 @@ struct Binder {
                 if let s = steps.last, case .many(_, .some, _) = s { return finishAggregate() }
                 continue
             }
-            if p.type == .mixed, i < comps.count, comps[i].key != nil || comps[i].index != nil, !p.isSet, !p.isDictionary {
-                // Into a mixed value's nested lists and dictionaries (or a list of mixed values' elements).
+            if p.type == .mixed, !p.isSet, i < comps.count, mixedPathFollows(p, comps[i...]) {
+                // Into a mixed value's nested lists and dictionaries, and the objects its typed links lead to
+                // (or a list or dictionary of mixed values' elements): Realm Core's `Collection::get_any`.
                 var path: [MixedStep] = []
-                while i < comps.count, comps[i].key != nil || comps[i].index != nil {
-                    path.append(comps[i].index.map { .index($0) } ?? .key(comps[i].key!))
+                while i < comps.count {
+                    let n = comps[i]
+                    if n.isAll { path.append(.all) }
+                    else if let x = n.index { path.append(.index(x)) }
+                    else if let k = n.key { path.append(.key(k)) }
+                    else if !n.name.hasPrefix("@") { path.append(.key(n.name)) }
+                    else { break }
                     i += 1
+                }
+                let fansOut = multi || path.contains(.all)
+                if i < comps.count, comps[i].name == "@size" || comps[i].name == "@count" {
+                    if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '\(spelled(comps[i]))'", comps[i + 1].range) }
+                    path.append(.size)
+                    steps.append(.mixedPath(cls: cls, prop: p.name, path: path))
+                    return done(ValueKind(type: .int, objectClass: nil, isMulti: fansOut, nullable: true))
                 }
                 steps.append(.mixedPath(cls: cls, prop: p.name, path: path))
                 if i < comps.count, comps[i].name == "@type" {
                     if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '@type'", comps[i + 1].range) }
-                    var typed = done(ValueKind(type: .string, objectClass: nil, isMulti: multi, nullable: false))
+                    var typed = done(ValueKind(type: .string, objectClass: nil, isMulti: fansOut, nullable: false))
                     typed.typeOf = true
                     return typed
                 }
-                if i < comps.count { throw fail(.invalidQuery, "only '@type' or another key or position can follow a value in brackets", comps[i].range) }
-                return done(ValueKind(type: .mixed, objectClass: nil, isMulti: multi, nullable: true))
+                if i < comps.count {
+                    throw fail(.invalidQuery, "only a key, a position, [*], a property name, @size or @type can follow '\(p.name)' here", comps[i].range)
+                }
+                return done(ValueKind(type: .mixed, objectClass: nil, isMulti: fansOut, nullable: true))
             }
             if p.isDictionary {
                 // What follows: `['key']` or `.key` (one value), `@keys`, `@values` (also realm-swift's
@@ -414,12 +431,18 @@ struct Binder {
                     if let key = n.key {
                         part = .key(key)
                         i += 1
+                    } else if n.isAll {
+                        i += 1
+                    } else if n.index != nil {
+                        throw fail(.invalidQuery, "'\(p.name)' is a dictionary: its values have no positions; write a key, \(p.name)['key'], or [*]", n.range)
                     } else if n.name == "@keys" || n.name == "@allKeys" {
                         part = .keys
                         i += 1
                     } else if n.name == "@values" || n.name == "@allValues" {
                         i += 1
-                    } else if !n.name.hasPrefix("@") && p.type != .link {
+                    } else if !n.name.hasPrefix("@"), try dotIsKey(n, after: p) {
+                        // A key after a dot (`scores.math`); through links only when the target class has no
+                        // property of that name (`relations.colleague.name`), as Realm Core's `PathNode::visit`.
                         part = .key(n.name)
                         i += 1
                     }
@@ -436,6 +459,12 @@ struct Binder {
                 }
                 if p.type == .link {
                     let target = p.objectClassName ?? ""
+                    if part == .values, i == comps.count {
+                        // The values themselves, the null ones too (`pets.@values == nil`), as Realm Core's
+                        // `Columns<Dictionary>` gives them; a property after them follows the links only.
+                        steps.append(.dictionary(cls: cls, prop: p.name, part: .values, aggregate: nil))
+                        return done(ValueKind(type: .link, objectClass: target, isMulti: true, nullable: true))
+                    }
                     var key: String?
                     if case .key(let k) = part { key = k }
                     try many(.dictionary(cls: cls, prop: p.name, key: key, target: target), target: target)
@@ -472,7 +501,19 @@ struct Binder {
                 return done(ValueKind(type: p.type, objectClass: nil, isMulti: true, nullable: p.isOptional || p.type == .mixed))
             }
             if p.type == .link && (p.isList || p.isSet) {
-                try many(.list(cls: cls, prop: p.name, target: p.objectClassName ?? ""), target: p.objectClassName ?? "")
+                let target = p.objectClassName ?? ""
+                var source = ManySource.list(cls: cls, prop: p.name, target: target)
+                if i < comps.count, comps[i].isSubscript {
+                    // `[*]`: every object, as without it; `[FIRST]`, `[LAST]`, `[n]`: the object at a position.
+                    let n = comps[i]
+                    if let x = n.index, !p.isSet {
+                        source = .listElement(cls: cls, prop: p.name, target: target, index: x)
+                    } else if !n.isAll {
+                        throw fail(.invalidQuery, positionMessage(p, n), n.range)
+                    }
+                    i += 1
+                }
+                try many(source, target: target)
                 if let s = steps.last, case .many(_, .some, _) = s { return finishAggregate() }
                 continue
             }
@@ -489,6 +530,9 @@ struct Binder {
                     steps.append(.value(cls: cls, prop: p.name))
                     return done(ValueKind(type: .link, objectClass: p.objectClassName, isMulti: multi, nullable: true))
                 }
+                if comps[i].isSubscript {
+                    throw fail(.invalidQuery, "'\(p.name)' links to one object: '\(spelled(comps[i]))' needs a list, a dictionary or a mixed property", comps[i].range)
+                }
                 steps.append(.toOne(cls: cls, prop: p.name, target: p.objectClassName ?? ""))
                 nullable = true
                 cls = p.objectClassName ?? ""
@@ -496,6 +540,25 @@ struct Binder {
             }
             if p.isList || p.isSet {
                 var agg: Aggregate?
+                if i < comps.count, comps[i].isSubscript {
+                    // `[*]`: every element, as without it; `[FIRST]`, `[LAST]`, `[n]`: the element at a position.
+                    // A set of values takes neither (Realm Core's `Columns<Set<T>>::index`).
+                    let n = comps[i]
+                    guard !p.isSet, n.key == nil else { throw fail(.invalidQuery, positionMessage(p, n), n.range) }
+                    i += 1
+                    if let x = n.index {
+                        steps.append(.listElement(cls: cls, prop: p.name, index: x))
+                        if i < comps.count, comps[i].name == "@type", i + 1 == comps.count {
+                            var typed = done(ValueKind(type: .string, objectClass: nil, isMulti: multi, nullable: false))
+                            typed.typeOf = true
+                            return typed
+                        }
+                        if i < comps.count {
+                            throw fail(.invalidQuery, "'\(p.name)' holds \(Binder.typeName(p.type)) values: only @type can follow '\(spelled(n))'", comps[i].range)
+                        }
+                        return done(ValueKind(type: p.type, objectClass: nil, isMulti: multi, nullable: true))
+                    }
+                }
                 if i < comps.count, comps[i].name == "@type" {
                     if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '@type'", comps[i + 1].range) }
                     steps.append(.primitiveList(cls: cls, prop: p.name, aggregate: nil))
@@ -520,6 +583,9 @@ struct Binder {
             // A value.
             if i < comps.count {
                 let next = comps[i]
+                if next.isSubscript {
+                    throw fail(.invalidQuery, "'\(p.name)' is \(Binder.typeName(p.type)), not a list, a dictionary or a mixed value: '\(spelled(next))' cannot follow it", next.range)
+                }
                 if next.name == "@type" {
                     if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '@type'", comps[i + 1].range) }
                     steps.append(.value(cls: cls, prop: p.name))
@@ -616,38 +682,6 @@ struct Binder {
         }
     }
 
-    func unknownMessage(_ name: String, _ c: ClassSchema) -> String {
-        var m = "unknown property '\(name)' on class '\(c.name)'"
-        if let s = Binder.suggestion(name, c.properties.map(\.name)) { m += "; did you mean '\(s)'?" }
-        return m
-    }
-
-    /// The closest name by edit distance (case-insensitive), if close enough to be a likely typo.
-    static func suggestion(_ name: String, _ candidates: [String]) -> String? {
-        let n = Array(name.lowercased().unicodeScalars)
-        var best: (String, Int)?
-        for c in candidates {
-            let d = editDistance(n, Array(c.lowercased().unicodeScalars))
-            if d <= max(2, n.count / 3), best == nil || d < best!.1 { best = (c, d) }
-        }
-        return best?.0
-    }
-
-    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var prev = Array(0...b.count)
-        var cur = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            cur[0] = i
-            for j in 1...b.count {
-                cur[j] = Swift.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            swap(&prev, &cur)
-        }
-        return prev[b.count]
-    }
-
     /// A key path for SORT or DISTINCT: to-one links only, ending at a value.
     mutating func orderingPath(_ k: KeyPath, on cls: String, clause: String) throws(QueryError) -> BoundPath {
         let p = try path(k, on: cls, variables: [:])
@@ -661,9 +695,4 @@ struct Binder {
         }
         return p
     }
-}
-
-
-extension ClassSchema {
-
 }

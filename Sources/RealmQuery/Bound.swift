@@ -28,11 +28,14 @@ enum BoundStep: Sendable {
     case value(cls: String, prop: String)
     /// The elements of a list or set of values, optionally aggregated.
     case primitiveList(cls: String, prop: String, aggregate: Aggregate?)
+    /// One element of a list of values (`scores[0]`, `[FIRST]`, `[LAST]` as -1), as Realm Core's
+    /// `ColumnsCollection` gives it: an empty list gives no value, a position past the end of another list null.
+    case listElement(cls: String, prop: String, index: Int)
     /// A dictionary of values: its values (optionally aggregated), its keys, or the value of one key (null when
     /// the dictionary has no such key).
     case dictionary(cls: String, prop: String, part: DictionaryPart, aggregate: Aggregate?)
-    /// A value inside a mixed property (or a list of mixed values) reached by keys and positions: null when the
-    /// path leads nowhere.
+    /// A value inside a mixed property (or a list or dictionary of mixed values) reached by keys, positions,
+    /// `[*]` and properties of typed links: null when the path leads nowhere, any number of values after `[*]`.
     case mixedPath(cls: String, prop: String, path: [MixedStep])
     /// `@count`/`@size` of a string or data value: its length in bytes.
     case length(cls: String, prop: String)
@@ -43,8 +46,14 @@ enum BoundStep: Sendable {
 }
 
 enum MixedStep: Sendable, Equatable {
+    /// The value of a key of a dictionary, or of a property of the object a typed link leads to.
     case key(String)
+    /// The element at a position of a list (-1: the last).
     case index(Int)
+    /// `[*]`: every element of a list or value of a dictionary.
+    case all
+    /// `@size` (`[SIZE]`), last: the number of elements of a list or dictionary, the length of a string or data.
+    case size
 }
 
 enum DictionaryPart: Sendable, Equatable {
@@ -55,6 +64,8 @@ enum DictionaryPart: Sendable, Equatable {
 enum ManySource: Sendable {
     /// A list or set of links.
     case list(cls: String, prop: String, target: String)
+    /// The object at one position of a list of links (`items[FIRST]`; -1 the last); none past its end.
+    case listElement(cls: String, prop: String, target: String, index: Int)
     case linkingObjects(cls: String, prop: String, origin: String)
     case links(cls: String, origin: String, originProperty: String)
     /// The objects a dictionary's values link to (all of them, or the one of a key; null values skipped).
@@ -62,7 +73,7 @@ enum ManySource: Sendable {
 
     var targetClass: String {
         switch self {
-        case .list(_, _, let t): return t
+        case .list(_, _, let t), .listElement(_, _, let t, _): return t
         case .linkingObjects(_, _, let o): return o
         case .links(_, let o, _): return o
         case .dictionary(_, _, _, let t): return t

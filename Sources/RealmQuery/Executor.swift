@@ -80,17 +80,17 @@ final class Executor {
             case .values:
                 if let aggregate { out.append(Executor.aggregate(aggregate, d.values)) } else { out.append(contentsOf: d.values) }
             }
+        case .listElement(let cls, let prop, let index):
+            let values = try snapshot.list(key, handle(cls, prop))
+            if !values.isEmpty {
+                let n = index == KeyPath.Component.lastIndex ? values.count - 1 : index
+                out.append(n >= 0 && n < values.count ? values[n] : .null)
+            }
         case .mixedPath(let cls, let prop, let path):
             let h = try handle(cls, prop)
-            var v: Value = h.isList ? .list(try snapshot.list(key, h)) : try snapshot.value(key, h)
-            for step in path {
-                switch (step, v) {
-                case (.key(let k), .dictionary(let d)): v = d[k] ?? .null
-                case (.index(let n), .list(let l)): v = n >= 0 && n < l.count ? l[n] : .null
-                default: v = .null
-                }
-            }
-            out.append(v)
+            let v: Value = h.isDictionary ? .dictionary(try snapshot.dictionary(key, h))
+                : h.isList ? .list(try snapshot.list(key, h)) : try snapshot.value(key, h)
+            try walk(v, path[...], &out)
         case .length(let cls, let prop):
             switch try snapshot.value(key, handle(cls, prop)) {
             case .string(let s): out.append(.int(Int64(s.utf8.count)))
@@ -105,8 +105,74 @@ final class Executor {
         }
     }
 
+    /// Follows `path` from the mixed value `v`: keys into dictionaries and into the objects typed links lead
+    /// to, positions into lists, `[*]` over every element or value, `@size` last. A step that leads nowhere
+    /// gives null; `[*]` over an empty collection or a value that is none gives nothing.
+    private func walk(_ v: Value, _ path: ArraySlice<MixedStep>, _ out: inout [Value]) throws {
+        guard let step = path.first else {
+            out.append(v)
+            return
+        }
+        let rest = path.dropFirst()
+        switch (step, v) {
+        case (.key(let k), .dictionary(let d)): try walk(d[k] ?? .null, rest, &out)
+        case (.key(let k), .typedLink(let classID, let target)):
+            try walk(try property(k, of: target, classID: classID), rest, &out)
+        case (.index(let n), .list(let l)):
+            let i = n == KeyPath.Component.lastIndex ? l.count - 1 : n
+            try walk(i >= 0 && i < l.count ? l[i] : .null, rest, &out)
+        case (.all, .list(let l)):
+            for e in l { try walk(e, rest, &out) }
+        case (.all, .dictionary(let d)):
+            for e in d.values { try walk(e, rest, &out) }
+        case (.all, _):
+            return
+        case (.size, _):
+            out.append(Executor.size(v))
+        default:
+            try walk(.null, rest, &out)
+        }
+    }
+
+    /// The value of the property `name` of the object a typed link leads to, as a mixed value: a link as a
+    /// typed link, a list or set as a list, a dictionary as one; null when the class has no such property.
+    private func property(_ name: String, of key: ObjectKey, classID: UInt32) throws -> Value {
+        guard let cls = snapshot.className(classID: classID), let p = schema(cls, name), p.type != .linkingObjects else {
+            return .null
+        }
+        let h = try handle(cls, name)
+        let targetID = p.type == .link ? p.objectClassName.flatMap { snapshot.classID(named: $0) } : nil
+        func typed(_ v: Value) -> Value {
+            if case .link(let k) = v, let targetID { return .typedLink(classID: targetID, key: k) }
+            return v
+        }
+        if p.isDictionary {
+            let d = try snapshot.dictionary(key, h)
+            return .dictionary(ValueDictionary(zip(d.keys, d.values.map(typed))))
+        }
+        if p.isList || p.isSet { return .list(try snapshot.list(key, h).map(typed)) }
+        return typed(try snapshot.value(key, h))
+    }
+
+    /// `@size` of a mixed value, as Realm Core's `SizeOperator<Mixed>`: elements of a list or dictionary, bytes
+    /// of a string or data, else null.
+    static func size(_ v: Value) -> Value {
+        switch v {
+        case .list(let l): return .int(Int64(l.count))
+        case .dictionary(let d): return .int(Int64(d.count))
+        case .string(let s): return .int(Int64(s.utf8.count))
+        case .data(let d): return .int(Int64(d.count))
+        default: return .null
+        }
+    }
+
     func collection(_ source: ManySource, _ key: ObjectKey) throws -> [ObjectKey] {
         switch source {
+        case .listElement(let cls, let prop, _, let index):
+            let l = try snapshot.list(key, handle(cls, prop))
+            let n = index == KeyPath.Component.lastIndex ? l.count - 1 : index
+            guard n >= 0, n < l.count, case .link(let k) = l[n] else { return [] }
+            return [k]
         case .list(let cls, let prop, _), .linkingObjects(let cls, let prop, _):
             return try snapshot.list(key, handle(cls, prop)).compactMap { if case .link(let k) = $0 { return k } else { return nil } }
         case .links(let cls, let origin, let originProperty):

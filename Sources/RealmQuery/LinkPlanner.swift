@@ -40,7 +40,7 @@ extension GenericNode {
             case .many(let source, _, _):
                 switch source {
                 case .list(let cls, _, _), .linkingObjects(let cls, _, _), .links(let cls, _, _): originClass = cls
-                case .dictionary: return nil
+                case .dictionary, .listElement: return nil
                 }
             default: return nil
             }

@@ -146,7 +146,7 @@ final class GenericNode: Node {
                     switch s {
                     case .value, .length, .selfKey: return acc + 10
                     case .toOne: return acc + 20
-                    case .primitiveList, .dictionary, .mixedPath: return acc + 40
+                    case .primitiveList, .listElement, .dictionary, .mixedPath: return acc + 40
                     case .many, .allLinksCount: return acc + 80
                     }
                 }

@@ -13,10 +13,11 @@ struct ConstantPlace: Hashable, Sendable {
     }
 }
 
-/// An element of a constant holding `obj(...)` literals: a value, or the object of a class with a primary key.
+/// An element of a constant holding `obj(...)` literals: a value, or the object of a class with a primary key
+/// (`typed`: compared with mixed values, so a typed link, which names its class, as a mixed value holds it).
 enum ObjectPart: Sendable {
     case value(Value)
-    case object(className: String, primaryKey: Value)
+    case object(className: String, primaryKey: Value, typed: Bool)
 }
 
 extension Binder {
@@ -45,7 +46,7 @@ extension Binder {
             throw fail(.invalidArgument, "the primary key in obj(...) is one value", o.primaryKey.range)
         }
         // An argument here is bound every time: a template cannot rebuild the looked-up object.
-        constantPlaces[kr, default: 0] += 1
+        constantPlaces[ConstantPlace(kr), default: 0] += 1
         let key = vs[0]
         if key.isNull {
             guard pk.isOptional else {
@@ -57,12 +58,23 @@ extension Binder {
         return key
     }
 
+    /// The `obj(...)` literals of `constant` made typed links: it is compared with mixed values, which hold a
+    /// link as a typed link (`extra == obj('Dog', 'Rex')`, `anys == obj(...)`, `dict.@values == obj(...)`).
+    mutating func typeObjects(_ constant: BoundOperand, against kind: ValueKind) {
+        guard kind.type == .mixed || kind.type == nil, case .constant(_, _, let r) = constant,
+              let parts = objectLiterals[ConstantPlace(r)] else { return }
+        objectLiterals[ConstantPlace(r)] = parts.map { part in
+            if case .object(let cls, let key, _) = part { return .object(className: cls, primaryKey: key, typed: true) }
+            return part
+        }
+    }
+
     /// An `obj(...)` literal of another class than the objects `kind` links to is an error (Realm: "The
     /// relationship ... cannot be compared to an argument of type ...").
     func checkObjectClasses(_ constant: BoundOperand, against kind: ValueKind, _ text: Expression) throws(QueryError) {
         guard case .constant(_, _, let r) = constant, let parts = objectLiterals[ConstantPlace(r)],
               kind.type == .link, let target = kind.objectClass else { return }
-        for case .object(let cls, _) in parts where cls != target {
+        for case .object(let cls, _, _) in parts where cls != target {
             throw fail(.typeMismatch, "'\(text)' links to '\(target)' and cannot be compared with an object of '\(cls)'", r)
         }
     }
@@ -100,10 +112,12 @@ extension BoundOperand {
             return .constant(try parts.map { part -> Value in
                 switch part {
                 case .value(let v): return v
-                case .object(let cls, let key):
+                case .object(let cls, let key, let typed):
                     // A class the file does not have yet has no objects.
-                    guard ex.snapshot.classSchema(cls) != nil else { return .null }
-                    return try ex.snapshot.object(ex.table(cls), primaryKey: key).map(Value.link) ?? .null
+                    guard ex.snapshot.classSchema(cls) != nil,
+                          let k = try ex.snapshot.object(ex.table(cls), primaryKey: key) else { return .null }
+                    guard typed else { return .link(k) }
+                    return ex.snapshot.classID(named: cls).map { .typedLink(classID: $0, key: k) } ?? .null
                 }
             }, isList: isList, r)
         case .path: return self

@@ -513,7 +513,7 @@ struct Parser {
         return KeyPath(variable: variable, components: components)
     }
 
-    /// `['key']` after a key path component (a dictionary's value), as many as follow.
+    /// `['key']`, `[0]`, `[FIRST]`, `[LAST]`, `[*]` or `[SIZE]` after a key path component, as many as follow.
     mutating func subscripts(_ components: inout [KeyPath.Component]) throws(QueryError) {
         while isSymbol(current, "[") {
             let open = current.range
@@ -529,6 +529,23 @@ struct Parser {
                 advance()
                 guard isSymbol(current, "]") else { throw error("expected ']' after the position \(n)", current.range) }
                 components.append(.init(index: n, open.union(current.range)))
+            case .symbol("*"):
+                // `[*]`: every element or value.
+                advance()
+                advance()
+                guard isSymbol(current, "]") else { throw error("expected ']' after '[*'", current.range) }
+                components.append(.all(open.union(current.range)))
+            case .identifier(let w) where ["first", "last", "size"].contains(w.lowercased()):
+                // Realm's `[FIRST]` (position 0), `[LAST]` and `[SIZE]` (`.@size`).
+                advance()
+                advance()
+                guard isSymbol(current, "]") else { throw error("expected ']' after '\(w)'", current.range) }
+                let r = open.union(current.range)
+                switch w.lowercased() {
+                case "first": components.append(.init(index: 0, r))
+                case "last": components.append(.init(index: KeyPath.Component.lastIndex, r))
+                default: components.append(.init("@size", r))
+                }
             default:
                 return
             }

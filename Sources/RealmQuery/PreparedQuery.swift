@@ -33,7 +33,7 @@ public final class PreparedQuery {
 
     private struct Binding {
         var bound: BoundQuery
-        var templates: [SourceRange: [ArgumentPart]]
+        var templates: [ConstantPlace: [ArgumentPart]]
         var kinds: [ArgumentKind]
         var consulted: [String: ClassSchema]
     }
@@ -43,6 +43,8 @@ public final class PreparedQuery {
     /// every retain of the snapshot).
     private var handleSnapshot: (id: ObjectIdentifier, database: ObjectIdentifier, version: UInt64)?
     private var handles = ResolvedHandles()
+    /// How many times the query was bound afresh (the binding not reused), for tests.
+    private(set) var bindings = 0
 
     public init(_ query: Query, on className: String) {
         self.query = query
@@ -70,6 +72,7 @@ public final class PreparedQuery {
             return bound
         }
         checkedSnapshot = nil
+        bindings += 1
         var binder = Binder(query: query, schema: schema, arguments: arguments)
         let bound = try query.bind(to: className, with: &binder)
         let reusable = binder.templates.keys.allSatisfy { binder.constantPlaces[$0] == 1 }
@@ -97,7 +100,7 @@ public final class PreparedQuery {
 
 extension BoundPredicate {
     /// The predicate with the constants made from arguments rebuilt from `arguments`.
-    func substituting(_ templates: [SourceRange: [ArgumentPart]], _ arguments: [QueryArgument]) -> BoundPredicate {
+    func substituting(_ templates: [ConstantPlace: [ArgumentPart]], _ arguments: [QueryArgument]) -> BoundPredicate {
         switch self {
         case .constant: return self
         case .and(let ps): return .and(ps.map { $0.substituting(templates, arguments) })
@@ -112,10 +115,10 @@ extension BoundPredicate {
 }
 
 extension BoundOperand {
-    func substituting(_ templates: [SourceRange: [ArgumentPart]], _ arguments: [QueryArgument]) -> BoundOperand {
+    func substituting(_ templates: [ConstantPlace: [ArgumentPart]], _ arguments: [QueryArgument]) -> BoundOperand {
         switch self {
         case .constant(_, let isList, let r):
-            guard let parts = templates[r] else { return self }
+            guard let parts = templates[ConstantPlace(r)] else { return self }
             var values: [Value] = []
             for part in parts {
                 switch part {

@@ -79,6 +79,8 @@ enum Semantics {
         case (.uuid(let x), .uuid(let y)): return uuidOrder(x, y)
         case (.bool(let x), .bool(let y)): return x == y ? 0 : (x ? 1 : -1)
         case (.link(let x), .link(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case (.typedLink(let c, let x), .typedLink(let d, let y)):
+            return (c, x) < (d, y) ? -1 : (c == d && x == y ? 0 : 1)
         default: return nil
         }
     }

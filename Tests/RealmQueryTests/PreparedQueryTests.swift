@@ -156,4 +156,30 @@ import TestSupport
             }
         }
     }
+
+    /// A query with several constants (arguments and literals at different places) is bound once and then
+    /// reused with each new argument value; the answers still follow the values.
+    @Test(arguments: [
+        "age > $0 AND name != $1",
+        "age > $0 AND age < 200",
+        "age IN {1, $0, 30} OR name == $1",
+        "ANY dogs.age > $0 AND height < 1000",
+    ])
+    func severalConstantsAreBoundOnce(_ text: String) throws {
+        let f = try Fixture()
+        let p = try PreparedQuery(text, on: "Person")
+        var answers: Set<[ObjectKey]> = []
+        try f.db.read { s in
+            for n in [10, 40, 70, 10] {
+                let args: [QueryArgument] = [.value(.int(Int64(n))), .value(.string(fixtureNames[n % fixtureNames.count]))]
+                let used = Array(args.prefix(text.contains("$1") ? 2 : 1))
+                let fresh = try Query.parse(text).bind(to: "Person", in: s, arguments: used).evaluate(in: s)
+                let got = try p.evaluate(in: s, arguments: used)
+                #expect(got == fresh, "\(text) with \(n)")
+                answers.insert(got)
+            }
+        }
+        #expect(p.bindings == 1, "\(text)")
+        #expect(answers.count > 1, "\(text): every argument gave the same answer")
+    }
 }

@@ -1,0 +1,44 @@
+import RealmStorage
+
+// Subscripts in key paths (`[0]`, `[FIRST]`, `[LAST]`, `[*]`, `['key']`) and keys after a dot: where they
+// lead, and what the messages say when they cannot follow a property (DECISIONS 86).
+
+extension Binder {
+    /// Whether the components after the mixed property `p` lead into its value (`Executor.walk`): a key,
+    /// position or `[*]`, and on a single mixed value also a property name (a key, or a property of the object a
+    /// typed link leads to, as in Realm Core) or `@size`. A dictionary of mixed values goes in only when
+    /// something follows its first key or `[*]` (`dict['k'][0]`, `dict.k.name`); alone, these are the
+    /// dictionary's own (`dict['k']`, `dict[*]`, `dict.k.@type`).
+    func mixedPathFollows(_ p: PropertySchema, _ rest: ArraySlice<KeyPath.Component>) -> Bool {
+        guard let first = rest.first else { return false }
+        if p.isDictionary {
+            guard first.key != nil || first.isAll || !first.name.hasPrefix("@"), rest.count > 1 else { return false }
+            let second = rest[rest.startIndex + 1]
+            return second.isSubscript || !second.name.hasPrefix("@") || second.name == "@size" || second.name == "@count"
+        }
+        if p.isList { return first.isSubscript }
+        return first.isSubscript || !first.name.hasPrefix("@") || first.name == "@size" || first.name == "@count"
+    }
+
+    /// Whether `n`, after a dot following the dictionary `p`, is one of its keys: always for values; through
+    /// links only when the target class has no property of that name.
+    mutating func dotIsKey(_ n: KeyPath.Component, after p: PropertySchema) throws(QueryError) -> Bool {
+        guard p.type == .link else { return true }
+        return try classSchema(p.objectClassName ?? "", n.range).property(named: n.name) == nil
+    }
+
+    /// Why a subscript cannot follow the list or set `p`.
+    func positionMessage(_ p: PropertySchema, _ n: KeyPath.Component) -> String {
+        if p.isSet { return "'\(p.name)' is a set: its elements have no positions, and '\(spelled(n))' cannot follow it" }
+        return "'\(p.name)' is a list: '\(spelled(n))' cannot follow it; a position ([0], [FIRST], [LAST]) or [*] can"
+    }
+
+    /// A component as written in the query (`[FIRST]`, `['k']`), or printed when the tree was built in code.
+    func spelled(_ c: KeyPath.Component) -> String {
+        let b = Array(query.text.utf8)
+        if c.range.end > c.range.start, c.range.end <= b.count {
+            return String(decoding: b[c.range.start..<c.range.end], as: UTF8.self)
+        }
+        return KeyPath(components: [c]).description
+    }
+}
