@@ -153,7 +153,7 @@ final class ModelMapping: @unchecked Sendable {
             }
             if isIndexed && !isPK {
                 guard !desc.isList, !desc.isSet, !desc.isDictionary, desc.type.isIndexable else {
-                    throw fail("property '\(d.name)' of type \(desc.type) cannot be indexed (bool, int, string, date, objectId or uuid only)")
+                    throw fail("property '\(d.name)' of type \(desc.type) cannot be indexed (bool, int, string, date, objectId, uuid or AnyRealmValue only)")
                 }
             }
             properties.append(PropertySchema(

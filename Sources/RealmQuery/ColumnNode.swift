@@ -192,6 +192,7 @@ final class ColumnNode: Node {
     override func indexed() throws -> [ObjectKey]? {
         guard op == .equal || op == .in, options.isEmpty, let s = ex.schema(cls, prop), s.isIndexed || s.isPrimaryKey,
               !constants.isEmpty, constants.count <= 1000 else { return nil }
+        if s.type == .mixed { return try indexedMixed() }
         var keys: [ObjectKey] = []
         for c in constants {
             guard let v = ColumnNode.converted(c, to: s.type) else {
@@ -201,6 +202,21 @@ final class ColumnNode: Node {
             keys.append(contentsOf: try ex.snapshot.find(handle, equalTo: v))
         }
         if constants.count > 1 { keys = Array(Set(keys)) }
+        return keys.sorted()
+    }
+
+    /// `==` and `IN` on an indexed mixed property: the index gives the objects whose value may equal a
+    /// constant (numbers across types within a window), and each is confirmed by this node's own comparison,
+    /// so the answer is the scan's. nil (scan) when a constant is a link or a nested collection.
+    private func indexedMixed() throws -> [ObjectKey]? {
+        var candidates: [ObjectKey] = []
+        for c in constants {
+            guard let k = try ex.snapshot.indexCandidates(handle, mayEqual: c) else { return nil }
+            candidates.append(contentsOf: k)
+        }
+        if constants.count > 1 { candidates = Array(Set(candidates)) }
+        var keys: [ObjectKey] = []
+        for k in candidates where try matches(k) { keys.append(k) }
         return keys.sorted()
     }
 

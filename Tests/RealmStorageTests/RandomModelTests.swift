@@ -133,6 +133,12 @@ private struct Model {
         }
     }
 
+    mutating func setIndexed(_ c: String, _ name: String, _ indexed: Bool) {
+        let i = classes.firstIndex { $0.name == c }!
+        let j = classes[i].properties.firstIndex { $0.name == name }!
+        classes[i].properties[j].isIndexed = indexed
+    }
+
     mutating func removeProperty(_ c: String, _ name: String) {
         let i = classes.firstIndex { $0.name == c }!
         classes[i].properties.removeAll { $0.name == name }
@@ -222,6 +228,7 @@ private let baseSchema: [ClassSchema] = [
         PropertySchema(name: "dec", type: .decimal128),
         PropertySchema(name: "decO", type: .decimal128, isOptional: true),
         PropertySchema(name: "any", type: .mixed),
+        PropertySchema(name: "anyIx", type: .mixed, isIndexed: true),
         .link("best", to: "Pet"),
         .list("pets", of: "Pet"),
         .link("partner", to: "Owner"),
@@ -557,8 +564,35 @@ private final class RandomRun {
 
     func randomValue(_ p: PropertySchema) -> Value {
         if p.type == .link { return randomLink(p.objectClassName!) }
+        if p.type == .mixed && p.isIndexed { return randomIndexedMixed() }
         if (p.isOptional || p.type == .mixed) && gen.chance(0.2) { return .null }
         return gen.value(p.type)
+    }
+
+    /// A value for an indexed mixed property: small numbers of every numeric type (so that equal numbers of
+    /// different types meet), NaNs and zeros of both signs, strings and data of the same bytes, long strings
+    /// that share their first 240 bytes, nested collections, any plain value.
+    func randomIndexedMixed() -> Value {
+        switch gen.below(10) {
+        case 0: return .null
+        case 1, 2, 3:
+            let n = Int64(gen.below(7)) - 3
+            let half = Double(n) / 2
+            return gen.pick([.int(n), .double(Double(n)), .float(Float(n)), .decimal128(Decimal128(n)),
+                             .double(half), .float(Float(half)), .decimal128(Decimal128(half, significantDigits: 15))])
+        case 4:
+            return gen.pick([.double(.nan), .float(.nan), .double(-0.0), .float(-0.0), .decimal128(Decimal128(Int64(0))),
+                             .double(0.1), .float(0.1), .double(Double(Float(0.1))), .double(.infinity), .float(-.infinity),
+                             .int(.max), .double(9_223_372_036_854_775_807.0), .int(1 << 53 + 1), .double(Double(1 << 53))])
+        case 5:
+            let w = gen.pick(["a", "b", "東京", ""])
+            let long = String(repeating: "x", count: 240)
+            return gen.pick([.string(w), .data(Array(w.utf8)), .string(long + w), .data(Array((long + w).utf8)), .string("a\0b")])
+        case 6:
+            return gen.chance(0.5) ? .list([.int(1), .string("a")]) : .dictionary(ValueDictionary([("k", .int(Int64(gen.below(3))))]))
+        default:
+            return gen.value(.mixed)
+        }
     }
 
     func randomElement(_ p: PropertySchema) -> Value? {
@@ -647,10 +681,15 @@ private final class RandomRun {
     }
 
     /// The dictionary properties' values (for `createObject(dictionaries:)`) apart from the others.
-    func splitDictionaries(_ values: [String: Value]) -> ([String: Value], [String: ValueDictionary]) {
+    func splitDictionaries(_ values: [String: Value], of c: ClassSchema) -> ([String: Value], [String: ValueDictionary]) {
         var plain: [String: Value] = [:], dictionaries: [String: ValueDictionary] = [:]
         for (name, v) in values {
-            if case .dictionary(let d) = v { dictionaries[name] = d } else { plain[name] = v }
+            // A mixed value may be a nested dictionary: it goes with the plain values.
+            if case .dictionary(let d) = v, c.properties.first(where: { $0.name == name })?.isDictionary == true {
+                dictionaries[name] = d
+            } else {
+                plain[name] = v
+            }
         }
         return (plain, dictionaries)
     }
@@ -660,7 +699,7 @@ private final class RandomRun {
         let c = gen.pick(model.classes)
         let t = try tx.table(c.name)
         let (values, lists) = randomObjectValues(c, fill: 0.7)
-        let (plain, dictionaries) = splitDictionaries(values)
+        let (plain, dictionaries) = splitDictionaries(values, of: c)
         let key: ObjectKey
         if lists.isEmpty && dictionaries.isEmpty && gen.chance(0.3) {
             note("create \(c.name) by columns \(values.keys.sorted())")
@@ -689,7 +728,7 @@ private final class RandomRun {
             for p in c.properties where fat && p.type == .string && !p.isCollection && !p.isPrimaryKey {
                 values[p.name] = .string(String(repeating: gen.pick(["s", "日", "🐶"]), count: 250) + "\(gen.below(100))")
             }
-            let (plain, dictionaries) = splitDictionaries(values)
+            let (plain, dictionaries) = splitDictionaries(values, of: c)
             let key = try tx!.createObject(t, plain, lists: lists, dictionaries: dictionaries)
             model.create(c.name, key: key.rawValue, values: values, lists: lists)
         }
@@ -908,7 +947,7 @@ private final class RandomRun {
             values[pk] = existing
             note("create \(c.name) with the primary key of #\(k): \(short(existing))")
             try expectThrow("duplicate primary key on create", isDuplicate) {
-                let (plain, dictionaries) = splitDictionaries(values)
+                let (plain, dictionaries) = splitDictionaries(values, of: c)
                 try tx!.createObject(t, plain, lists: lists, dictionaries: dictionaries)
             }
         } else {
@@ -983,7 +1022,7 @@ private final class RandomRun {
             let p: PropertySchema
             switch gen.below(5) {
             case 0: p = PropertySchema(name: name, type: gen.pick(plain), isOptional: gen.chance(0.5))
-            case 1: p = PropertySchema(name: name, type: gen.pick([.bool, .int, .string, .date, .objectId, .uuid]),
+            case 1: p = PropertySchema(name: name, type: gen.pick([.bool, .int, .string, .date, .objectId, .uuid, .mixed]),
                                        isOptional: gen.chance(0.5), isIndexed: true)
             case 2: p = .link(name, to: gen.pick(model.classes).name)
             case 3: p = .list(name, of: gen.pick(model.classes).name)
@@ -1001,6 +1040,15 @@ private final class RandomRun {
             note("add linkingObjects \(target).\(p.name) from \(origin).\(lp.name)")
             try tx.addProperty(target, p)
             model.addProperty(target, p)
+        case 4 where gen.chance(0.5):
+            // An index added to or removed from a property that has values.
+            let scalars = model.classes.flatMap { c in
+                c.properties.filter { $0.name.hasPrefix("x") && $0.type.isIndexable && !$0.isCollection && !$0.isPrimaryKey }.map { (c.name, $0) }
+            }
+            guard let (c, p) = scalars.isEmpty ? nil : gen.pick(scalars) else { return }
+            note("\(p.isIndexed ? "remove the index of" : "index") \(c).\(p.name) (\(p.type))")
+            try tx.setIndexed(c, p.name, !p.isIndexed)
+            model.setIndexed(c, p.name, !p.isIndexed)
         case 4, 5:
             let dynamic = model.classes.flatMap { c in c.properties.filter { $0.name.hasPrefix("x") }.map { (c.name, $0.name) } }
             guard let (c, name) = dynamic.isEmpty ? nil : gen.pick(dynamic) else { return }
@@ -1122,6 +1170,17 @@ private final class RandomRun {
 
     // MARK: Comparing
 
+    /// `v` as the other numeric types, where it converts exactly.
+    static func sameNumber(_ v: Value) -> [Value] {
+        switch v {
+        case .int(let i): return [.double(Double(i)), .decimal128(Decimal128(i))]
+        case .float(let f): return [.double(Double(f))]
+        case .double(let d): return d == d.rounded() && abs(d) < 1e15 ? [.int(Int64(d)), .float(Float(d))] : [.float(Float(d))]
+        case .decimal128(let d): return d.exactInt64.map { [.int($0)] } ?? [.double(d.doubleValue)]
+        default: return []
+        }
+    }
+
     func compare(_ s: Snapshot, _ m: Model, _ context: String, full: Bool = false) throws {
         let t0 = ContinuousClock.now
         defer { compareTime += ContinuousClock.now - t0 }
@@ -1219,8 +1278,13 @@ private final class RandomRun {
                 for _ in 0..<(indexed ? 3 : 2) where !keys.isEmpty { probes.append(objects[keys[gen.below(keys.count)]]!.values[p.name]!) }
                 if p.type != .mixed { probes.append(gen.value(p.type)) }
                 if p.isOptional { probes.append(.null) }
+                if p.type == .mixed {
+                    // The same numbers as other types, and values of every kind.
+                    for v in probes { probes += Self.sameNumber(v) }
+                    probes += [randomIndexedMixed(), gen.value(.mixed), .null]
+                }
                 for v in probes {
-                    let want = keys.filter { objects[$0]!.values[p.name]! == v }
+                    let want = keys.filter { p.type == .mixed ? objects[$0]!.values[p.name]!.equalsMixed(v) : objects[$0]!.values[p.name]! == v }
                     let got = try s.find(h, equalTo: v).map(\.rawValue).sorted()
                     if got != want { bad("\(c.name).\(p.name)\(indexed ? " (indexed)" : ""): find(\(short(v))) \(got.prefix(10)), model \(want.prefix(10))") }
                     if p.isPrimaryKey {

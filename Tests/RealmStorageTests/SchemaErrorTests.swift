@@ -106,9 +106,13 @@ import Testing
         try expectInvalidSchema(ClassSchema(name: "PK", properties: [PropertySchema(name: "k", type: .link, isPrimaryKey: true, objectClassName: "Dog")]), "pk link")
         try expectInvalidSchema(ClassSchema(name: "PK", properties: [PropertySchema(name: "a", type: .int, isPrimaryKey: true),
                                                                      PropertySchema(name: "b", type: .string, isPrimaryKey: true)]), "two pks")
-        for t in [PropertyType.float, .double, .data, .decimal128, .mixed] {
+        for t in [PropertyType.float, .double, .data, .decimal128] {
             try expectInvalidSchema(ClassSchema(name: "Idx", properties: [PropertySchema(name: "v", type: t, isIndexed: true)]), "index \(t)")
         }
+        // A mixed property may be indexed (DECISIONS 87), a collection of mixed values may not.
+        try expectInvalidSchema(ClassSchema(name: "Idx", properties: [PropertySchema(name: "v", type: .mixed, isList: true, isIndexed: true)]), "index mixed list")
+        try expectInvalidSchema(ClassSchema(name: "Idx", properties: [PropertySchema(name: "v", type: .mixed, isIndexed: true, isSet: true)]), "index mixed set")
+        try expectInvalidSchema(ClassSchema(name: "Idx", properties: [PropertySchema(name: "v", type: .mixed, isIndexed: true, isDictionary: true)]), "index mixed dictionary")
         try expectInvalidSchema(ClassSchema(name: "Idx", properties: [PropertySchema(name: "v", type: .int, isList: true, isIndexed: true)]), "index list")
         try expectInvalidSchema(ClassSchema(name: "Idx", properties: [PropertySchema(name: "v", type: .link, isIndexed: true, objectClassName: "Dog")]), "index link")
         try expectInvalidSchema(ClassSchema(name: "L", properties: [.link("cat", to: "Cat")]), "link to missing class")

@@ -23,6 +23,11 @@ import Foundation
 ///
 /// Tags are the `PropertyType` codes, so values of different types order by type code.
 ///
+/// A mixed property's index holds every kind of value a mixed value can be, so four more encodings exist for it
+/// (`IndexKey+Mixed.swift`): float and double under tag 0x04 (the value as a `Double`, 8 order-preserving bytes),
+/// data under 0x06 (as a string), decimal128 under 0x0A (its nearest `Double`, the same 8 bytes), and 0xFF
+/// without payload for a link or nested collection (present so that every object has its entry, never searched).
+///
 /// Strings longer than `maxStringBytes` UTF-8 bytes are cut after exactly that many bytes (possibly
 /// inside a character) and end with the truncation marker 0x00 0x02, which sorts after the terminator
 /// 0x00 0x01 of a string that is exactly that prefix, and after every other string sharing the
@@ -41,6 +46,14 @@ enum IndexKey {
     static let dateTag: UInt8 = PropertyType.date.rawValue
     static let objectIdTag: UInt8 = PropertyType.objectId.rawValue
     static let uuidTag: UInt8 = PropertyType.uuid.rawValue
+    /// Float and double values of a mixed property.
+    static let doubleTag: UInt8 = PropertyType.double.rawValue
+    /// Binary values of a mixed property.
+    static let dataTag: UInt8 = PropertyType.data.rawValue
+    /// Decimal128 values of a mixed property (keyed by their nearest `Double`).
+    static let decimalTag: UInt8 = PropertyType.decimal128.rawValue
+    /// Links and nested collections in a mixed property: one tag, no payload, not searched.
+    static let unsearchedTag: UInt8 = 0xFF
 
     /// Written for a 0x00 byte inside a string: 0x00 followed by this byte.
     static let escapedZero: UInt8 = 0xFF
@@ -49,9 +62,9 @@ enum IndexKey {
     /// Ends a truncated string: 0x00 followed by this byte.
     static let truncationMarker: UInt8 = 0x02
 
-    /// Appends the order-preserving encoding of `value`. Returns true if a string was truncated,
-    /// in which case equality with the indexed value must be checked against the object.
-    /// Traps for non-indexable types (float, double, data, decimal128, link).
+    /// Appends the order-preserving encoding of `value`. Returns true if a string (or data) was truncated,
+    /// in which case equality with the indexed value must be checked against the object. Float, double,
+    /// decimal128, data, links and nested collections occur only in the index of a mixed property.
     @discardableResult
     static func encode(_ value: Value, into bytes: inout [UInt8]) -> Bool {
         // One allocation for the value and the object key that usually follows it; grown geometrically, since
@@ -85,8 +98,20 @@ enum IndexKey {
         case .uuid(let u):
             bytes.append(uuidTag)
             withUnsafeBytes(of: u.uuid) { bytes.append(contentsOf: $0) }
-        case .float, .double, .data, .decimal128, .link, .typedLink, .list, .dictionary:
-            preconditionFailure("IndexKey: \(value.type.map { "\($0)" } ?? "value") is not indexable")
+        case .float(let f):
+            bytes.append(doubleTag)
+            appendBigEndian(orderedBits(Double(f)), to: &bytes)
+        case .double(let d):
+            bytes.append(doubleTag)
+            appendBigEndian(orderedBits(d), to: &bytes)
+        case .decimal128(let d):
+            bytes.append(decimalTag)
+            appendBigEndian(orderedBits(d.doubleValue), to: &bytes)
+        case .data(let b):
+            bytes.append(dataTag)
+            return appendEscaped(b, to: &bytes)
+        case .link, .typedLink, .list, .dictionary:
+            bytes.append(unsearchedTag)
         }
         return false
     }
@@ -102,7 +127,9 @@ enum IndexKey {
         case .date: return 13
         case .objectId: return 13
         case .uuid: return 17
-        default: return 0
+        case .float, .double, .decimal128: return 9
+        case .data(let b): return 3 + min(b.count, maxStringBytes)
+        default: return 1
         }
     }
 
@@ -134,8 +161,14 @@ enum IndexKey {
             return truncated
         } ?? nil
         if let fast { return fast }
+        return appendEscaped(s.utf8, to: &bytes)
+    }
+
+    /// Bytes as a string's are written: at most `maxStringBytes` of them, 0x00 escaped, then the terminator
+    /// or the truncation marker. Returns whether they were truncated.
+    private static func appendEscaped<C: Collection<UInt8>>(_ source: C, to bytes: inout [UInt8]) -> Bool {
         var count = 0
-        for b in s.utf8 {
+        for b in source {
             if count == maxStringBytes {
                 bytes.append(0)
                 bytes.append(truncationMarker)
@@ -154,10 +187,10 @@ enum IndexKey {
         return false
     }
 
-    /// Whether an encoded value (or a whole entry, which starts with one) is a truncated string.
+    /// Whether an encoded value (or a whole entry, which starts with one) is a truncated string (or data).
     static func isTruncated<C: Collection<UInt8>>(encoded: C) -> Bool {
         var it = encoded.makeIterator()
-        guard it.next() == stringTag else { return false }
+        guard let tag = it.next(), tag == stringTag || tag == dataTag else { return false }
         while let b = it.next() {
             if b == 0 {
                 switch it.next() {
@@ -171,7 +204,7 @@ enum IndexKey {
     }
 
     @inline(__always)
-    private static func appendBigEndian(_ v: UInt64, to bytes: inout [UInt8]) {
+    static func appendBigEndian(_ v: UInt64, to bytes: inout [UInt8]) {
         withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
     }
 

@@ -39,10 +39,10 @@ public enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertible
         }
     }
 
-    /// Types that may be indexed.
+    /// Types that may be indexed (mixed from format 7).
     public var isIndexable: Bool {
         switch self {
-        case .bool, .int, .string, .date, .objectId, .uuid: return true
+        case .bool, .int, .string, .date, .objectId, .uuid, .mixed: return true
         default: return false
         }
     }

@@ -133,6 +133,13 @@ extension Value {
 
     /// Equality as queries see it, the same with or without an index: like `==`, except that strings
     /// compare by UTF-8 bytes, as index entries do.
+    /// Equality of two values of a mixed property, as its index finds them: scalars by `SetOrder` (numbers by
+    /// value across types, strings by their bytes), links and nested collections as `matchesQuery`.
+    func equalsMixed(_ other: Value) -> Bool {
+        if SetOrder.rank(self) >= 8 || SetOrder.rank(other) >= 8 { return matchesQuery(other) }
+        return SetOrder.compare(self, other) == 0
+    }
+
     func matchesQuery(_ other: Value) -> Bool {
         if case .string(let a) = self, case .string(let b) = other { return utf8Equal(a, b) }
         return self == other

@@ -485,7 +485,10 @@ extension Snapshot {
     private func findKeys(_ p: PropertyHandle, equalTo value: Value) throws -> [ObjectKey] {
         let (c, info) = try currentInfo(p)
         if info.keyIsValue { return try object(TableHandle(name: c.name, classID: c.classID), primaryKey: value).map { [$0] } ?? [] }
-        if info.isIndexed { return try indexLookup(c.classID, info, value, limit: Int.max).map(ObjectKey.init) }
+        if info.isIndexed, info.type != .mixed || IndexKey.mixedSpans(for: value) != nil {
+            return try indexLookup(c.classID, info, value, limit: Int.max).map(ObjectKey.init)
+        }
+        let mixed = info.type == .mixed
         var out: [ObjectKey] = []
         try TableTree.forEachLeaf(root(of: c.classID), source: self) { leaf in
             for i in 0..<leaf.count {
@@ -494,7 +497,7 @@ extension Snapshot {
                 case .clean(let view): v = try view.value(row: i, property: info, source: self)
                 case .dirty(let l): v = try l.value(row: i, property: info)
                 }
-                if v.matchesQuery(value) { out.append(ObjectKey(leaf.key(at: i))) }
+                if mixed ? v.equalsMixed(value) : v.matchesQuery(value) { out.append(ObjectKey(leaf.key(at: i))) }
             }
             return true
         }
@@ -533,6 +536,7 @@ extension Snapshot {
     }
 
     func indexLookup(_ classID: UInt32, _ p: PropertyInfo, _ value: Value, limit: Int) throws -> [UInt64] {
+        if p.type == .mixed { return try mixedIndexLookup(classID, p, value, limit: limit) }
         var prefix: [UInt8] = []
         let truncated = IndexKey.encode(value, into: &prefix)
         var out: [UInt64] = []

@@ -116,6 +116,7 @@ extension WriteTransaction {
         let kind = s.isList ? " list" : s.isSet ? " set" : s.isDictionary ? " dictionary" : ""
         if s.isIndexed {
             guard s.type.isIndexable, kind.isEmpty else { throw StorageError.invalidSchema("\(where_): properties of type \(s.type)\(kind) cannot be indexed") }
+            if s.type == .mixed && !meta.hasPageBoundChecksums { throw formatTooOld(where_) }
             flags.insert(.indexed)
         }
         if s.isPrimaryKey {

@@ -46,6 +46,7 @@ extension WriteTransaction {
             guard p.type.isIndexable, !p.isCollection else {
                 throw StorageError.invalidSchema("\(className).\(name): properties of type \(p.type)\(p.isList ? " list" : "") cannot be indexed")
             }
+            if p.type == .mixed && !meta.hasPageBoundChecksums { throw formatTooOld("\(className).\(name)") }
             catalogue.classes[ci].properties[pi].flags.insert(.indexed)
             catalogue.classes[ci].properties[pi].indexRoot = 0
             catalogueChanged = true
