@@ -392,6 +392,16 @@ extension Realm {
                                       reason: "expected a dictionary, an array or an object, got \(type(of: value))")
     }
 
+    /// The entries a dictionary property is given: a Swift dictionary's, or a `Map`'s through `fromMap`.
+    private func dictionaryPairs(_ value: Any, _ s: PropertySchema, _ bad: (String) -> RealmError,
+                                 fromMap: (_AnyMap) throws -> [(String, Any?)]) throws -> [(String, Any?)] {
+        let raw = AnyConversion.unwrap(value)
+        if let d = raw as? [String: Any?] { return d.map { ($0.key, $0.value) } }
+        if let d = raw as? [String: Any] { return d.map { ($0.key, $0.value) } }
+        if let m = raw as? _AnyMap { return try fromMap(m) }
+        throw bad("expected a dictionary for \(s.typeDescription), got \(type(of: raw as Any))")
+    }
+
     /// Sets a property from a loosely typed value: links from objects, dictionaries or arrays (creating objects
     /// with `update`), lists from arrays.
     func setAny(_ value: Any?, key: ObjectKey, info: ClassInfo, property i: Int, update: UpdatePolicy) throws {
@@ -404,17 +414,7 @@ extension Realm {
             // Each value a new embedded object (nil: no object); the old ones are deleted with the entries.
             try RealmError.wrap { try tx.setDictionary(key, p.handle, ValueDictionary()) }
             guard !AnyConversion.isNull(value) else { return }
-            let raw = AnyConversion.unwrap(value!)
-            let pairs: [(String, Any?)]
-            if let d = raw as? [String: Any?] {
-                pairs = d.map { ($0.key, $0.value) }
-            } else if let d = raw as? [String: Any] {
-                pairs = d.map { ($0.key, $0.value) }
-            } else if let m = raw as? _AnyMap {
-                pairs = m._rlmAnyEntries()
-            } else {
-                throw bad("expected a dictionary for \(s.typeDescription), got \(type(of: raw as Any))")
-            }
+            let pairs = try dictionaryPairs(value!, s, bad) { $0._rlmAnyEntries() }
             for (k, e) in pairs.sorted(by: { $0.0 < $1.0 }) {
                 if AnyConversion.isNull(e) {
                     try RealmError.wrap { try tx.dictionarySet(key, p.handle, key: k, .null) }
@@ -427,16 +427,8 @@ extension Realm {
         if s.isDictionary {
             var entries = ValueDictionary()
             if !AnyConversion.isNull(value) {
-                let raw = AnyConversion.unwrap(value!)
-                let pairs: [(String, Any?)]
-                if let d = raw as? [String: Any?] {
-                    pairs = d.map { ($0.key, $0.value) }
-                } else if let d = raw as? [String: Any] {
-                    pairs = d.map { ($0.key, $0.value) }
-                } else if let m = raw as? _AnyMap {
-                    pairs = try m._rlmStoredEntries(self).map { ($0.key, AnyConversion.swiftValue($0.value, type: s.type)) }
-                } else {
-                    throw bad("expected a dictionary for \(s.typeDescription), got \(type(of: raw as Any))")
+                let pairs = try dictionaryPairs(value!, s, bad) { m in
+                    try m._rlmStoredEntries(self).map { ($0.key, AnyConversion.swiftValue($0.value, type: s.type)) }
                 }
                 for (k, e) in pairs {
                     if s.type == .link {

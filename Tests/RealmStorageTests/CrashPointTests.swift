@@ -46,7 +46,7 @@ import Glibc
         // repeated: the record, and now and then a checkpoint) sampled; the writes sampled.
         let all = Self.flag("REALM_CRASHPOINT_ALL")
         let stride = Self.number("REALM_CRASHPOINT_STRIDE")
-        let limit = Self.number("REALM_CRASHPOINT_LIMIT") ?? 30
+        let limit = Self.number("REALM_CRASHPOINT_LIMIT") ?? 16
         let writes = calls.indices.filter { calls[$0].isWrite }
         let repeated = calls.indices.filter { !calls[$0].isWrite && stepKind(calls[$0].step) == "small commit" }
         let sampled = Set(writes + repeated)
@@ -110,7 +110,7 @@ import Glibc
         let candidates = calls.filter { faultSyscalls.contains($0.name) && !$0.isReport }
         let all = Self.flag("REALM_FAULT_ALL")
         let stride = Self.number("REALM_FAULT_STRIDE")
-        let limit = Self.number("REALM_FAULT_LIMIT") ?? 24
+        let limit = Self.number("REALM_FAULT_LIMIT") ?? 16
         // Every sync (where a commit's outcome is decided) but those of small commits (one pattern repeated)
         // sampled, EIO and ENOSPC in turn (both in soak mode); the other calls sampled.
         // Every truncation too (growing the file is a step of every commit that needs room).
