@@ -254,6 +254,20 @@ struct Parser {
                 throw QueryError(.invalidQuery, "modifier [\(m)] cannot follow '\(op.rawValue)'", query: text, range: opRange)
             }
         }
+        // `age == ANY {1, 2}`: a quantified list on the right, as Realm's grammar allows, is the same comparison
+        // with the sides swapped (`ANY {1, 2} == age`).
+        if let q = listQuantifier(), tokens[min(index + 1, tokens.count - 1)].kind == .symbol("{") {
+            let qToken = current
+            advance()
+            let list = try arithmetic(after: qToken)
+            guard quantifier == nil else {
+                throw error("only one side of a comparison can take ANY, ALL or NONE", qToken.range)
+            }
+            guard let flipped = op.flipped else {
+                throw error("\(q.rawValue) {…} on the right needs ==, !=, <, <=, > or >=, not \(op.rawValue)", qToken.range)
+            }
+            return Comparison(quantifier: q, lhs: list, op: flipped, options: options, rhs: lhs, range: opRange)
+        }
         let rhs = try arithmetic(after: opToken)
         if op == .between {
             // `{low, high}`, or an argument holding two values (`BETWEEN %@` with [42, 43], as NSPredicate takes it).
@@ -264,6 +278,14 @@ struct Parser {
             }
         }
         return Comparison(quantifier: quantifier, lhs: lhs, op: op, options: options, rhs: rhs, range: opRange)
+    }
+
+    /// The quantifier keyword at the current token, if any.
+    func listQuantifier() -> Comparison.Quantifier? {
+        if isKeyword(current, "any") || isKeyword(current, "some") { return .any }
+        if isKeyword(current, "all") { return .all }
+        if isKeyword(current, "none") { return Comparison.Quantifier.none }
+        return nil
     }
 
     // MARK: Expressions

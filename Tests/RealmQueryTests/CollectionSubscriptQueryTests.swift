@@ -192,9 +192,11 @@ import RealmStorage
         ("Keeper", "pets.@values.age > 4", ["adam", "charlie"]),
         ("Keeper", "pets.@values == obj('Dog', 'pluto')", ["adam", "charlie"]),
         ("Keeper", "pets.@values != obj('Dog', 'pluto')", ["adam", "bernie"]),
-        // Realm writes these two `pets.@values == ANY {...}`.
+        // Realm writes these two `pets.@values == ANY {...}`; both forms are read.
         ("Keeper", "pets.@values IN {obj('Dog', 'lady'), obj('Dog', 'astro')}", ["adam", "bernie"]),
         ("Keeper", "pets.@values IN {obj('Dog', 'astro'), NULL}", ["adam", "bernie"]),
+        ("Keeper", "pets.@values == ANY {obj('Dog', 'lady'), obj('Dog', 'astro')}", ["adam", "bernie"]),
+        ("Keeper", "pets.@values == ANY {obj('Dog', 'astro'), NULL}", ["adam", "bernie"]),
         ("Keeper", "pets.@values == nil", ["adam"]),
         ("Keeper", "ANY pets.@values == NULL", ["adam"]),
         ("Keeper", "pets == nil", ["adam"]),

@@ -73,6 +73,10 @@ let referenceExamples = [
         #expect(try Query.parse("a =< 1") == Query.parse("a <= 1"))
         #expect(try Query.parse("a => 1") == Query.parse("a >= 1"))
         #expect(try Query.parse("SOME a == 1") == Query.parse("ANY a == 1"))
+        // A quantified list on the right is the comparison with its sides swapped, as Realm's grammar reads it.
+        #expect(try Query.parse("age < ALL {1, 2}") == Query.parse("ALL {1, 2} > age"))
+        #expect(try Query.parse("tags == ANY {'a', 'b'}") == Query.parse("ANY {'a', 'b'} == tags"))
+        #expect(try Query.parse("age != NONE {3}") == Query.parse("NONE {3} != age"))
         #expect(try Query.parse("a == 1 AND b == 2") != Query.parse("a == 1 OR b == 2"))
         // Explicit grouping survives printing.
         let grouped = try Query.parse("(a == 1 && b == 2) && c == 3")
@@ -142,6 +146,8 @@ let referenceExamples = [
     /// (query, message fragment, column)
     static let errors: [(String, String, Int)] = [
         ("age >> 3", "expected a value after '>'", 6),
+        ("name BEGINSWITH ANY {'a'}", "ANY {…} on the right needs ==", 17),
+        ("ANY tags == ALL {'a'}", "only one side of a comparison can take ANY, ALL or NONE", 13),
         ("name == 'abc", "unterminated string", 9),
         ("(age > 3", "'(' is never closed", 1),
         ("age > 3)", "')' without a matching '('", 8),
