@@ -37,13 +37,11 @@ public struct Query<T> {
         return p.isEmpty ? "self" : p.joined(separator: ".")
     }
 
-    func appending(_ name: String, collection: Bool) -> [String] {
-        guard let path else { preconditionFailure("a property of an expression: \(text).\(name)") }
-        return path + [name]
-    }
-
+    /// The query of property `name` of this key path's value; `isCollection` when that property is a collection
+    /// (aggregates of the properties after it go there).
     fileprivate func child<V>(_ name: String, isCollection: Bool) -> Query<V> {
-        let next = appending(name, collection: isCollection)
+        guard let path else { preconditionFailure("a property of an expression: \(text).\(name)") }
+        let next = path + [name]
         return Query<V>(path: next, collectionEnd: collectionEnd ?? (isCollection ? next.count : nil))
     }
 }
@@ -133,14 +131,12 @@ extension Query {
         Query<Bool>(expression: "\(text) BETWEEN {%@, %@}", arguments: arguments + [range.lowerBound, range.upperBound])
     }
 
-    /// Whether the value lies in the half-open range.
+    /// Whether the value lies in the half-open range. The text names the key path twice, so its arguments
+    /// come twice, each before its bound's `%@`.
     public func contains(_ range: Range<T>) -> Query<Bool> where T: Comparable {
-        Query<Bool>(expression: "(\(text) >= %@ AND \(text) < %@)", arguments: arguments + arguments + [range.lowerBound, range.upperBound])
+        Query<Bool>(expression: "(\(text) >= %@ AND \(text) < %@)", arguments: arguments + [range.lowerBound] + arguments + [range.upperBound])
     }
 }
-
-// The operators' arguments are laid out in the order their `%@` appear; `contains(Range)` names the key path
-// twice, so its own arguments come twice (an expression key path has none, but stays correct if it had).
 
 extension Query where T == Bool {
     public static func && (lhs: Query, rhs: Query) -> Query { Query(expression: "(\(lhs.condition)) AND (\(rhs.condition))", arguments: lhs.arguments + rhs.arguments) }
