@@ -33,6 +33,18 @@ extension CollectionProperty {
         }
     }
 
+    /// The managed collection as lazy, auto-updating results of `E`: its objects (a list or set of links), or
+    /// its values (`kind`). Queries on an unmanaged collection are a programmer error.
+    func collectionResults<E: RealmCollectionValue>(_ kind: ValueCollection.Kind, _ model: E.Type) -> Results<E> {
+        guard let owner else {
+            preconditionFailure("queries on an unmanaged \(Self.typeName) are not supported; use Swift's filter and sorted")
+        }
+        if E.self is Object.Type && kind == .list {
+            return Results(realm: owner.realm, source: .list(owner, propertyIndex), model: E.self)
+        }
+        return Results(realm: owner.realm, source: .values(ValueCollection(kind: kind, owner: owner, index: propertyIndex)), model: E.self)
+    }
+
     /// Registers `notifier` with the owner's Realm, then calls `initial` (the `.initial` delivery) at once.
     func observe(with notifier: some Notifier, initial: () -> Void) -> NotificationToken {
         guard let owner else { preconditionFailure("only managed collections can be observed") }

@@ -188,16 +188,7 @@ extension List {
     }
 
     /// The list's elements as lazy, auto-updating results (in list order): its objects, or its values.
-    var results: Results<Element> {
-        guard let owner else {
-            preconditionFailure("queries on an unmanaged List are not supported; use Swift's filter and sorted")
-        }
-        if Element.self is Object.Type {
-            return Results(realm: owner.realm, source: .list(owner, propertyIndex), model: Element.self)
-        }
-        return Results(realm: owner.realm, source: .values(ValueCollection(kind: .list, owner: owner, index: propertyIndex)),
-                       model: Element.self)
-    }
+    var results: Results<Element> { collectionResults(.list, Element.self) }
 
     /// The list's elements matching a query (list order kept); see `Results.filter(_:_:)`. In a list of
     /// values, `self` is each value: `filter("self > 3")`.

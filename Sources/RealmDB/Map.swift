@@ -203,11 +203,9 @@ extension Map {
     /// The values as results (in the keys' order), for queries, sorting and aggregates; `self` is each value.
     /// Maps of values only: a map of objects is queried through its owner (`scores['k'] > 3`, `dogs.@values`).
     public var valueResults: Results<Value> {
-        guard let owner else { preconditionFailure("queries on an unmanaged Map are not supported; use Swift's filter and sorted") }
         precondition(!(Value.self is Object.Type) && !(Value.self is _RecordingLink.Type),
                      "queries over a Map of objects are not supported: query the owner's class (dogs.@values.name == 'Rex')")
-        return Results(realm: owner.realm, source: .values(ValueCollection(kind: .dictionaryValues, owner: owner, index: propertyIndex)),
-                       model: Value.self)
+        return collectionResults(.dictionaryValues, Value.self)
     }
 
     /// The values matching a query (`self` is each value: `filter("self > 3")`).

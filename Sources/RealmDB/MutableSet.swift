@@ -170,16 +170,7 @@ extension MutableSet: RealmCollection {
     }
 
     /// The set's elements as lazy, auto-updating results (in the set's order): its objects, or its values.
-    var results: Results<Element> {
-        guard let owner else {
-            preconditionFailure("queries on an unmanaged MutableSet are not supported; use Swift's filter and sorted")
-        }
-        if Element.self is Object.Type {
-            return Results(realm: owner.realm, source: .list(owner, propertyIndex), model: Element.self)
-        }
-        return Results(realm: owner.realm, source: .values(ValueCollection(kind: .list, owner: owner, index: propertyIndex)),
-                       model: Element.self)
-    }
+    var results: Results<Element> { collectionResults(.list, Element.self) }
 
     public func filter(query: String, arguments: [Any] = []) throws -> Results<Element> {
         try results.filter(query: query, arguments: arguments)

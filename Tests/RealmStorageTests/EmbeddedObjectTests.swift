@@ -422,12 +422,7 @@ import Testing
     /// A format-5 file another process has open stays format 5 (a build that reads only format 5 may be that
     /// process), so it takes no embedded class.
     @Test func aFileThatStaysFormatFiveRefusesEmbeddedClasses() throws {
-        let dir = TempDir()
-        let path = try PageBoundChecksumTests.copyOfFormatFiveFixture(in: dir)
-        do { _ = try Database.open(path: path, options: DatabaseOptions(readOnly: true)) }  // makes the lock file
-        try whileAnotherProcessHasItOpen(path) {
-            let db = try Database.open(path: path)
-            #expect(try db.latestMeta().format == 5)
+        try PageBoundChecksumTests.withSharedFormatFiveFixture { db in
             do {
                 try db.write { tx in try tx.createClass(ClassSchema(name: "Spot", properties: [], isEmbedded: true)) }
                 Issue.record("a format-5 file took an embedded class")

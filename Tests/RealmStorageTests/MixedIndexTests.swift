@@ -136,12 +136,7 @@ import TestSupport
     /// A format-5 file another process has open stays format 5, which a build that reads only format 5 may be
     /// writing: an index it would not know how to keep is refused, as sets are.
     @Test func aFileThatStaysFormatFiveRefusesAMixedIndex() throws {
-        let dir = TempDir()
-        let path = try PageBoundChecksumTests.copyOfFormatFiveFixture(in: dir)
-        do { _ = try Database.open(path: path, options: DatabaseOptions(readOnly: true)) }  // makes the lock file
-        try whileAnotherProcessHasItOpen(path) {
-            let db = try Database.open(path: path)
-            #expect(try db.latestMeta().format == 5)
+        try PageBoundChecksumTests.withSharedFormatFiveFixture { db in
             do {
                 try db.write { tx in try tx.createClass(Self.schema) }
                 Issue.record("a format-5 file took an index on a mixed property")

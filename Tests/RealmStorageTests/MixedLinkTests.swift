@@ -422,12 +422,7 @@ import Testing
     /// A file kept at format 5 (another process has it open) takes plain mixed values but no typed link or
     /// nested collection: a build reading format 5 would misread them.
     @Test func aFormatFiveFileRefusesTypedLinksAndNestedCollections() throws {
-        let dir = TempDir()
-        let path = try PageBoundChecksumTests.copyOfFormatFiveFixture(in: dir)
-        do { _ = try Database.open(path: path, options: DatabaseOptions(readOnly: true)) }  // makes the lock file
-        try whileAnotherProcessHasItOpen(path) {
-            let db = try Database.open(path: path)
-            #expect(try db.latestMeta().format == 5)
+        try PageBoundChecksumTests.withSharedFormatFiveFixture { db in
             try db.write { tx in
                 let all = try tx.table("AllTypes"), mixed = try tx.property(all, "mixed")
                 let key = try #require(try tx.keys(all).first)

@@ -141,6 +141,19 @@ import Glibc
         return path
     }
 
+    /// Runs `body` with the format-5 fixture opened writable while another process has it open, so that it
+    /// stays format 5 (a build that reads only format 5 may be that process).
+    static func withSharedFormatFiveFixture(_ body: (Database) throws -> Void) throws {
+        let dir = TempDir()
+        let path = try copyOfFormatFiveFixture(in: dir)
+        do { _ = try Database.open(path: path, options: DatabaseOptions(readOnly: true)) }  // makes the lock file
+        try whileAnotherProcessHasItOpen(path) {
+            let db = try Database.open(path: path)
+            #expect(try db.latestMeta().format == 5)
+            try body(db)
+        }
+    }
+
     static func counts(_ s: Snapshot) throws -> [String: Int] {
         var out: [String: Int] = [:]
         for c in s.schema { out[c.name] = try s.count(c.name) }
