@@ -152,8 +152,9 @@ final class ModelMapping: @unchecked Sendable {
                 if properties.contains(where: \.isPrimaryKey) { throw fail("more than one primary key") }
             }
             if isIndexed && !isPK {
-                guard !desc.isList, !desc.isSet, !desc.isDictionary, desc.type.isIndexable else {
-                    throw fail("property '\(d.name)' of type \(desc.type) cannot be indexed (bool, int, string, date, objectId, uuid or AnyRealmValue only)")
+                // A set's elements may be indexed too (a MutableSet of any of these but AnyRealmValue).
+                guard !desc.isList, !desc.isDictionary, desc.type.isIndexable, !(desc.isSet && desc.type == .mixed) else {
+                    throw fail("property '\(d.name)' of type \(desc.type)\(desc.isList ? " list" : desc.isSet ? " set" : desc.isDictionary ? " dictionary" : "") cannot be indexed (bool, int, string, date, objectId, uuid or AnyRealmValue, or a MutableSet of one of them but AnyRealmValue)")
                 }
             }
             properties.append(PropertySchema(

@@ -87,11 +87,12 @@ func compile(_ p: BoundPredicate, on cls: String, _ ex: Executor) throws -> Node
            case .constant(let values, let isList, _) = c.rhs {
             return try ColumnNode(ex, cls: cls, prop: prop, op: c.op, options: c.options, constants: values, isList: isList)
         }
-        if let node = try CollectionColumnNode.make(ex, c, on: cls) { return node }
         func sub(_ o: BoundOperand) throws -> (BoundPath, Node)? {
             guard case .subqueryCount(let collection, let element, let predicate, _) = o else { return nil }
             return (collection, try compile(predicate, on: element, ex))
         }
-        return GenericNode(ex, c, lhsSubquery: try sub(c.lhs), rhsSubquery: try sub(c.rhs))
+        let scan = try CollectionColumnNode.make(ex, c, on: cls)
+            ?? GenericNode(ex, c, lhsSubquery: try sub(c.lhs), rhsSubquery: try sub(c.rhs))
+        return try ElementIndexNode.wrap(scan, ex, c, on: cls)
     }
 }

@@ -166,7 +166,7 @@ struct Sorter {
     /// key-ordered input), so walk it and keep the keys asked for. nil when that does not apply.
     func indexWalk(_ keys: [ObjectKey], _ descriptors: [(path: BoundPath, ascending: Bool)], keysAreSorted: Bool) throws -> [ObjectKey]? {
         guard keysAreSorted, descriptors.count == 1, let prop = descriptors[0].path.directProperty,
-              let s = ex.schema(cls, prop), s.isIndexed, !s.isList, s.type == .string || s.type == .int else { return nil }
+              let s = ex.schema(cls, prop), s.isIndexed, !s.isList, !s.isSet, s.type == .string || s.type == .int else { return nil }
         let table = try ex.table(cls)
         let total = try ex.snapshot.count(table)
         // Walking the whole index for a few keys costs more than sorting them.

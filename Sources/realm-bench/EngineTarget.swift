@@ -232,7 +232,7 @@ final class EngineTarget: BenchTarget {
                 ], isEmbedded: true),
                 ClassSchema(name: "Item", properties: [
                     PropertySchema(name: "id", type: .int, isPrimaryKey: true),
-                    PropertySchema(name: "tags", type: .string, isSet: true),
+                    PropertySchema(name: "tags", type: .string, isIndexed: true, isSet: true),  // as SQLite indexes item_tags.tag
                     PropertySchema(name: "scores", type: .int, isDictionary: true),
                     .link("address", to: "Address"),
                 ]),

@@ -122,7 +122,7 @@ import Testing
         #expect(refused([emb, ClassSchema(name: "P", properties: [.set("es", of: "E")])]))
         #expect(refused([ClassSchema(name: "E", properties: [PropertySchema(name: "id", type: .int, isPrimaryKey: true)], isEmbedded: true)]))
         #expect(refused([ClassSchema(name: "P", properties: [PropertySchema(name: "x", type: .int, isList: true, isSet: true)])]))
-        #expect(refused([ClassSchema(name: "P", properties: [PropertySchema(name: "x", type: .int, isIndexed: true, isSet: true)])]))
+        #expect(refused([ClassSchema(name: "P", properties: [PropertySchema(name: "x", type: .int, isIndexed: true, isDictionary: true)])]))
         #expect(refused([ClassSchema(name: "P", properties: [PropertySchema(name: "x", type: .string, isPrimaryKey: true, isDictionary: true)])]))
         #expect(try db.read { $0.schema.isEmpty })
     }

@@ -91,6 +91,16 @@ extension Database {
             for p in current.properties where p.isIndexed {
                 try tx.addToIndex(c.classID, p, values[p.columnID] ?? p.defaultValue, key)
             }
+            for p in current.properties where p.isElementIndexed {
+                guard case .data(let bytes) = values[p.columnID] ?? p.defaultValue else { continue }
+                let elements: [Value]
+                do {
+                    elements = try ListCoding.decode(bytes)
+                } catch let e as ListCoding.Malformed {
+                    throw StorageError.corrupt(path: source.displayPath, location: "set \(c.name).\(p.name) of #\(key)", reason: e.reason)
+                }
+                for v in elements { try tx.addToIndex(c.classID, p, v, key) }
+            }
         }
         tx.roots[c.classID] = root
         tx.catalogue.classes[ci].objectCount += UInt64(view.count)

@@ -151,7 +151,7 @@ private struct Verifier {
         }
         if UInt64(count) != c.objectCount { problem("\(c.name): catalogue says \(c.objectCount) objects, tree holds \(count)") }
         checkValues(c, table)
-        for p in c.properties where p.isIndexed { checkIndex(c, table, p) }
+        for p in c.properties where p.hasIndexTree { checkIndex(c, table, p) }
         for p in c.properties where p.type == .backlink { checkBacklinkTree(c, p) }
         if c.isEmbedded { checkOwners(c, table) }
     }
@@ -351,14 +351,22 @@ private struct Verifier {
             }
             let n = try tree.checkInvariants(source: s)
             var expected: [[UInt8]] = []
+            let h = PropertyHandle(name: p.name, type: p.type, isList: false, isOptional: p.isOptional, info: p, classID: c.classID)
             for k in try s.keys(table) {
-                var e: [UInt8] = []
-                let h = PropertyHandle(name: p.name, type: p.type, isList: false, isOptional: p.isOptional, info: p, classID: c.classID)
-                IndexKey.encode(try s.value(k, h), into: &e)
-                IndexKey.appendObjectKey(k.rawValue, to: &e)
-                expected.append(e)
+                // A set's index holds each of its elements' distinct entries (long strings sharing a cut
+                // prefix have one); any other index the one value.
+                var entries: [[UInt8]] = []
+                for v in p.isElementIndexed ? try s.list(k, h) : [try s.value(k, h)] {
+                    var e: [UInt8] = []
+                    IndexKey.encode(v, into: &e)
+                    IndexKey.appendObjectKey(k.rawValue, to: &e)
+                    if !entries.contains(e) { entries.append(e) }
+                }
+                expected.append(contentsOf: entries)
             }
-            if n != expected.count { problem("index \(c.name).\(p.name): \(n) entries for \(expected.count) objects") }
+            if n != expected.count {
+                problem("index \(c.name).\(p.name): \(n) entries for \(expected.count) \(p.isElementIndexed ? "elements" : "objects")")
+            }
             var seenValues = Set<[UInt8]>()
             for e in expected {
                 if try !tree.contains(e, source: s) { problem("index \(c.name).\(p.name): entry missing for object #\(IndexKey.objectKey(fromEntry: e))") ; break }

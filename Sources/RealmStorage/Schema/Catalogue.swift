@@ -40,9 +40,20 @@ struct PropertyInfo: Equatable {
     var collectionValuesNullable: Bool { isOptional || type == .mixed }
     /// A list, set or dictionary stored in the object's cluster (serialized; not linkingObjects).
     var isCollection: Bool { flags.contains(.list) || flags.contains(.set) || flags.contains(.dictionary) }
-    /// Whether the property has an index tree (indexed properties and primary keys, except a primary key
-    /// whose value is the object key).
-    var isIndexed: Bool { (flags.contains(.indexed) || flags.contains(.primaryKey)) && !flags.contains(.keyIsValue) }
+    /// Whether the property has an index tree of its single value (indexed properties and primary keys, except a
+    /// primary key whose value is the object key).
+    var isIndexed: Bool { (flags.contains(.indexed) || flags.contains(.primaryKey)) && !flags.contains(.keyIsValue) && !isCollection }
+    /// Whether the property is an indexed set: its index tree holds one entry per element of each object's set
+    /// (`docs/FILE_FORMAT.md`, "Set element indexes").
+    var isElementIndexed: Bool { flags.contains(.indexed) && isSet }
+    /// Whether the property has an index tree of either kind.
+    var hasIndexTree: Bool { isIndexed || isElementIndexed }
+
+    /// Whether a property of `type` may be indexed: a single value of an indexable type, or a set of one other
+    /// than mixed (`kind` is "", " list", " set" or " dictionary", as the schema's messages say it).
+    static func mayBeIndexed(_ type: PropertyType, kind: String) -> Bool {
+        type.isIndexable && (kind.isEmpty || (kind == " set" && type != .mixed))
+    }
     var keyIsValue: Bool { flags.contains(.keyIsValue) }
     var isPrimaryKey: Bool { flags.contains(.primaryKey) }
     var isHidden: Bool { flags.contains(.hidden) }

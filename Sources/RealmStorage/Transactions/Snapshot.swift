@@ -545,8 +545,13 @@ extension Snapshot {
             guard entry.count == prefix.count + 8 else { return false }
             let key = IndexKey.objectKey(fromEntry: entry)
             if truncated {
-                // Long strings share a cut prefix in the index: confirm against the object.
-                guard let loc = try locate(classID, key), try rawValue(loc, p).matchesQuery(value) else { return true }
+                // Long strings share a cut prefix in the index: confirm against the object (its set's elements).
+                guard let loc = try locate(classID, key) else { return true }
+                if p.isElementIndexed {
+                    guard SetElements.search(try listValues(classID, key, p, loc), value).found else { return true }
+                } else {
+                    guard try rawValue(loc, p).matchesQuery(value) else { return true }
+                }
             }
             out.append(key)
             return out.count < limit

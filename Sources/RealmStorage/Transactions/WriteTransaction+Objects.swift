@@ -336,6 +336,7 @@ extension WriteTransaction {
         }
         for (p, vs) in listValues where !vs.isEmpty {
             dirtyLists[SlotKey(classID: classID, key: key, columnID: p.columnID)] = vs
+            if p.isElementIndexed { for v in vs { try addToIndex(classID, p, v, key) } }
             if p.type == .link {
                 for case .link(let t) in vs { try addBacklink(target: t.rawValue, via: p, from: classID, origin: key) }
             } else if p.type == .mixed {
@@ -459,7 +460,7 @@ extension WriteTransaction {
         try freeTree(root(of: c.classID), c)
         roots[c.classID] = .clean(0)
         let ci = try classIndex(c.classID)
-        for p in c.properties where p.isIndexed {
+        for p in c.properties where p.hasIndexTree {
             try dropIndex(c.classID, p)
             if let pi = catalogue.classes[ci].properties.firstIndex(where: { $0.columnID == p.columnID }) {
                 catalogue.classes[ci].properties[pi].indexRoot = 0
@@ -588,6 +589,9 @@ extension WriteTransaction {
             }
         }
         for p in c.properties where p.type == .mixed { try removeOutgoingMixedBacklinks(classID, key, p, here) }
+        for p in c.properties where p.isElementIndexed {
+            for e in elementEntries(try listValues(classID, key, p, here), key) { try withIndex(classID, p) { _ = try $0.remove(e, sink: self) } }
+        }
         // Pending collection changes of the object go with it (its collections are values in its row, removed
         // below).
         for p in c.properties where p.isCollection && p.type != .linkingObjects {

@@ -115,7 +115,9 @@ extension WriteTransaction {
         if s.isDictionary { flags.insert(.dictionary) }
         let kind = s.isList ? " list" : s.isSet ? " set" : s.isDictionary ? " dictionary" : ""
         if s.isIndexed {
-            guard s.type.isIndexable, kind.isEmpty else { throw StorageError.invalidSchema("\(where_): properties of type \(s.type)\(kind) cannot be indexed") }
+            guard PropertyInfo.mayBeIndexed(s.type, kind: kind) else {
+                throw StorageError.invalidSchema("\(where_): properties of type \(s.type)\(kind) cannot be indexed")
+            }
             if s.type == .mixed && !meta.hasPageBoundChecksums { throw formatTooOld(where_) }
             flags.insert(.indexed)
         }
@@ -189,7 +191,7 @@ extension WriteTransaction {
         }
         // The embedded objects the property owns go with it (read before its backlink tree is dropped).
         let owned = try ownedObjects(via: p, of: c.classID)
-        if p.isIndexed { try dropIndex(c.classID, p) }
+        if p.hasIndexTree { try dropIndex(c.classID, p) }
         if p.type == .link { try dropBacklinkColumn(target: p.targetClassID, origin: c.classID, column: p.columnID) }
         if p.type == .mixed {
             for (tc, _) in mixedBacklinkColumns(via: p, from: c.classID) {
@@ -217,7 +219,7 @@ extension WriteTransaction {
         }
         let table = TableHandle(name: name, classID: c.classID)
         for k in try keys(table) { try deleteObject(c.classID, k.rawValue) }
-        for p in c.properties where p.isIndexed || p.type == .backlink { try dropIndex(c.classID, p) }
+        for p in c.properties where p.hasIndexTree || p.type == .backlink { try dropIndex(c.classID, p) }
         for p in c.properties where p.type == .link && p.targetClassID != c.classID {
             try dropBacklinkColumn(target: p.targetClassID, origin: c.classID, column: p.columnID)
         }

@@ -43,8 +43,9 @@ extension WriteTransaction {
         guard p.flags.contains(.indexed) != indexed else { return }
         guard let pi = catalogue.classes[ci].properties.firstIndex(where: { $0.columnID == p.columnID }) else { return }
         if indexed {
-            guard p.type.isIndexable, !p.isCollection else {
-                throw StorageError.invalidSchema("\(className).\(name): properties of type \(p.type)\(p.isList ? " list" : "") cannot be indexed")
+            let kind = p.isList ? " list" : p.isSet ? " set" : p.isDictionary ? " dictionary" : ""
+            guard PropertyInfo.mayBeIndexed(p.type, kind: kind) else {
+                throw StorageError.invalidSchema("\(className).\(name): properties of type \(p.type)\(kind) cannot be indexed")
             }
             if p.type == .mixed && !meta.hasPageBoundChecksums { throw formatTooOld("\(className).\(name)") }
             catalogue.classes[ci].properties[pi].flags.insert(.indexed)
@@ -54,8 +55,14 @@ extension WriteTransaction {
             let info = catalogue.classes[ci].properties[pi]
             let table = TableHandle(name: className, classID: c.classID)
             let handle = try property(table, name)
-            for k in try keys(table) {
-                try addToIndex(c.classID, info, try value(k, handle), k.rawValue)
+            if info.isElementIndexed {
+                for k in try keys(table) {
+                    for e in try list(k, handle) { try addToIndex(c.classID, info, e, k.rawValue) }
+                }
+            } else {
+                for k in try keys(table) {
+                    try addToIndex(c.classID, info, try value(k, handle), k.rawValue)
+                }
             }
         } else {
             try dropIndex(c.classID, p)

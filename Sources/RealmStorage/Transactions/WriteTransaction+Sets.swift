@@ -49,6 +49,17 @@ extension Snapshot {
         }
     }
 
+    /// The objects whose set property `p` holds an element equal to `value` (converted as `setContains` converts
+    /// it), in key order, read from the set's element index; nil when `p` is not an indexed set.
+    public func objects(_ p: PropertyHandle, withElement value: Value) throws -> [ObjectKey]? {
+        try naming(p.classID) {
+            let (c, info) = try currentInfo(p)
+            guard info.isElementIndexed else { return nil }
+            let v = try lookupElement(value, for: info, in: c)
+            return try indexLookup(c.classID, info, v, limit: Int.max).map(ObjectKey.init)  // equal values order by key
+        }
+    }
+
     /// `value` as an element of a set or dictionary of property `p` would be stored, for finding it: the
     /// element type's conversions (int to double, ...) and its nullability, but a link's target need not exist.
     func lookupElement(_ value: Value, for p: PropertyInfo, in c: ClassInfo) throws -> Value {
@@ -124,6 +135,7 @@ extension WriteTransaction {
         if at.found { return false }
         elements.insert(v, at: at.index)
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = elements
+        if info.isElementIndexed { try addToIndex(c.classID, info, v, key.rawValue) }
         if case .link(let t) = v { try addBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
         try addElementBacklinks(v, info, c, key)
         return true
@@ -139,6 +151,7 @@ extension WriteTransaction {
         guard at.found else { return false }
         let old = elements.remove(at: at.index)
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = elements
+        if info.isElementIndexed { try removeElementEntry(c.classID, info, old, remaining: elements, key.rawValue) }
         if case .link(let t) = old { try removeBacklink(target: t.rawValue, via: info, from: c.classID, origin: key.rawValue) }
         try removeElementBacklinks(old, info, c, key)
         return true
@@ -162,7 +175,30 @@ extension WriteTransaction {
             for v in old { try removeElementBacklinks(v, info, c, key) }
             for v in new { try addElementBacklinks(v, info, c, key) }
         }
+        if info.isElementIndexed {
+            // Only the entries that come or go.
+            let before = elementEntries(old, key.rawValue), after = elementEntries(new, key.rawValue)
+            for e in before.subtracting(after) { try withIndex(c.classID, info) { _ = try $0.remove(e, sink: self) } }
+            for v in new where !before.contains(indexEntry(v, key.rawValue)) { try addToIndex(c.classID, info, v, key.rawValue) }
+        }
         dirtyLists[SlotKey(classID: c.classID, key: key.rawValue, columnID: info.columnID)] = new
+    }
+
+    // MARK: Element indexes
+
+    /// The entries of an indexed set's elements: one per distinct entry, since two strings longer than an index
+    /// key keeps (`IndexKey.maxStringBytes`) that share that prefix have one entry for the object, present while
+    /// either is in the set.
+    func elementEntries(_ elements: [Value], _ key: UInt64) -> Set<[UInt8]> {
+        Set(elements.map { indexEntry($0, key) })
+    }
+
+    /// Removes the entry of `element`, which left the set of object `key`, unless an element still in the set
+    /// (`remaining`) has the same entry.
+    func removeElementEntry(_ classID: UInt32, _ p: PropertyInfo, _ element: Value, remaining: [Value], _ key: UInt64) throws {
+        let entry = indexEntry(element, key)
+        if IndexKey.isTruncated(encoded: entry.dropLast(8)), remaining.contains(where: { indexEntry($0, key) == entry }) { return }
+        try withIndex(classID, p) { _ = try $0.remove(entry, sink: self) }
     }
 
     /// Stores `bytes` as the serialized value of collection property `p` of an object, unchecked: for tests
