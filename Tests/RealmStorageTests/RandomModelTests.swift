@@ -242,6 +242,7 @@ private let baseSchema: [ClassSchema] = [
         PropertySchema(name: "bools", type: .bool, isOptional: true, isList: true),
         PropertySchema(name: "oids", type: .objectId, isList: true),
         PropertySchema(name: "intSet", type: .int, isSet: true),
+        PropertySchema(name: "strSet", type: .string, isOptional: true, isIndexed: true, isSet: true),
         PropertySchema(name: "anySet", type: .mixed, isOptional: true, isSet: true),
         .set("petSet", of: "Pet"),
         .set("friendSet", of: "Owner"),
@@ -1043,7 +1044,10 @@ private final class RandomRun {
         case 4 where gen.chance(0.5):
             // An index added to or removed from a property that has values.
             let scalars = model.classes.flatMap { c in
-                c.properties.filter { $0.name.hasPrefix("x") && $0.type.isIndexable && !$0.isCollection && !$0.isPrimaryKey }.map { (c.name, $0) }
+                c.properties.filter {
+                    $0.name.hasPrefix("x") && $0.type.isIndexable && !$0.isPrimaryKey
+                        && (!$0.isCollection || ($0.isSet && $0.type != .mixed))
+                }.map { (c.name, $0) }
             }
             guard let (c, p) = scalars.isEmpty ? nil : gen.pick(scalars) else { return }
             note("\(p.isIndexed ? "remove the index of" : "index") \(c).\(p.name) (\(p.type))")
@@ -1267,6 +1271,20 @@ private final class RandomRun {
                 var all: [String: [UInt64]] = [:]
                 for g in try s.allBacklinks(key, in: t) { all["\(g.className).\(g.property)"] = g.keys.map(\.rawValue) }
                 if all != groups { bad("\(c.name) #\(k): allBacklinks \(all), model \(groups)") }
+            }
+
+            // Element indexes of sets: the objects holding an element.
+            for (p, h) in zip(c.properties, handles) where p.isSet && p.isIndexed {
+                var probes: [Value] = [gen.value(p.type)]
+                for _ in 0..<3 where !keys.isEmpty {
+                    if let e = objects[keys[gen.below(keys.count)]]!.lists[p.name]?.first { probes.append(e) }
+                }
+                if p.isOptional { probes.append(.null) }
+                for v in probes {
+                    let want = keys.filter { k in objects[k]!.lists[p.name]!.contains { SetOrder.compare($0, v) == 0 } }
+                    let got = try s.objects(h, withElement: v)?.map(\.rawValue)
+                    if got != want { bad("\(c.name).\(p.name) (indexed set): objects(withElement: \(short(v))) \(String(describing: got?.prefix(10))), model \(want.prefix(10))") }
+                }
             }
 
             // Index lookups, primary keys, scans and aggregates.
