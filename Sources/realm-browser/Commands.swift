@@ -359,12 +359,15 @@ struct Info: ParsableCommand {
 
     @Argument(help: "The database file.") var path: String
     @Flag(name: .customLong("read-only"), help: "Open the file read-only (always the case for this subcommand).") var readOnly = false
+    @Flag(help: "Also show where the file's space goes: pages of each structure, how full they are, and each column's bytes (walks every node).")
+    var detail = false
     @OptionGroup var key: KeyOptions
 
     func run() throws {
         let keyBytes = try key.key()
         let db = try openExisting(path, readOnly: true, key: keyBytes)
         print(try InfoReport(database: db).text, terminator: "")
+        if detail { print("\n" + (try SpaceReport(database: db).text), terminator: "") }
     }
 }
 

@@ -13,6 +13,10 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
     /// reads intact, but the disk or something writing to the file changed bytes it should not have.
     public var warnings: [String] = []
 
+    /// Where the pages go, by structure (`SpaceUse.label`s such as "Person: clusters", "Person.name: index"),
+    /// and the bytes of each column inside its class's clusters.
+    public var space: [String: SpaceUse] = [:]
+
     public var isOK: Bool { problems.isEmpty }
 
     public var description: String {
@@ -25,6 +29,26 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
             s += "\n\(warnings.count) warning(s):\n" + warnings.prefix(50).map { "  - " + $0 }.joined(separator: "\n")
         }
         return s
+    }
+}
+
+extension Database {
+    /// Bytes of a page: every node fills a whole number of them.
+    public static var bytesPerPage: Int { pageSize }
+}
+
+/// The space one structure of a file takes: its nodes, their bytes, and the pages they occupy (a node fills
+/// whole pages; the rest of its last page is padding). For a column, the bytes of its blocks inside the clusters
+/// (no nodes or pages of its own).
+public struct SpaceUse: Sendable, Equatable {
+    public var nodes = 0
+    public var bytes = 0
+    public var pages: UInt64 = 0
+
+    public init(nodes: Int = 0, bytes: Int = 0, pages: UInt64 = 0) {
+        self.nodes = nodes
+        self.bytes = bytes
+        self.pages = pages
     }
 }
 
@@ -56,8 +80,14 @@ private struct Verifier {
         return "\(error)"
     }
 
-    /// Records that `ref` is a node owned by `what`; checks its checksum.
-    mutating func claim(_ ref: UInt64, _ what: String) -> Bool {
+    mutating func account(_ label: String, nodes: Int = 0, bytes: Int, pages: UInt64 = 0) {
+        report.space[label, default: SpaceUse()].nodes += nodes
+        report.space[label, default: SpaceUse()].bytes += bytes
+        report.space[label, default: SpaceUse()].pages += pages
+    }
+
+    /// Records that `ref` is a node owned by `what`, counted in the space of `label`; checks its checksum.
+    mutating func claim(_ ref: UInt64, _ what: String, space label: String) -> Bool {
         let node: UnsafeRawBufferPointer
         do { node = try s.node(ref, expected: nil) } catch {
             // Outside the file, a bad length, failing its checksum (which reading checks) or authentication.
@@ -88,6 +118,7 @@ private struct Verifier {
             owner[p] = what
         }
         report.usedPages += pages
+        account(label, nodes: 1, bytes: node.count, pages: pages)
         return true
     }
 
@@ -96,7 +127,8 @@ private struct Verifier {
         report.totalPages = s.meta.pageCount
         for p: UInt64 in 0..<2 { owner[p] = "meta slot" }
         report.usedPages = 2
-        if s.meta.catalogueRef != 0, claim(s.meta.catalogueRef, "commit root") {
+        account("meta slots", nodes: 2, bytes: 2 * pageSize, pages: 2)
+        if s.meta.catalogueRef != 0, claim(s.meta.catalogueRef, "commit root", space: "commit root (catalogue, free list)") {
             do {
                 let entries = try CommitRoot.freeList(s.node(s.meta.catalogueRef, expected: .catalogue), ref: s.meta.catalogueRef,
                                                       source: s, pageCount: s.meta.pageCount)
@@ -105,6 +137,7 @@ private struct Verifier {
                         if let other = owner[p] { problem("free page \(p) is also used by \(other)") } else { owner[p] = "free list" }
                     }
                     report.freePages += e.count
+                    account("free pages", bytes: 0, pages: e.count)
                 }
             } catch { problem(brief(error)) }
         }
@@ -179,7 +212,8 @@ private struct Verifier {
 
     /// Returns (firstKey, count) of the subtree.
     mutating func checkTree(_ c: ClassInfo, _ ref: UInt64, level: Int?, path: String) -> (UInt64, Int)? {
-        guard claim(ref, path) else { return nil }
+        let isLeaf = (try? s.node(ref, expected: nil)).map(TableTree.isLeafNode) ?? false  // an unreadable node: claim says why
+        guard claim(ref, path, space: isLeaf ? "\(c.name): clusters" : "\(c.name): tree inner nodes") else { return nil }
         do {
             let node = try s.node(ref, expected: nil)
             if TableTree.isLeafNode(node) {
@@ -217,13 +251,14 @@ private struct Verifier {
                 guard let e = v.columnEntry(id), let enc = ColumnEncoding(rawValue: e.encoding) else {
                     problem("\(path): cluster at page \(v.ref) column \(id) has an unknown encoding"); continue
                 }
+                account("\(c.name).\(c.property(column: id)?.name ?? "column \(id)"): column", bytes: e.length)
                 guard enc == .bytes else { continue }
                 let r = try ColumnReader(node: v.node, offset: e.offset, length: e.length, count: v.count, encoding: enc, type: .data, linkStorage: .raw)
                 r.forEachBlobRef { refs.append($0) }
             }
             // Lists (and the backlink sets format 2 left in clusters not yet rewritten) are bytes columns too:
             // their long values are among these blobs.
-            for r in refs { _ = claim(r, "\(path): blob") }
+            for r in refs { _ = claim(r, "\(path): blob", space: "\(c.name): blobs") }
         } catch {
             problem("\(path): \(brief(error))")
         }
@@ -305,7 +340,7 @@ private struct Verifier {
             if bl.indexRoot != 0 {
                 var refs: [UInt64] = []
                 try tree.collectRefs(source: s, into: &refs)
-                for r in refs { _ = claim(r, what) }
+                for r in refs { _ = claim(r, what, space: "\(c.name).\(bl.name): backlinks") }
             }
             _ = try tree.checkInvariants(source: s)
             let originTable = TableHandle(name: origin.name, classID: origin.classID)
@@ -347,7 +382,7 @@ private struct Verifier {
             if p.indexRoot != 0 {
                 var refs: [UInt64] = []
                 try tree.collectRefs(source: s, into: &refs)
-                for r in refs { _ = claim(r, "index \(c.name).\(p.name)") }
+                for r in refs { _ = claim(r, "index \(c.name).\(p.name)", space: "\(c.name).\(p.name): index") }
             }
             let n = try tree.checkInvariants(source: s)
             var expected: [[UInt8]] = []
