@@ -22,6 +22,7 @@ struct Options {
     var encryption = false
     var browser = false
     var browserFile: String?
+    var space = false
 
     var singleCommits: Int { quick ? 1_000 : 10_000 }
 
@@ -50,6 +51,8 @@ struct Options {
                              --objects objects (first screen, paging)
           --file PATH        with --browser: an existing database instead (a demo
                              from `realm-browser demo` adds big values)
+          --space            after the insert, where the engine file's space goes
+                             (as `realm-browser info --detail` prints it)
           --help             this text
         """
 
@@ -110,6 +113,8 @@ struct Options {
                 options.browser = true
             case "--file":
                 options.browserFile = try value()
+            case "--space":
+                options.space = true
             case "--objects":
                 options.objects = try positive()
             case "--repeat":
@@ -299,7 +304,7 @@ enum Timing {
 /// shared machine. Prints a progress line per workload and target. After a target's first failure the rest are
 /// not run on it: its database state is no longer known. A target that cannot be set up is reported
 /// unavailable and the other runs alone.
-func runSideBySide(_ targets: [any BenchTarget], workloads: [Workload], directories: [String]) -> [TargetRun] {
+func runSideBySide(_ targets: [any BenchTarget], workloads: [Workload], directories: [String], space: Bool = false) -> [TargetRun] {
     var runs = targets.map { _ in TargetRun(outcomes: Array(repeating: .notRun, count: workloads.count)) }
     var live: [Int] = []
     for (t, target) in targets.enumerated() {
@@ -355,7 +360,10 @@ func runSideBySide(_ targets: [any BenchTarget], workloads: [Workload], director
                 let perRun = cpu[t].divided(by: workload.runPiece != nil ? 1 : rounds)
                 line += String(format: "   (cpu per run: user %.1f ms, system %.1f ms)", perRun.user, perRun.system)
                 Output.line(line)
-                if workload.key == "insert" { runs[t].fileSize = try targets[t].fileSize() }
+                if workload.key == "insert" {
+                    runs[t].fileSize = try targets[t].fileSize()
+                    if space, let text = try targets[t].spaceReport() { Output.line(text) }
+                }
             } catch {
                 failed.insert(t)
                 runs[t].outcomes[index] = .failed("\(error)")
@@ -623,7 +631,7 @@ struct BenchMain {
             return
         }
         let runs = runSideBySide([EngineTarget(), SQLiteTarget()], workloads: workloads,
-                                 directories: [runDirectory + "/engine", runDirectory + "/sqlite"])
+                                 directories: [runDirectory + "/engine", runDirectory + "/sqlite"], space: options.space)
         try? files.removeItem(atPath: runDirectory + "/engine")
         try? files.removeItem(atPath: runDirectory + "/sqlite")
 

@@ -105,6 +105,9 @@ protocol BenchTarget: AnyObject {
     /// Called right after `insertAll`; not timed.
     func fileSize() throws -> Int
 
+    /// Where the file's space goes (`SpaceReport`), for `--space`; nil when the target cannot tell.
+    func spaceReport() throws -> String?
+
     /// Closes the database. The harness then deletes the directory.
     func tearDown()
 
@@ -315,4 +318,8 @@ struct ItemChecksum {
     mutating func addAddress(street: String, city: String) {
         sum &+= SplitMix64.mix(SplitMix64.mix(PersonChecksum.fnv1a(street) ^ 0x4444) ^ PersonChecksum.fnv1a(city))
     }
+}
+
+extension BenchTarget {
+    func spaceReport() throws -> String? { nil }
 }

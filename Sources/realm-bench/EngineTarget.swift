@@ -6,6 +6,7 @@ import Glibc
 #endif
 import RealmQuery
 import RealmStorage
+import RealmTools
 
 final class EngineTarget: BenchTarget {
     let name: String
@@ -163,6 +164,8 @@ final class EngineTarget: BenchTarget {
         guard stat(path, &st) == 0 else { return 0 }
         return Int(st.st_size)
     }
+
+    func spaceReport() throws -> String? { try SpaceReport(database: database).text }
 
     func tearDown() { db = nil }
 
