@@ -167,3 +167,21 @@ import Testing
         #expect(dumps[0] == dumps[1])
     }
 }
+
+/// A bulk insert's index entries go in as one sorted batch among the transaction's first few entries (which went
+/// straight in); its nodes come out full, where halving each overfull node left them half empty.
+@Suite struct BulkIndexFillTests {
+    @Test func aBulkLoadedIndexFillsItsPages() throws {
+        let db = try Database.inMemory(identifier: "bulk-fill-\(UUID())")
+        var rng = SplitMix64(seed: 89)
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "P", properties: [PropertySchema(name: "name", type: .string, isIndexed: true)]))
+            for _ in 0..<20_000 { try tx.createObject("P", ["name": .string("name \(rng.next() % 1_000_000_000)")]) }
+        }
+        let report = try db.verify()
+        #expect(report.isOK, "\(report.problems)")
+        let index = try #require(report.space["P.name: index"])
+        let fill = Double(index.bytes) / Double(Int(index.pages) * Database.bytesPerPage)
+        #expect(fill > 0.9, "index pages \(index.pages), bytes \(index.bytes): \(fill)")
+    }
+}

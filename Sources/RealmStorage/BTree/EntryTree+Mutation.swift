@@ -158,7 +158,7 @@ extension EntryTree {
     private func insertIntoLeaf(_ node: EntryTreeNode, _ entry: UnsafeRawBufferPointer, at pos: Int) -> Outcome {
         node.insert(entry, at: pos)
         let mode: SplitMode = pos == node.count - 1 ? .append : pos == 0 ? .prepend : .balanced
-        return Outcome(node: node, siblings: split(node, mode: mode), mode: mode)
+        return Outcome(node: node, siblings: split(node, mode: mode, after: ascending ? pos : nil), mode: mode)
     }
 
     private func remove(_ key: UnsafeRawBufferPointer, from child: Child, level: Int?, sink: NodeSink) throws -> Outcome? {
@@ -210,14 +210,17 @@ extension EntryTree {
         } else {
             try mergeIfUnderfull(node, at: i, sink: sink)
         }
-        return Outcome(node: node, siblings: split(node, mode: mode), mode: mode)
+        let newest = ascending && !sub.siblings.isEmpty ? i + sub.siblings.count : nil
+        return Outcome(node: node, siblings: split(node, mode: mode, after: newest), mode: mode)
     }
 
     // MARK: Splitting and merging
 
     /// Cuts an overfull node; returns the new right siblings (empty when it fits). Normally one sibling; more
     /// (or an oversized node left whole) only for a node holding entries over the limits (corrupt or foreign).
-    func split(_ node: EntryTreeNode, mode: SplitMode) -> [EntryTreeNode] {
+    /// `after`: the position of the entry just inserted into a node of an ascending batch (`ascending`); the
+    /// node is then cut right after it when both parts fit.
+    func split(_ node: EntryTreeNode, mode: SplitMode, after: Int? = nil) -> [EntryTreeNode] {
         let inner = !node.isLeaf
         let n = node.count
         if limits.fits(count: n, entryBytes: node.entryBytes, inner: inner) || n < 2 { return [] }
@@ -236,6 +239,7 @@ extension EntryTree {
         var candidates = [mid]
         if mode == .append { candidates.insert(n - 1, at: 0) }
         if mode == .prepend { candidates.insert(1, at: 0) }
+        if mode == .balanced, let p = after, p + 1 < n { candidates.insert(p + 1, at: 0) }
         for s in candidates where fits(0, s) && fits(s, n) { return [node.cut(from: s)] }
 
         // Greedy: as many full pieces as needed. Reached only for a node far over the limits (corrupt, or

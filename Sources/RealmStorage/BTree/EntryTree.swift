@@ -26,7 +26,10 @@ import Darwin
 /// 47 split at 8192 bytes and 512 entries; such nodes are valid and split when next changed. An insert at
 /// the end of a node splits it so the left part keeps everything it had (sequential inserts give full nodes);
 /// an insert before every entry of the leftmost leaf keeps the right part full (descending inserts); any other
-/// split halves the node by bytes.
+/// split halves the node by bytes, except while `ascending` (a sorted batch goes in): then a node is cut right
+/// after the new entry, so the left part stays full and the next entries of the batch fill the node they land in
+/// (inserting a sorted batch among a few older entries halved every node, which left a bulk-loaded index half
+/// empty, DECISIONS 89).
 ///
 /// **Removal** drops nodes that become empty and collapses a root with one child. A node that falls below a
 /// quarter of both limits is merged into an adjacent sibling when the result stays within three quarters of
@@ -94,6 +97,9 @@ struct EntryTree {
 
     /// nil when the tree is empty.
     var root: Child?
+    /// Whether the entries now being inserted come in ascending order (`WriteTransaction.flushIndexEntries`):
+    /// splits then cut after the new entry instead of halving.
+    var ascending = false
     let limits: Limits
     /// Set by every change since the tree was opened or committed (also when the root ref itself changes
     /// without any dirty node, e.g. a root collapsing onto a committed child, or the tree becoming empty).

@@ -385,6 +385,8 @@ public final class WriteTransaction: Snapshot, NodeSink {
         try pending.bytes.withUnsafeBytes { buf in
             let order = pending.sortedRanges(in: buf)
             try withStoredIndex(slot, root: pending.indexRoot) { tree in
+                tree.ascending = true
+                defer { tree.ascending = false }
                 for r in order {
                     let e = UnsafeRawBufferPointer(rebasing: buf[r])
                     if pending.backlinks { try insertBacklink(e, into: &tree) } else { _ = try tree.insert(e, sink: self) }
