@@ -37,6 +37,25 @@ import Testing
             #expect(table.isAsymmetric == (e.kind == "asymmetric"), "\(table.tableName)")
         }
         #expect(try file.readEverything() >= 0)
+        // Object keys lead back to their positions (links are followed this way), and keys are unique.
+        for table in tables {
+            var keys = Set<Int64>()
+            for p in 0..<table.objectCount {
+                let key = try file.object(of: table, at: p).key
+                #expect(keys.insert(key).inserted, "\(table.tableName): key \(key) twice")
+                #expect(try file.position(of: table, key: key) == p, "\(table.tableName): key \(key) at \(p)")
+            }
+            #expect(try file.position(of: table, key: -5) == nil)
+        }
+        // Every link, in a property or inside a collection, leads to an object of its target class.
+        for table in tables {
+            for p in 0..<table.objectCount {
+                for link in try file.object(of: table, at: p).values.flatMap(\.links) {
+                    let target = try #require(file.class(named: link.className), "\(link)")
+                    #expect(try file.position(of: target, key: link.key) != nil, "\(table.tableName)[\(p)] → \(link)")
+                }
+            }
+        }
     }
 
     @Test func anEncryptedFixtureWithoutItsKeyAsksForOne() {

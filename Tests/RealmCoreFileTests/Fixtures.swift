@@ -119,6 +119,16 @@ extension RealmCoreFile {
 extension CoreValue {
     var string: String? { if case let .string(s) = self { s } else { nil } }
     var int: Int64? { if case let .int(i) = self { i } else { nil } }
+    /// The links in this value and in the collections it holds.
+    var links: [CoreLink] {
+        switch self {
+        case let .link(l): [l]
+        case let .list(v), let .set(v): v.flatMap(\.links)
+        case let .dictionary(entries): entries.flatMap(\.value.links)
+        default: []
+        }
+    }
+
     var list: [CoreValue]? {
         switch self {
         case let .list(v), let .set(v): v
