@@ -56,7 +56,7 @@ let package = Package(
         // The ncurses implementation of BrowserCore's Terminal.
         .target(name: "BrowserTerminal", dependencies: ["BrowserCore", "CNCursesw", "CTerminalGuard"]),
         .executableTarget(name: "realm-browser", dependencies: [
-            "RealmStorage", "RealmQuery", "RealmTools", "BrowserCore", "BrowserTerminal",
+            "RealmStorage", "RealmQuery", "RealmTools", "BrowserCore", "BrowserTerminal", "RealmCoreFile",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "RealmQuery", "CSQLite", "RealmTools", "BrowserCore"]),

@@ -52,8 +52,8 @@ extension CoreGroup {
             table.clusterShift = try clusterShift(root: root)
         }
         if top.count > 11 {
-            let pk = try top.refOrTagged(11)
-            if let pkKey = pk.number, pkKey != 0x3FFF_FFFF_FFFF_FFFF {
+            // A raw 0 means no primary key; a tagged number is its column key (0 included).
+            if let pkKey = try top.refOrTagged(11).number {
                 table.primaryKeyColumn = table.columns.firstIndex { $0.key == pkKey }
             }
         }

@@ -470,6 +470,8 @@ import TestSupport
     @Test func format22AsymmetricAndStringPrimaryKeys() throws {
         let f = try Fixtures.open("core/downgrade_asymmetric.realm")
         #expect(f.class(named: "ephemeral")?.isAsymmetric == true)
+        #expect(f.class(named: "ephemeral")?.primaryKey == "_id")  // column key 0, stored tagged
+        #expect(f.class(named: "persistent")?.primaryKey == "_id")
         #expect(try f.column("ephemeral", "_id") == [.int(1), .int(2), .int(3)])
         #expect(try f.column("persistent", "_id") == [.string("uno"), .string("dos"), .string("tres")])
     }
