@@ -28,7 +28,7 @@ import TestSupport
         for round in 0..<Self.perFixture {
             let mutation = Mutation.allCases[round % Mutation.allCases.count]
             let bytes = Self.mutate(original, mutation, encrypted: key != nil, rng: &rng)
-            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
             do {
                 let file = try RealmCoreFile(path: path, key: key)
                 _ = try file.readEverything(limit: 2000)
@@ -130,7 +130,7 @@ import TestSupport
             let width = (1 << Int(bytes[n + 4] & 7)) >> 1
             let slot = name.contains("_23") ? 3 : 1  // the first child (cluster inner nodes keep 3 slots before theirs)
             for b in 0..<(width / 8) { bytes[n + 8 + slot * width / 8 + b] = UInt8(truncatingIfNeeded: n >> (8 * b)) }
-            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
             do {
                 // A loop in a structure the reader never reads (a search index) leaves every value as it was.
                 #expect(try Self.everything(try RealmCoreFile(path: path)) == intact, "loop at \(n)")

@@ -31,7 +31,7 @@ import TestSupport
     @Test func aFileWithoutTheMnemonicIsNotARealmFile() throws {
         let dir = TempDir()
         let path = dir.file("notes.realm")
-        FileManager.default.createFile(atPath: path, contents: Data("just some text, not a database at all".utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data("just some text, not a database at all".utf8))
         #expect(throws: RealmCoreFileError.notARealmCoreFile(path: path, reason: "no T-DB mnemonic at byte 16")) {
             _ = try RealmCoreFile(path: path)
         }
@@ -51,7 +51,7 @@ import TestSupport
         let path = dir.file("future.realm")
         for (format, words) in [(25, "newer than format 24"), (15, "never wrote formats 12-19"), (1, "older than format 2")] {
             bytes[20] = UInt8(format)
-            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
             #expect {
                 _ = try RealmCoreFile(path: path)
             } throws: { error in
