@@ -106,19 +106,26 @@ extension CoreGroup {
     /// Row-index targets in formats ≤ 9 are table slots; map them to positions in `tables`.
     func resolveLegacyLinks() throws {
         for t in tables.indices {
-            for c in tables[t].columns.indices {
-                guard let slot = tables[t].columns[c].linkedTable else { continue }
-                guard let target = tableByKey[Int64(slot)] else {
-                    throw RealmCoreFileError.corrupt(what: "column '\(tables[t].columns[c].name)' links to table slot \(slot), which holds no table",
-                                                     offset: 0, context: "table '\(tables[t].name)'")
-                }
-                tables[t].columns[c].linkedTable = target
-                if let origin = tables[t].columns[c].originColumn, origin < 0 || origin >= tables[target].columns.count {
-                    throw RealmCoreFileError.corrupt(what: "backlink from column \(origin) of a table with \(tables[target].columns.count)",
-                                                     offset: 0, context: "table '\(tables[t].name)'")
-                }
+            tables[t].columns = try resolveLegacyLinks(tables[t].columns, table: tables[t].name)
+        }
+    }
+
+    private func resolveLegacyLinks(_ columns: [CoreColumn], table: String) throws -> [CoreColumn] {
+        var columns = columns
+        for c in columns.indices {
+            columns[c].subColumns = try resolveLegacyLinks(columns[c].subColumns, table: table)
+            guard let slot = columns[c].linkedTable else { continue }
+            guard let target = tableByKey[Int64(slot)] else {
+                throw RealmCoreFileError.corrupt(what: "column '\(columns[c].name)' links to table slot \(slot), which holds no table",
+                                                 offset: 0, context: "table '\(table)'")
+            }
+            columns[c].linkedTable = target
+            if let origin = columns[c].originColumn, origin < 0 || origin >= tables[target].columns.count {
+                throw RealmCoreFileError.corrupt(what: "backlink from column \(origin) of a table with \(tables[target].columns.count)",
+                                                 offset: 0, context: "table '\(table)'")
             }
         }
+        return columns
     }
 
     /// The leaf kind of the cells of a format ≤ 9 column of `type`.

@@ -35,6 +35,7 @@ public final class RealmCoreFile: @unchecked Sendable {
         let header = try CoreFileHeader(memory: memory, path: path)
         format = header.format
         isStreaming = header.isStreaming
+        if header.format != 0 || header.topRef != 0 { try CoreFileHeader.checkSupported(format: header.format) }
         guard header.topRef != 0 else {
             group = nil
             classes = []
@@ -42,7 +43,6 @@ public final class RealmCoreFile: @unchecked Sendable {
             schemaVersion = nil
             return
         }
-        try CoreFileHeader.checkSupported(format: header.format)
         let group = CoreGroup(reader: CoreNodeReader(memory: memory), format: header.format, path: path)
         try group.load(topRef: header.topRef)
         self.group = group
