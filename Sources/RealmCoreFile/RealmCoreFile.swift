@@ -76,7 +76,7 @@ public final class RealmCoreFile: @unchecked Sendable {
 
     /// The object at `position` (0 ..< objectCount) of `cls`, with one value per property of the class.
     public func object(of cls: CoreClass, at position: Int) throws -> CoreObject {
-        guard let group else { throw RealmCoreFileError.noSuchObject(className: cls.name, detail: "the file is empty") }
+        let group = try check(cls)
         let (key, values) = try group.object(table: cls.table, position: position, columns: cls.properties.map(\.column))
         return CoreObject(key: key, position: position, values: values)
     }
@@ -88,19 +88,30 @@ public final class RealmCoreFile: @unchecked Sendable {
 
     /// The value of one property of the object at `position`.
     public func value(of cls: CoreClass, at position: Int, property: CoreProperty) throws -> CoreValue {
-        guard let group else { throw RealmCoreFileError.noSuchObject(className: cls.name, detail: "the file is empty") }
+        let group = try check(cls)
+        guard cls.properties.contains(property) else {
+            throw RealmCoreFileError.noSuchObject(className: cls.name, detail: "it has no property '\(property.name)' of this kind")
+        }
         return try group.object(table: cls.table, position: position, columns: [property.column]).values[0]
     }
 
     /// Position of the object with `key` in `cls`, or nil (links give keys; this follows them).
     public func position(of cls: CoreClass, key: Int64) throws -> Int? {
-        try group?.position(table: cls.table, key: key)
+        try check(cls).position(table: cls.table, key: key)
     }
 
     /// The objects linking to the object at `position` of `cls`, grouped by origin class and property.
     public func backlinks(of cls: CoreClass, at position: Int) throws -> [CoreBacklinks] {
-        guard let group else { return [] }
-        return try group.backlinks(table: cls.table, position: position)
+        try check(cls).backlinks(table: cls.table, position: position)
+    }
+
+    /// The group, once `cls` is known to be one of this file's classes (not one of another file's).
+    private func check(_ cls: CoreClass) throws -> CoreGroup {
+        guard let group, group.tables.indices.contains(cls.table), group.tables[cls.table].name == cls.tableName,
+              group.tables[cls.table].columns.count > (cls.properties.map(\.column).max() ?? -1) else {
+            throw RealmCoreFileError.noSuchObject(className: cls.name, detail: "not a class of \(path)")
+        }
+        return group
     }
 
     static func describe(_ group: CoreGroup, _ t: Int) -> CoreClass {

@@ -106,3 +106,15 @@ import TestSupport
         #expect(group.tables[0].columns[0].subColumns[0].linkedTable == 1)
     }
 }
+
+extension ReaderFixTests {
+    /// A class of one file handed to another is an error, not an index past its tables.
+    @Test func aClassOfAnotherFileIsRefused() throws {
+        let big = try Fixtures.open("core/test_upgrade_database_9_to_10_pk_table.realm")
+        let small = try Fixtures.open("core/test_upgrade_database_1000_6_to_7.realm")
+        let foreign = try #require(big.class(named: "metadata"))
+        #expect(throws: RealmCoreFileError.self) { _ = try small.object(of: foreign, at: 0) }
+        #expect(throws: RealmCoreFileError.self) { _ = try small.backlinks(of: foreign, at: 0) }
+        #expect(throws: RealmCoreFileError.self) { _ = try small.position(of: foreign, key: 0) }
+    }
+}
