@@ -49,7 +49,7 @@ struct CoreFileHeader {
                 end -= 8
             }
             guard let found else {
-                throw RealmCoreFileError.notARealmCoreFile(path: path, reason: "streaming form without its footer (the file is truncated?)")
+                throw RealmCoreFileError.notARealmCoreFile(path: path, reason: "its header says streaming form but the footer at its end is missing: truncated or damaged")
             }
             top = found
         } else {
