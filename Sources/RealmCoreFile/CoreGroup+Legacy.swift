@@ -156,6 +156,11 @@ extension CoreGroup {
             guard let seconds = try pair.ref(0) else { throw badLeaf(pair, "timestamp column") }
             return try reader.treeSize(try reader.node(seconds)) { try leafCount(.int(nullable: true), $0) }
         }
+        if column.type == 6 {
+            let top = try reader.structure(root, minimumCount: 2, "mixed column")
+            guard let types = try top.ref(0) else { throw badLeaf(top, "mixed column") }
+            return try reader.treeSize(try reader.node(types)) { try leafCount(.int(nullable: false), $0) }
+        }
         let kind = try legacyKind(type: column.type == 3 ? 0 : column.type, nullable: column.isNullable, enumKeys: nil)
         return try reader.treeSize(try reader.node(root)) { try leafCount(kind, $0) }
     }

@@ -150,7 +150,7 @@ extension CoreGroup {
 
     /// The bytes of string element `i` (nil for null), from a short, medium, big or enumerated leaf.
     func stringBytes(_ node: CoreNode, _ i: Int, enumKeys: Int?) throws -> [UInt8]? {
-        if node.hasRefs { return try blobBytes(node, i, terminated: true) }
+        if node.hasRefs { return try blobBytes(node, i, terminated: true, notNullFlags: format < 10) }
         if node.scheme == 0 {
             // Enumerated: an index into the column's distinct values.
             let index = try node.int(i)
@@ -178,8 +178,9 @@ extension CoreGroup {
     }
 
     /// Element `i` of a small-blob (`[offsets, blob, nulls?]`) or big-blob (one ref per element) leaf; strings
-    /// (`terminated`) drop their terminating NUL.
-    func blobBytes(_ node: CoreNode, _ i: Int, terminated: Bool) throws -> [UInt8]? {
+    /// (`terminated`) drop their terminating NUL. `notNullFlags`: the string leaves of formats ≤ 9 store "not
+    /// null" flags; binary leaves, and every leaf of formats ≥ 10, "null" flags.
+    func blobBytes(_ node: CoreNode, _ i: Int, terminated: Bool, notNullFlags: Bool = false) throws -> [UInt8]? {
         guard node.hasRefs else { throw badLeaf(node, "blob") }
         if node.contextFlag {
             guard let ref = try node.ref(i) else { return nil }
@@ -196,8 +197,7 @@ extension CoreGroup {
         let offsets = try reader.node(offsetsRef)
         if node.count >= 3, let nullsRef = try node.ref(2) {
             let isSet = try reader.node(nullsRef).int(i) != 0
-            // Formats ≤ 9 store "not null" flags in string leaves; formats ≥ 10 (and binary leaves) "null" flags.
-            if terminated && format < 10 ? !isSet : isSet { return nil }
+            if notNullFlags ? !isSet : isSet { return nil }
         }
         let begin = i == 0 ? 0 : Int(try offsets.int(i - 1)), end = Int(try offsets.int(i))
         let blob: CoreNode

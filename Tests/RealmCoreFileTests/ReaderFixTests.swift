@@ -42,3 +42,30 @@ extension ReaderFixTests {
         #expect(throws: RealmCoreFileError.self) { _ = try small.position(of: foreign, key: 0) }
     }
 }
+
+extension ReaderFixTests {
+    /// The old Mixed column (formats ≤ 9) keeps strings in a binary column, whose null flags mean "null" (a
+    /// string column's mean "not null"); and a table whose first column is Mixed counts its rows by the types.
+    @Test func oldMixedColumnValues() throws {
+        var image = CoreFileImage()
+        let offsets = image.ints([4])
+        let blob = image.blob(Array("abc\0".utf8))
+        let nulls = image.ints([0])
+        let blobs = image.ints([Int64(offsets), Int64(blob), Int64(nulls)], hasRefs: true)
+        let types = image.ints([2, 0, 12, 1])  // string, int, negative int, bool
+        let data = image.ints([CoreFileImage.tagged(0), CoreFileImage.tagged(5), CoreFileImage.tagged(Int64.max >> 1 - 6), CoreFileImage.tagged(1)],
+                              hasRefs: true)
+        let mixed = image.ints([Int64(types), Int64(data), Int64(blobs)], hasRefs: true)
+        let spec = image.ints([Int64(image.ints([6])), Int64(image.shortStrings(["m"])), Int64(image.ints([0]))], hasRefs: true)
+        let tableTop = image.ints([Int64(spec), Int64(image.ints([Int64(mixed)], hasRefs: true))], hasRefs: true)
+        let top = image.ints([Int64(image.shortStrings(["t"])), Int64(image.ints([Int64(tableTop)], hasRefs: true)), CoreFileImage.tagged(0)],
+                             hasRefs: true)
+        let dir = TempDir()
+        let path = dir.file("mixed.realm")
+        _ = FileManager.default.createFile(atPath: path, contents: Data(image.streaming(top: top, format: 9)))
+        let f = try RealmCoreFile(path: path)
+        let t = try #require(f.class(named: "t"))
+        #expect(t.objectCount == 4)
+        #expect(try f.column("t", "m") == [.string("abc"), .int(5), .int(Int64(bitPattern: 0xBFFF_FFFF_FFFF_FFF9)), .bool(true)])
+    }
+}
