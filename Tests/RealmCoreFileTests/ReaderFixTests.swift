@@ -69,3 +69,56 @@ extension ReaderFixTests {
         #expect(try f.column("t", "m") == [.string("abc"), .int(5), .int(Int64(bitPattern: 0xBFFF_FFFF_FFFF_FFF9)), .bool(true)])
     }
 }
+
+/// Layouts of formats ≥ 10 that no fixture has, in a file built node by node: narrow (BID64) Decimal128 leaves,
+/// typed links, an enumerated string column, a big string split into chunks, and a list whose B+tree has an
+/// inner node.
+@Suite struct UncoveredLayoutTests {
+    @Test func format24LayoutsWithoutFixtures() throws {
+        var image = CoreFileImage()
+        func ref(_ r: Int) -> Int64 { Int64(r) }
+        let tagged = CoreFileImage.tagged
+        // Column leaves for two objects.
+        let decimals = image.node(flags: 0x08 | 4, count: 2, payload: [0x31C0_0000_0000_0001, 0xB1A0_0000_0000_007D].flatMap { (v: UInt64) in
+            withUnsafeBytes(of: v.littleEndian) { Array($0) } })
+        let typedLinks = image.ints([6, 2, 0, 0])  // (table key 5 + 1, object key 1 + 1), null
+        let enumIndexes = image.ints([1, 0])
+        let chunks = image.ints([ref(image.blob(Array("hello ".utf8))), ref(image.blob(Array("world\0".utf8)))], hasRefs: true)
+        image.bytes[chunks + 4] |= 0x20  // a blob of chunks
+        let big = image.node(flags: 0x40 | 0x20 | 7, count: 2, payload: [Int64(chunks), 0].flatMap { v in withUnsafeBytes(of: v.littleEndian) { Array($0) } })
+        let leaf1 = image.ints([ref(image.ints([2, 5])), ref(image.blob(Array("abcde".utf8)))], hasRefs: true)
+        let leaf2 = image.ints([ref(image.ints([1])), ref(image.blob(Array("z".utf8)))], hasRefs: true)
+        let inner = image.ints([tagged(2), ref(leaf1), ref(leaf2), tagged(3)], hasRefs: true)
+        image.bytes[inner + 4] |= 0x80
+        let lists = image.ints([ref(inner), 0], hasRefs: true)
+        let cluster = image.ints([tagged(2), ref(decimals), ref(typedLinks), ref(enumIndexes), ref(big), ref(lists)], hasRefs: true)
+        // Spec: types, names, attributes, (vacant), enum keys, column keys.
+        let types: [Int64] = [11, 16, 2, 2, 4]
+        let enumKeys = image.ints([0, 0, ref(image.shortStrings(["red", "blue"])), 0, 0], hasRefs: true)
+        let spec = image.ints([ref(image.ints(types)), ref(image.shortStrings(["d", "tl", "e", "big", "bins"])),
+                               ref(image.ints([0, 16, 0, 0, 32])), 0, ref(enumKeys),
+                               ref(image.ints(types.enumerated().map { Int64($0.offset) | $0.element << 16 }))], hasRefs: true)
+        let tableTop = image.ints([ref(spec), 0, ref(cluster), tagged(5), 0, tagged(0), tagged(0), 0, 0, tagged(0), 0, 0, tagged(0), 0],
+                                  hasRefs: true)
+        let top = image.ints([ref(image.shortStrings(["class_A"])), ref(image.ints([ref(tableTop)], hasRefs: true)), tagged(0)], hasRefs: true)
+        let dir = TempDir()
+        let path = dir.file("layouts.realm")
+        _ = FileManager.default.createFile(atPath: path, contents: Data(image.streaming(top: top, format: 24)))
+
+        let f = try RealmCoreFile(path: path)
+        let a = try #require(f.class(named: "A"))
+        #expect(a.properties.map(\.type) == [.decimal128, .typedLink, .string, .string, .binary])
+        #expect(a.property(named: "bins")?.collection == .list)
+        let first = try f.object(of: a, at: 0).values
+        guard case let .decimal128(one) = first[0] else { Issue.record("\(first[0])"); return }
+        #expect(one.description == "1")
+        #expect(first[1] == .link(CoreLink(className: "A", key: 1)))
+        #expect(first[2] == .string("blue"))
+        #expect(first[3] == .string("hello world"))
+        #expect(first[4] == .list([.binary(Array("ab".utf8)), .binary(Array("cde".utf8)), .binary(Array("z".utf8))]))
+        let second = try f.object(of: a, at: 1).values
+        guard case let .decimal128(d) = second[0] else { Issue.record("\(second[0])"); return }
+        #expect(d.description == "-12.5")
+        #expect(Array(second[1...4]) == [.null, .string("red"), .string(""), .list([])])
+    }
+}
