@@ -17,9 +17,11 @@ import TestSupport
 
     enum Mutation: CaseIterable { case bitFlips, truncation, forgedSize, forgedRef, refLoop, zeroedNode }
 
-    @Test(arguments: fixtures)
+    /// The fixtures, and the file of layouts no fixture has (`UncoveredLayoutTests`).
+    @Test(arguments: fixtures + ["built:layouts"])
     func damagedCopiesGiveErrorsNotCrashes(_ name: String) throws {
-        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.path(name))))
+        let original = name == "built:layouts" ? UncoveredLayoutTests.layoutsImage()
+            : try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.path(name))))
         let key = Fixtures.key(name)
         let dir = TempDir()
         let path = dir.file("damaged.realm")

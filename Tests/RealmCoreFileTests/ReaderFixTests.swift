@@ -74,7 +74,8 @@ extension ReaderFixTests {
 /// typed links, an enumerated string column, a big string split into chunks, and a list whose B+tree has an
 /// inner node.
 @Suite struct UncoveredLayoutTests {
-    @Test func format24LayoutsWithoutFixtures() throws {
+    /// The file: one class `A` with two objects.
+    static func layoutsImage() -> [UInt8] {
         var image = CoreFileImage()
         func ref(_ r: Int) -> Int64 { Int64(r) }
         let tagged = CoreFileImage.tagged
@@ -101,9 +102,13 @@ extension ReaderFixTests {
         let tableTop = image.ints([ref(spec), 0, ref(cluster), tagged(5), 0, tagged(0), tagged(0), 0, 0, tagged(0), 0, 0, tagged(0), 0],
                                   hasRefs: true)
         let top = image.ints([ref(image.shortStrings(["class_A"])), ref(image.ints([ref(tableTop)], hasRefs: true)), tagged(0)], hasRefs: true)
+        return image.streaming(top: top, format: 24)
+    }
+
+    @Test func format24LayoutsWithoutFixtures() throws {
         let dir = TempDir()
         let path = dir.file("layouts.realm")
-        _ = FileManager.default.createFile(atPath: path, contents: Data(image.streaming(top: top, format: 24)))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(Self.layoutsImage()))
 
         let f = try RealmCoreFile(path: path)
         let a = try #require(f.class(named: "A"))
