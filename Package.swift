@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "RealmStorage", targets: ["RealmStorage"]),
         .library(name: "RealmQuery", targets: ["RealmQuery"]),
         .library(name: "RealmDB", targets: ["RealmDB"]),
+        .library(name: "RealmCoreFile", targets: ["RealmCoreFile"]),
         .executable(name: "realm-browser", targets: ["realm-browser"]),
         .executable(name: "realm-bench", targets: ["realm-bench"]),
     ],
@@ -35,6 +36,12 @@ let package = Package(
         // What the command line does, without the command line: schema and data files, import, export, the
         // demo database, reports.
         .target(name: "RealmTools", dependencies: ["RealmStorage"]),
+        // Reading Realm Core's own .realm files (formats 2-24, encrypted ones too), read-only: another system's format,
+        // kept apart from the engine.
+        .target(name: "RealmCoreFile", dependencies: ["COpenSSL"]),
+        // The system's libcrypto for Realm Core's page encryption (AES-256-CBC + HMAC-SHA224; swift-crypto has no
+        // SHA-224).
+        .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         // SQLite's C API, used only by the benchmark program for side-by-side runs.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // The browser without a terminal: canvas of cells, views, key decoding, app state + reducer, key map,
@@ -49,7 +56,7 @@ let package = Package(
         // The ncurses implementation of BrowserCore's Terminal.
         .target(name: "BrowserTerminal", dependencies: ["BrowserCore", "CNCursesw", "CTerminalGuard"]),
         .executableTarget(name: "realm-browser", dependencies: [
-            "RealmStorage", "RealmQuery", "RealmTools", "BrowserCore", "BrowserTerminal",
+            "RealmStorage", "RealmQuery", "RealmTools", "BrowserCore", "BrowserTerminal", "RealmCoreFile",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "RealmQuery", "CSQLite", "RealmTools", "BrowserCore"]),
@@ -57,6 +64,8 @@ let package = Package(
         .executableTarget(name: "realm-storage-worker", dependencies: ["RealmStorage"]),
         // Helpers shared by the test targets: temporary directories, a seeded PRNG.
         .target(name: "TestSupport", dependencies: ["RealmTools"], path: "Tests/TestSupport"),
+        .testTarget(name: "RealmCoreFileTests", dependencies: ["RealmCoreFile", "TestSupport"],
+                    exclude: ["Fixtures"]),  // real Realm Core files, read by path
         .testTarget(name: "RealmQueryTests", dependencies: ["RealmQuery", "TestSupport"]),
         .testTarget(name: "RealmDBTests", dependencies: ["RealmDB", "TestSupport", "realm-storage-worker"]),
         .testTarget(name: "RealmToolsTests", dependencies: ["RealmTools", "TestSupport", "realm-browser", "realm-storage-worker"]),

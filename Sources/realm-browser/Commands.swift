@@ -365,7 +365,18 @@ struct Info: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        let db = try openExisting(path, readOnly: true, key: keyBytes)
+        if let core = try openRealmCoreFile(path, key: keyBytes) {
+            print(realmCoreInfoText(core), terminator: "")
+            return
+        }
+        let db: Database
+        do {
+            db = try openExisting(path, readOnly: true, key: keyBytes)
+        } catch {
+            guard let core = try openRealmCoreFile(path, key: keyBytes, ownFormatError: error) else { throw error }
+            print(realmCoreInfoText(core), terminator: "")
+            return
+        }
         print(try InfoReport(database: db).text, terminator: "")
         if detail { print("\n" + (try SpaceReport(database: db).text), terminator: "") }
     }

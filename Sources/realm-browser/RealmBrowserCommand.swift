@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RealmCoreFile
 import RealmStorage
 import RealmTools
 
@@ -30,6 +31,9 @@ struct RealmBrowserCommand: ParsableCommand {
             printError("realm-browser: \(e)")
             Foundation.exit(1)
         } catch let e as StorageError {
+            printError("realm-browser: \(e)")
+            Foundation.exit(1)
+        } catch let e as RealmCoreFileError {
             printError("realm-browser: \(e)")
             Foundation.exit(1)
         } catch let e as CleanExit {

@@ -1,0 +1,159 @@
+/// Cluster trees: the objects of a table in formats ≥ 10 (and dictionaries in formats 21–22).
+///
+/// Leaf: `[tagged n | ref to relative keys, column leaf…]`. Inner node: `[ref to child key offsets | 0,
+/// tagged depth, tagged object count, child…]`; without offsets child `i` starts at key `i << (depth × shift)`.
+extension CoreGroup {
+    /// Objects under the cluster node `node`.
+    func clusterCount(_ node: CoreNode) throws -> Int {
+        guard node.hasRefs, node.count >= 1 else { throw badCluster(node) }
+        if node.isInner {
+            guard node.count >= 3 else { throw badCluster(node) }
+            let n = try node.tagged(2)
+            guard n >= 0, n <= Int64(reader.memory.size) * 8 else { throw badCluster(node) }
+            return Int(n)
+        }
+        let first = try node.refOrTagged(0)
+        if let n = first.number {
+            guard n >= 0, n <= Int64(reader.memory.size) * 8 else { throw badCluster(node) }
+            return Int(n)
+        }
+        guard let keys = first.ref else { return 0 }
+        return try reader.node(keys).count
+    }
+
+    func badCluster(_ node: CoreNode) -> RealmCoreFileError {
+        .corrupt(what: "cluster node with \(node.count) slots and flags \(node.flags)", offset: node.ref, context: "")
+    }
+
+    /// Key offset of child `c` of the inner node `node` (`keys` = its offsets node, if any).
+    private func childOffset(_ node: CoreNode, _ keys: CoreNode?, _ c: Int, shift: Int) throws -> Int64 {
+        if let keys { return Int64(bitPattern: try keys.unsigned(c)) }
+        let depth = try node.tagged(1)
+        guard depth > 0, depth < 8, depth * Int64(shift) < 56 else { throw badCluster(node) }
+        return Int64(c) << (depth * Int64(shift))
+    }
+
+    private func innerParts(_ node: CoreNode) throws -> (keys: CoreNode?, children: Int) {
+        guard node.count >= 4 else { throw badCluster(node) }
+        let keys = try node.ref(0).map { try reader.node($0) }
+        let children = node.count - 3
+        if let keys, keys.count < children { throw badCluster(node) }
+        return (keys, children)
+    }
+
+    /// Key of object `index` of the cluster leaf `leaf` whose keys start at `offset`.
+    func leafKey(_ leaf: CoreNode, _ index: Int, offset: Int64) throws -> Int64 {
+        let first = try leaf.refOrTagged(0)
+        if first.number != nil { return offset &+ Int64(index) }
+        guard let keysRef = first.ref else { throw badCluster(leaf) }
+        return offset &+ Int64(bitPattern: try reader.node(keysRef).unsigned(index))
+    }
+
+    /// The leaf holding the object at `position`, the object's index in it and its key.
+    func clusterLocate(root: Int, position: Int, shift: Int) throws -> (leaf: CoreNode, index: Int, key: Int64) {
+        var node = try reader.node(root)
+        var pos = position
+        var offset: Int64 = 0
+        var depth = 0
+        while node.isInner {
+            depth += 1
+            guard depth <= CoreNodeReader.maximumDepth else { throw badCluster(node) }
+            let (keys, children) = try innerParts(node)
+            var next: CoreNode?
+            for c in 0..<children {
+                guard let ref = try node.ref(3 + c) else { throw badCluster(node) }
+                let child = try reader.node(ref)
+                let n = try clusterCount(child)
+                if pos < n {
+                    offset &+= try childOffset(node, keys, c, shift: shift)
+                    next = child
+                    break
+                }
+                pos -= n
+            }
+            guard let next else {
+                throw RealmCoreFileError.corrupt(what: "object \(position) not under the cluster node (its counts disagree)", offset: node.ref, context: "")
+            }
+            node = next
+        }
+        guard pos >= 0, pos < (try clusterCount(node)) else {
+            throw RealmCoreFileError.corrupt(what: "object \(position) not in the cluster leaf (its counts disagree)", offset: node.ref, context: "")
+        }
+        return (node, pos, try leafKey(node, pos, offset: offset))
+    }
+
+    /// The leaf, index and position of the object with `key`; nil when there is none.
+    func clusterFind(root: Int, key: Int64, shift: Int) throws -> (leaf: CoreNode, index: Int, position: Int)? {
+        var node = try reader.node(root)
+        var offset: Int64 = 0
+        var before = 0
+        var depth = 0
+        while node.isInner {
+            depth += 1
+            guard depth <= CoreNodeReader.maximumDepth else { throw badCluster(node) }
+            let (keys, children) = try innerParts(node)
+            var chosen = -1
+            for c in 0..<children where try childOffset(node, keys, c, shift: shift) <= key &- offset { chosen = c }
+            guard chosen >= 0 else { return nil }
+            for c in 0..<chosen {
+                guard let ref = try node.ref(3 + c) else { throw badCluster(node) }
+                before += try clusterCount(try reader.node(ref))
+            }
+            offset &+= try childOffset(node, keys, chosen, shift: shift)
+            guard let ref = try node.ref(3 + chosen) else { throw badCluster(node) }
+            node = try reader.node(ref)
+        }
+        let n = try clusterCount(node)
+        let relative = key &- offset
+        let first = try node.refOrTagged(0)
+        if first.number != nil {
+            guard relative >= 0, relative < Int64(n) else { return nil }
+            return (node, Int(relative), before + Int(relative))
+        }
+        guard let keysRef = first.ref else { return nil }
+        let keys = try reader.node(keysRef)
+        var lo = 0, hi = keys.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if Int64(bitPattern: try keys.unsigned(mid)) < relative { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo < keys.count, Int64(bitPattern: try keys.unsigned(lo)) == relative else { return nil }
+        return (node, lo, before + lo)
+    }
+
+    /// Calls `body` with every leaf (and its object count) of the cluster tree at `node`, in key order.
+    func forEachClusterLeaf(_ node: CoreNode, budget: inout WalkBudget, depth: Int = 0,
+                            _ body: (CoreNode, Int) throws -> Void) throws {
+        try budget.spend(node.ref)
+        guard node.isInner else { return try body(node, try clusterCount(node)) }
+        guard depth < CoreNodeReader.maximumDepth else { throw badCluster(node) }
+        let (_, children) = try innerParts(node)
+        for c in 0..<children {
+            guard let ref = try node.ref(3 + c) else { throw badCluster(node) }
+            try forEachClusterLeaf(try reader.node(ref), budget: &budget, depth: depth + 1, body)
+        }
+    }
+
+    /// Bits per level of the compact inner nodes' key offsets: 8 in release builds of core, 2 in the test builds
+    /// with 4-element nodes (`_4_` fixtures). Nothing in the file says which; a release build's first leaf under
+    /// a compact inner node holds keys beyond 3 (its nodes fill to 256), a test build's never does.
+    func clusterShift(root: Int?) throws -> Int {
+        guard let root else { return 8 }
+        var node = try reader.node(root)
+        var sawCompact = false
+        var depth = 0
+        while node.isInner {
+            depth += 1
+            guard depth <= CoreNodeReader.maximumDepth else { throw badCluster(node) }
+            let (keys, _) = try innerParts(node)
+            if keys == nil { sawCompact = true }
+            guard let ref = try node.ref(3) else { throw badCluster(node) }
+            node = try reader.node(ref)
+        }
+        guard sawCompact else { return 8 }
+        let n = try clusterCount(node)
+        if n > 4 { return 8 }
+        for i in 0..<n where try leafKey(node, i, offset: 0) > 3 { return 8 }
+        return 2
+    }
+}
