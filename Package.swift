@@ -34,8 +34,8 @@ let package = Package(
         .target(name: "RealmQuery", dependencies: ["RealmStorage"]),
         .target(name: "RealmDB", dependencies: ["RealmStorage", "RealmQuery"]),
         // What the command line does, without the command line: schema and data files, import, export, the
-        // demo database, reports.
-        .target(name: "RealmTools", dependencies: ["RealmStorage"]),
+        // demo database, reports, and the conversion of Realm Core files.
+        .target(name: "RealmTools", dependencies: ["RealmStorage", "RealmCoreFile"]),
         // Reading Realm Core's own .realm files (formats 2-24, encrypted ones too), read-only: another system's format,
         // kept apart from the engine.
         .target(name: "RealmCoreFile", dependencies: ["COpenSSL"]),
