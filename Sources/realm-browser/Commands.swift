@@ -108,7 +108,7 @@ struct SchemaCommand: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        let db = try openExisting(path, readOnly: true, key: keyBytes)
+        let db = try openForReading(path, key: keyBytes)
         try db.read { s in
             switch format {
             case .text:
@@ -165,7 +165,7 @@ struct Query: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        let db = try openExisting(path, readOnly: true, key: keyBytes)
+        let db = try openForReading(path, key: keyBytes)
         try db.read { s in
             guard s.classSchema(className) != nil else {
                 throw CommandFailure(message: "no class named '\(className)' in \(path) (it has: \(s.schema.map(\.name).joined(separator: ", ")))")
@@ -280,7 +280,7 @@ struct Export: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        let db = try openExisting(path, readOnly: true, key: keyBytes)
+        let db = try openForReading(path, key: keyBytes)
         try db.read { s in
             // Embedded objects are written inside their parents, so an export of everything leaves their classes out.
             let names = classes.isEmpty ? s.schema.filter { !$0.isEmbedded }.map(\.name) : classes
@@ -391,7 +391,18 @@ struct Verify: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        let db = try openExisting(path, readOnly: true, key: keyBytes)
+        if let core = try openRealmCoreFile(path, key: keyBytes) {
+            print(try verifyRealmCoreFile(core))
+            return
+        }
+        let db: Database
+        do {
+            db = try openExisting(path, readOnly: true, key: keyBytes)
+        } catch {
+            guard let core = try openRealmCoreFile(path, key: keyBytes, ownFormatError: error) else { throw error }
+            print(try verifyRealmCoreFile(core))
+            return
+        }
         let report = try db.verify()
         if report.isOK {
             print(report)
