@@ -47,7 +47,7 @@ let package = Package(
         // The browser without a terminal: canvas of cells, views, key decoding, app state + reducer, key map,
         // themes, and a virtual terminal for tests. Never imports curses.
         .target(name: "BrowserCore", dependencies: [
-            "RealmStorage", "RealmQuery", "RealmTools", .product(name: "TOMLKit", package: "TOMLKit"),
+            "RealmStorage", "RealmQuery", "RealmTools", "RealmCoreFile", .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // ncursesw's C API through a shim header (wide-character API, macros as functions).
         .systemLibrary(name: "CNCursesw", providers: [.apt(["libncursesw5-dev"])]),

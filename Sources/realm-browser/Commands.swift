@@ -44,15 +44,12 @@ struct Browse: ParsableCommand {
             try DemoDatabase(progress: bar.update).generate(into: db)
             bar.finish()
         }
-        let db: Database
-        do {
-            db = try openExisting(file, readOnly: readOnly, key: keyBytes)
-        } catch StorageError.encryptionKeyRequired(_) where keyBytes == nil && isatty(0) != 0 {
+        let data = try openForBrowsing(file, readOnly: readOnly, key: keyBytes) {
             // An encrypted file and a person at the terminal: ask, without echoing what is typed.
+            guard isatty(0) != 0 else { return nil }
             let typed = try readHiddenLine(prompt: "\(file) is encrypted. Key (128 hex digits, not shown): ")
-            db = try openExisting(file, readOnly: readOnly, key: try KeyOptions.parseHex(typed, source: "the key typed"))
+            return try KeyOptions.parseHex(typed, source: "the key typed")
         }
-        let data = try BrowserData(database: db)
         let terminal: NCursesTerminal
         do {
             terminal = try NCursesTerminal(theme: chosen, noColor: !(env["NO_COLOR"] ?? "").isEmpty,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BrowserCore
 import Foundation
 import RealmCoreFile
 import RealmStorage
@@ -130,6 +131,37 @@ extension CoreValue {
         case .list(let v), .set(let v): return v.flatMap(\.allLinks)
         case .dictionary(let entries): return entries.flatMap(\.value.allLinks)
         default: return []
+        }
+    }
+}
+
+/// Opens `file` for the browser: a file of our format, or a Realm Core file (by its header, or an encrypted one)
+/// shown through a conversion in memory, read-only. An encrypted file opened without a key asks `prompt` for
+/// one (nil: no one to ask). A key that opens neither kind says which error applies: our format's when the file
+/// is ours, `wrong key` when it is an encrypted Realm Core file.
+func openForBrowsing(_ file: String, readOnly: Bool, key: [UInt8]?, prompt: () throws -> [UInt8]?) throws -> BrowserData {
+    if RealmCoreFile.looksLikeRealmCoreFile(path: file) { return try BrowserData(realmCore: try RealmCoreFile(path: file, key: key)) }
+    let own: Error
+    do {
+        return try BrowserData(database: try openExisting(file, readOnly: readOnly, key: key))
+    } catch {
+        own = error
+    }
+    if case StorageError.invalidKey? = own as? StorageError { throw own }  // one of ours, with a key that is not its own
+    do {
+        return try BrowserData(realmCore: try RealmCoreFile(path: file, key: key))
+    } catch let core as RealmCoreFileError {
+        switch core {
+        case .keyRequired where key == nil:
+            guard let typed = try prompt() else { throw own }
+            return try openForBrowsing(file, readOnly: readOnly, key: typed, prompt: { nil })
+        case .wrongKey, .decryptionFailed, .interruptedUpgrade, .unsupportedFormat, .corrupt, .unsupportedValue:
+            throw core
+        default:
+            if case StorageError.encryptionKeyRequired? = own as? StorageError, key == nil, let typed = try prompt() {
+                return try openForBrowsing(file, readOnly: readOnly, key: typed, prompt: { nil })
+            }
+            throw own
         }
     }
 }
