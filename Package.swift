@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "RealmQueryTests", dependencies: ["RealmQuery", "TestSupport"]),
         .testTarget(name: "RealmDBTests", dependencies: ["RealmDB", "TestSupport", "realm-storage-worker"]),
         .testTarget(name: "RealmToolsTests", dependencies: ["RealmTools", "TestSupport", "realm-browser", "realm-storage-worker"]),
-        .testTarget(name: "BrowserCoreTests", dependencies: ["BrowserCore", "TestSupport"],
+        .testTarget(name: "BrowserCoreTests", dependencies: ["BrowserCore", "RealmCoreFile", "TestSupport"],
                     exclude: ["Snapshots"]),
         // Runs the real realm-browser binary in tmux.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "realm-browser"]),

@@ -233,3 +233,18 @@ extension CoreValue {
         }
     }
 }
+
+extension CoreConversionTests {
+    /// A database that has a class of the same name already: a conflict, and nothing written.
+    @Test func aClassOfTheSameNameIsAConflict() throws {
+        let core = try RealmCoreFile(path: Self.fixtures + "/java/0.98.0-alltypes.realm")
+        let db = try Database.inMemory(identifier: "conflict-\(UUID().uuidString)")
+        try db.write { tx in try tx.createClass(ClassSchema(name: "IOSChild", properties: [PropertySchema(name: "x", type: .int)])) }
+        #expect {
+            try CoreConversion(file: core).run(into: db)
+        } throws: { error in
+            "\(error)".contains("class 'IOSChild' exists already")
+        }
+        try db.read { s in #expect(s.schema.map(\.name) == ["IOSChild"]) }
+    }
+}
