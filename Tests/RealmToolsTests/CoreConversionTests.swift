@@ -101,6 +101,10 @@ import TestSupport
                     let object = try core.object(of: c, at: position)
                     let key = try #require(map[object.key], "\(name): \(c.name)[\(position)] has no copy")
                     try checker.check(c, object, key, "\(c.name)[\(position)]")
+                    // The engine's backlinks, made from the links, are as many as the file's.
+                    let theirs = try core.backlinks(of: c, at: position).reduce(0) { $0 + $1.keys.count }
+                    let ours = try s.allBacklinks(key, in: try s.table(c.name)).reduce(0) { $0 + $1.keys.count }
+                    #expect(ours == theirs, "\(name): \(c.name)[\(position)] backlinks")
                 }
             }
         }
