@@ -11,13 +11,16 @@ extension Binder {
     /// dictionary's own (`dict['k']`, `dict[*]`, `dict.k.@type`).
     func mixedPathFollows(_ p: PropertySchema, _ rest: ArraySlice<KeyPath.Component>) -> Bool {
         guard let first = rest.first else { return false }
+        // What a mixed value's walk reads besides keys, positions and `[*]`.
+        func walks(_ n: KeyPath.Component) -> Bool {
+            n.isSubscript || !n.name.hasPrefix("@") || ["@size", "@count", "@keys", "@allKeys", "@values", "@allValues"].contains(n.name)
+        }
         if p.isDictionary {
             guard first.key != nil || first.isAll || !first.name.hasPrefix("@"), rest.count > 1 else { return false }
-            let second = rest[rest.startIndex + 1]
-            return second.isSubscript || !second.name.hasPrefix("@") || second.name == "@size" || second.name == "@count"
+            return walks(rest[rest.startIndex + 1])
         }
         if p.isList { return first.isSubscript }
-        return first.isSubscript || !first.name.hasPrefix("@") || first.name == "@size" || first.name == "@count"
+        return walks(first)
     }
 
     /// Whether `n`, after a dot following the dictionary `p`, is one of its keys: always for values; through

@@ -221,12 +221,22 @@ import RealmStorage
         ("Nested", "properties.instruments.@size == 2", ["John"]),
         ("Nested", "properties.Foo == 'Bar'", ["Ringo"]),
         ("Nested", "properties['instruments'][SIZE] == 3", ["Paul"]),
+        // The keys of a dictionary in a mixed value, any of which may match (Collection::get_any's `@keys`).
+        ("Nested", "properties.@keys == 'instruments'", ["John", "Paul"]),
+        ("Nested", "properties.@keys == 'pets'", ["John", "Paul"]),
+        ("Nested", "properties.@keys == 'tickets'", ["John"]),
+        ("Nested", "properties.instruments[*].@keys == 'color'", ["John"]),
+        ("Nested", "properties['instruments'][*].@keys == 'color'", ["John"]),
+        ("Nested", "properties.@keys == 'Foo'", ["Ringo"]),
+        ("Nested", "NONE properties.@keys == 'pets'", ["George", "Ringo"]),
 
         // Parser_NestedListDictionary.
         ("Listed", "properties[0].one == 1", ["Paul"]),
         ("Listed", "properties[*].one == 1", ["Paul"]),
         ("Listed", "properties[first].two == 2", ["John", "Paul"]),
         ("Listed", "properties[0][*] == 5", ["John", "Paul"]),
+        ("Listed", "properties[0].@keys == 'foo'", ["Paul"]),
+        ("Listed", "properties[*].@keys BEGINSWITH 'f'", ["John", "Paul"]),
 
         // Parser_NestedDictionaryList.
         ("Ticketed", "properties.tickets[0] == 0", ["Paul"]),
@@ -271,6 +281,16 @@ import RealmStorage
         ("Holder", "bag[*][*] == 2", ["h4"]),
         ("Holder", "bag['x'][LAST] == 2", ["h4"]),
         ("Holder", "bag['d'].age == 5", ["h1"]),
+        // `@keys` and `@values` of a dictionary in a mixed value; a value that is no dictionary has none.
+        ("Holder", "value.@keys == 'list'", ["h2"]),
+        ("Holder", "value.@keys BEGINSWITH[c] 'L'", ["h2"]),
+        ("Holder", "value.@keys == 'name'", []),  // h1 holds a typed link: no keys, not the object's properties
+        ("Holder", "value.@allKeys == 'd'", ["h2"]),
+        ("Holder", "bag['x'].@keys == 'a'", []),  // a list has no keys
+        ("Holder", "value.@values.name == 'fido'", ["h2"]),
+        ("Holder", "value.@values[1] == 2", ["h2"]),
+        ("Holder", "value.@values == 5", []),  // h3's list: a list has no values by key
+        ("Holder", "value['d'] == obj('Dog', 'fido')", ["h2"]),
     ]
 
     @Test(arguments: cases)
@@ -300,6 +320,8 @@ import RealmStorage
         ("Person", "children['k'].name == 'x'", "['k']"),
         ("Keeper", "pets['dog1'][0] == nil", "[0]"),
         ("Holder", "value[SIZE].name == 1", "name"),
+        ("Holder", "value.@keys.name == 1", "name"),
+        ("Nested", "properties.@keys[0] == 'a'", "[0]"),
     ])
     func misuseIsAnErrorAtTheSubscript(_ c: (String, String, String)) throws {
         let f = try Self.fixture.get()
@@ -320,6 +342,8 @@ import RealmStorage
             ("dict[*] > 5", "dict[*] > 5"),
             ("mixed[*][*] == 2", "mixed[*][*] == 2"),
             ("value[last][first] == 1", "value[LAST][0] == 1"),
+            ("value.@keys == 'a'", "value.@keys == 'a'"),
+            ("value.@values[0] == 1", "value.@values[0] == 1"),
         ] {
             let q = try Query.parse(text)
             #expect(q.predicate.description == printed, "\(text)")
