@@ -43,7 +43,7 @@ public struct Query<T> {
     }
 
     /// Marks around the collection part of a key path in a query's text: control characters, which no property
-    /// name holds (a map key in the text is quoted; one holding them would be read wrongly).
+    /// name holds (a map's key is an argument, never in the text).
     static var markStart: Character { "\u{1}" }
     static var markEnd: Character { "\u{2}" }
     static func marked(_ collection: String) -> String { "\(markStart)\(collection)\(markEnd)" }
@@ -305,10 +305,9 @@ extension Query where T: _QueryMap {
     /// The map's values (`@values`): a comparison holds when it holds for any of them.
     public var values: Query<T._Value> { Query<T._Value>(expression: "\(text).@values", arguments: arguments) }
 
-    /// The map's value for `key` (`scores['math']`).
+    /// The map's value for `key` (`scores[%@]` with the key as its argument, as realm-swift writes it).
     public subscript(key: String) -> Query<T._Value> {
-        let quoted = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
-        return Query<T._Value>(expression: "\(text)['\(quoted)']", arguments: arguments)
+        Query<T._Value>(expression: "\(text)[%@]", arguments: arguments + [key])
     }
 }
 

@@ -43,6 +43,9 @@ struct Binder {
     var constantPlaces: [ConstantPlace: Int] = [:]
     /// Every class schema the binding looked at.
     var consulted: [String: ClassSchema] = [:]
+    /// Whether a key path took a key or position from an argument (`dict[$0]`): the bound paths then depend on
+    /// the arguments, so a prepared query binds afresh each time.
+    var hasArgumentSubscripts = false
     /// The constants holding `obj(...)` literals (each bound as a placeholder link until the query runs).
     var objectLiterals: [ConstantPlace: [ObjectPart]] = [:]
 
@@ -332,7 +335,7 @@ struct Binder {
         var nullable = false
         var aggType: PropertyType?
         var aggregateKind: Aggregate?
-        let comps = k.components
+        let comps = try argumentSubscriptsResolved(k.components)
         if comps.isEmpty {
             // `$x` alone: the element object.
             return BoundPath(variable: k.variable, steps: [.selfKey], kind: ValueKind(type: .link, objectClass: cls, isMulti: false, nullable: false), range: k.range)
