@@ -74,7 +74,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CollectionPro
     /// The entries in iteration order.
     var entries: [(key: Key, value: Value)] {
         guard let (realm, _, _) = managedContext else { return unmanaged }
-        return storedEntries().map { (Key._rlmFromKey($0.key), Value._rlmFromStored($0.value, realm)) }
+        return storedEntries().map { (Key._rlmFromKey($0.key), storedElement($0.value, .entry($0.key), realm)) }
     }
 
     public var count: Int { managedContext == nil ? unmanaged.count : storedEntries().count }
@@ -91,7 +91,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CollectionPro
     public subscript(key: Key) -> Value? {
         get {
             guard let (realm, owner, p) = managedContext else { return unmanaged.first { $0.key == key }?.value }
-            return readStored(realm, owner, p) { try $0.dictionaryValue($1, $2, key: key._rlmKey) }.map { Value._rlmFromStored($0, realm) }
+            return readStored(realm, owner, p) { try $0.dictionaryValue($1, $2, key: key._rlmKey) }
+                .map { storedElement($0, .entry(key._rlmKey), realm) }
         }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
