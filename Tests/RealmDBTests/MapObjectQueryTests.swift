@@ -47,6 +47,13 @@ import TestSupport
         #expect(old.map { $0?.name } == ["Old"])
     }
 
+    @Test func whereOverAMapOfValuesIsBySelf() throws {
+        let realm = try memoryRealm([Tagged.self, Pal.self])
+        let t = try realm.write { realm.create(Tagged.self, value: ["name": "s", "scores": ["math": 90, "art": 50, "gym": 70]]) }
+        #expect(Array(t.scores.where { $0 > 60 }) == [70, 90])  // the keys' order: gym, math
+        #expect(Array(t.scores.sorted(by: [SortDescriptor(keyPath: "self", ascending: false)])) == [90, 70, 50])
+    }
+
     @Test func mapsOfEmbeddedObjects() throws {
         let realm = try memoryRealm([Traveller.self, Address.self, Geo.self, Resident.self])
         let t = try realm.write {
