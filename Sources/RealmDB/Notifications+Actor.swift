@@ -7,12 +7,20 @@ import RealmStorage
 // so a change committed after it is delivered. Invalidating the token from anywhere ends it.
 
 extension QueueObservation {
+    /// An observation whose inner token lives on `actor`.
+    static func on(_ actor: some Actor) -> QueueObservation { QueueObservation(scheduler: .actor(WeakActor(actor))) }
+
+    /// `block`, called only while this observation has not ended: once the token is invalidated (on any actor or
+    /// thread) nothing more is delivered, even a change already on its way to the actor.
+    func whileLive<A: Actor, C>(_ block: @escaping @Sendable (isolated A, C) -> Void) -> @Sendable (isolated A, C) -> Void {
+        { actor, change in if !self.isEnded { block(actor, change) } }
+    }
+
     /// Runs `begin` isolated to `actor` and keeps the token it returns until the returned token is invalidated.
     /// `begin` captures only Sendable values and the observed collection's element type (it is run once, on the
     /// actor), so it is carried there unchecked.
-    static func start<A: Actor>(on actor: A, isolation: isolated (any Actor)? = #isolation,
+    static func start<A: Actor>(_ observation: QueueObservation, on actor: A, isolation: isolated (any Actor)? = #isolation,
                                 _ begin: @escaping (isolated A) -> NotificationToken?) async -> NotificationToken {
-        let observation = QueueObservation(scheduler: .actor(WeakActor(actor)))
         let work = SameQueue(value: begin)
         await actor.realmRun { actor in
             if let token = work.value(actor) { observation.keep(token) }
@@ -24,7 +32,7 @@ extension QueueObservation {
 /// Observing a collection property (`List`, `LinkingObjects`, `MutableSet`, `Map`) on an actor: the owner and
 /// property are found again in a Realm isolated to the actor, and the collection there observed.
 enum CollectionOnActor {
-    static func observe<A: Actor, C>(owner: ObjectRef, propertyIndex: Int, on actor: A,
+    static func observe<A: Actor, C>(_ observation: QueueObservation, owner: ObjectRef, propertyIndex: Int, on actor: A,
                                      make: @escaping (ObjectRef, Int) -> C,
                                      observe: @escaping (isolated A, C) -> NotificationToken,
                                      failed: @escaping (isolated A, Error) -> Void,
@@ -36,7 +44,7 @@ enum CollectionOnActor {
         // The closures capture only the collection's element type and Sendable values (the key paths and the
         // caller's @Sendable block): calling them on the actor is safe.
         let steps = SameQueue(value: (make, observe, failed))
-        return await QueueObservation.start(on: actor) { actor in
+        return await QueueObservation.start(observation, on: actor) { actor in
             let (make, observe, failed) = steps.value
             let realm: Realm
             do { realm = try Realm(configuration: configuration, isolatedTo: actor) } catch {
@@ -63,7 +71,8 @@ extension Results {
         realm.verifyCanObserve()
         let reference = ThreadSafeReference(to: self)
         let configuration = realm.configuration, name = className
-        return await QueueObservation.start(on: actor) { actor in
+        let observation = QueueObservation.on(actor), block = observation.whileLive(block)
+        return await QueueObservation.start(observation, on: actor) { actor in
             let realm: Realm
             do { realm = try Realm(configuration: configuration, isolatedTo: actor) } catch {
                 block(actor, .error(error))
@@ -89,7 +98,8 @@ extension Object {
         realm.verifyCanObserve()
         let reference = ThreadSafeReference(to: obj)
         let configuration = realm.configuration
-        return await QueueObservation.start(on: actor) { actor in
+        let observation = QueueObservation.on(actor), block = observation.whileLive(block)
+        return await QueueObservation.start(observation, on: actor) { actor in
             let realm: Realm
             do { realm = try Realm(configuration: configuration, isolatedTo: actor) } catch {
                 block(actor, .error(error))
@@ -112,8 +122,9 @@ extension List {
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<List<Element>>) -> Void)
         async -> NotificationToken {
         guard let owner else { preconditionFailure("only managed lists can be observed") }
+        let observation = QueueObservation.on(actor), block = observation.whileLive(block)
         return await CollectionOnActor.observe(
-            owner: owner, propertyIndex: propertyIndex, on: actor,
+            observation, owner: owner, propertyIndex: propertyIndex, on: actor,
             make: { List<Element>(owner: $0, index: $1) },
             observe: { actor, list in list.observe(keyPaths: keyPaths) { c in block(actor, c) } },
             failed: { actor, error in block(actor, .error(error)) }, isolation: _isolation)
@@ -128,8 +139,9 @@ extension LinkingObjects {
         async -> NotificationToken {
         guard let owner else { preconditionFailure("unmanaged LinkingObjects cannot be observed") }
         let name = propertyName
+        let observation = QueueObservation.on(actor), block = observation.whileLive(block)
         return await CollectionOnActor.observe(
-            owner: owner, propertyIndex: propertyIndex, on: actor,
+            observation, owner: owner, propertyIndex: propertyIndex, on: actor,
             make: { LinkingObjects<Element>(propertyName: name, owner: $0, index: $1) },
             observe: { actor, lo in lo.observe(keyPaths: keyPaths) { c in block(actor, c) } },
             failed: { actor, error in block(actor, .error(error)) }, isolation: _isolation)
@@ -143,8 +155,9 @@ extension MutableSet {
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<MutableSet<Element>>) -> Void)
         async -> NotificationToken {
         guard let owner else { preconditionFailure("only managed sets can be observed") }
+        let observation = QueueObservation.on(actor), block = observation.whileLive(block)
         return await CollectionOnActor.observe(
-            owner: owner, propertyIndex: propertyIndex, on: actor,
+            observation, owner: owner, propertyIndex: propertyIndex, on: actor,
             make: { MutableSet<Element>(owner: $0, index: $1) },
             observe: { actor, set in set.observe(keyPaths: keyPaths) { c in block(actor, c) } },
             failed: { actor, error in block(actor, .error(error)) }, isolation: _isolation)
@@ -158,8 +171,9 @@ extension Map {
                                   _ block: @Sendable @escaping (isolated A, RealmMapChange<Map<Key, Value>>) -> Void)
         async -> NotificationToken {
         guard let owner else { preconditionFailure("only managed maps can be observed") }
+        let observation = QueueObservation.on(actor), block = observation.whileLive(block)
         return await CollectionOnActor.observe(
-            owner: owner, propertyIndex: propertyIndex, on: actor,
+            observation, owner: owner, propertyIndex: propertyIndex, on: actor,
             make: { Map<Key, Value>(owner: $0, index: $1) },
             observe: { actor, map in map.observe(keyPaths: keyPaths) { c in block(actor, c) } },
             failed: { actor, error in block(actor, .error(error)) }, isolation: _isolation)
