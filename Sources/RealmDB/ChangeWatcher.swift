@@ -17,8 +17,9 @@ final class ChangeWatcher: @unchecked Sendable {
     static let interval: DispatchTimeInterval = .milliseconds(10)
 
     final class Entry: @unchecked Sendable {
-        // Safe: `core` is used through `scheduler` only (elsewhere it is only loaded to see whether it is gone, which weak
-        // references allow from any thread); `seenVersion` and `pending` are only touched under the watcher's lock.
+        // Safe: `core` is used through `scheduler` only (elsewhere it is only loaded to see whether it is gone,
+        // which weak references allow from any thread); `seenVersion` and `pending` are only touched under the
+        // watcher's lock.
         weak var core: RealmCore?
         weak var database: Database?
         let scheduler: RealmScheduler

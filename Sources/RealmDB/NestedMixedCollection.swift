@@ -156,7 +156,8 @@ extension CollectionProperty {
     /// An element of this managed list, or a value of this managed map, read from its stored value: for a list
     /// or map of mixed values, a nested list or dictionary in it reads and writes through, as one read from a
     /// mixed property does.
-    func storedElement<E: RealmCollectionValue>(_ v: RealmStorage.Value, _ root: NestedMixedPlace.Root, _ realm: Realm) -> E {
+    func storedElement<E: RealmCollectionValue>(_ v: RealmStorage.Value, _ root: NestedMixedPlace.Root,
+                                                _ realm: Realm) -> E {
         guard E.self == AnyRealmValue.self, let owner else { return E._rlmFromStored(v, realm) }
         switch v {
         case .list, .dictionary:

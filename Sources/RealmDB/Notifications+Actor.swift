@@ -12,14 +12,16 @@ extension QueueObservation {
 
     /// `block`, called only while this observation has not ended: once the token is invalidated (on any actor or
     /// thread) nothing more is delivered, even a change already on its way to the actor.
-    func whileLive<A: Actor, C>(_ block: @escaping @Sendable (isolated A, C) -> Void) -> @Sendable (isolated A, C) -> Void {
+    func whileLive<A: Actor, C>(_ block: @escaping @Sendable (isolated A, C) -> Void)
+        -> @Sendable (isolated A, C) -> Void {
         { actor, change in if !self.isEnded { block(actor, change) } }
     }
 
     /// Runs `begin` isolated to `actor` and keeps the token it returns until the returned token is invalidated.
     /// `begin` captures only Sendable values and the observed collection's element type (it is run once, on the
     /// actor), so it is carried there unchecked.
-    static func start<A: Actor>(_ observation: QueueObservation, on actor: A, isolation: isolated (any Actor)? = #isolation,
+    static func start<A: Actor>(_ observation: QueueObservation, on actor: A,
+                                isolation: isolated (any Actor)? = #isolation,
                                 _ begin: @escaping (isolated A) -> NotificationToken?) async -> NotificationToken {
         let work = SameQueue(value: begin)
         await actor.realmRun { actor in
