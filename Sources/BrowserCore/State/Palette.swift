@@ -11,6 +11,8 @@ public enum AppTask: Equatable, Sendable {
     case compact
     /// Open another database (after `:demo`, or `:open PATH`).
     case open(path: String)
+    /// Run a table's query or sort (`BrowserApp` runs it off the main loop).
+    case query(QueryJob)
 }
 
 /// How far a long task has come.
