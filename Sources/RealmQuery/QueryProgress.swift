@@ -43,21 +43,22 @@ public final class QueryProgress: Sendable {
 
     public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
-    /// Starts a phase of `total` units, then checks.
-    func begin(_ phase: Phase, total: Int) throws {
+    /// Starts a phase of `total` units, then checks. (Public so that other long work, an export of a query's
+    /// result, can report through the same object.)
+    public func begin(_ phase: Phase, total: Int) throws {
         state.withLock { $0 = Status(phase: phase, done: 0, total: total) }
         try check()
     }
 
     /// Counts `units` more done in the current phase (never past `total` − 1: the phase ends when the work
     /// does), then checks.
-    func advance(by units: Int) throws {
+    public func advance(by units: Int) throws {
         state.withLock { $0.done = min($0.done + units, max(0, $0.total - 1)) }
         try check()
     }
 
     /// Throws `.cancelled` when `cancel()` was called.
-    func check() throws {
+    public func check() throws {
         checkpoint?(self)
         if cancelled.load(ordering: .relaxed) {
             throw QueryError(.cancelled, "the query was cancelled", query: "", range: SourceRange(0, 0))

@@ -155,6 +155,34 @@ import TestSupport
         #expect(try h.app.data.value(ObjectRef(className: "Dog", key: first), "name") == .string("Rex 996"))
     }
 
+    @Test func anExportRunsInTheBackgroundAndEscRemovesTheUnfinishedFile() throws {
+        // Held after 512 objects are written.
+        let gate = Gate { status, _ in status.done >= 512 }
+        let h = try harness(gate)
+        let path = h.dir.file("dogs.csv")
+        h.type(":export \(path)\r")
+        try gate.waitUntilHeld()
+        h.app.pollJob()
+        h.app.draw()
+        #expect(statusLine(h).contains("exporting… 17 % · Esc cancels"), "\(statusLine(h))")
+        h.type("j")
+        #expect(try table(h).row == 1)
+        h.type("\u{1B}")
+        #expect(h.state.message?.text == "Export cancelled: \(path) was not written")
+        gate.release.signal()
+        // The worker removes what it wrote once it sees the cancel.
+        let deadline = Date().addingTimeInterval(10)
+        while FileManager.default.fileExists(atPath: path) && Date() < deadline { usleep(10_000) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        // Again, to its end.
+        h.app.jobCheckpoint = nil
+        h.type(":export \(path)\r")
+        h.app.waitForJob()
+        #expect(h.state.message?.text == "Exported 3,000 objects to \(path)")
+        let csv = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(csv.split(whereSeparator: \.isNewline).count == Self.dogs + 1)
+    }
+
     @Test func aResultForATableUnderAnotherScreenShowsWhenGoingBack() throws {
         let gate = Gate { _, n in n == 2 }
         let h = try harness(gate)

@@ -24,12 +24,12 @@ final class QueryWorker: Sendable {
         jobID = job.id
         progress = QueryProgress(checkpoint: checkpoint)
         let handover = Handover(snapshot: snapshot)
-        let prepared = job.prepared
+        let work = job.work
         let thread = Thread { [self] in
             let s = handover.snapshot
             let outcome: JobOutcome
             do {
-                outcome = .filter(try prepared.run(in: s, progress: progress))
+                outcome = try work.run(in: s, progress: progress)
             } catch let e as QueryError where e.isCancellation {
                 outcome = .cancelled
             } catch let f as QueryFailure {
@@ -62,6 +62,16 @@ final class QueryWorker: Sendable {
     func cancel() { progress.cancel() }
 }
 
+extension QueryJob.Work {
+    /// Runs the work: a query's keys, or the number of objects exported.
+    func run(in snapshot: Snapshot, progress: QueryProgress?) throws -> JobOutcome {
+        switch self {
+        case .query(let q): return .filter(try q.run(in: snapshot, progress: progress))
+        case .export(let e): return .exported(try e.run(in: snapshot, progress: progress))
+        }
+    }
+}
+
 extension BrowserApp {
     /// Starts a job: at once on this thread inside a write transaction (the query must see its uncommitted
     /// changes, which only this thread's transaction holds), otherwise on a worker. A job that ends within
@@ -71,7 +81,7 @@ extension BrowserApp {
         if data.isInTransaction {
             let outcome: JobOutcome
             do {
-                outcome = .filter(try job.prepared.run(in: data.snapshot))
+                outcome = try job.work.run(in: data.snapshot, progress: nil)
             } catch let f as QueryFailure {
                 outcome = .failed(f)
             } catch {

@@ -126,16 +126,17 @@ extension AppState {
     mutating func apply(query: String, sort: ColumnSort?, to t: inout TableScreen, purpose: QueryJob.Purpose, data: BrowserData) throws {
         guard let q = TableQuery(query: query, sort: sort) else {
             // Nothing to run: a job still running for this table is no longer wanted.
-            if let job = running, job.depth == stack.count { running = nil; jobProgress = nil }
+            if let job = running, job.isQuery, job.depth == stack.count { running = nil; jobProgress = nil }
             show(nil, query: query, sort: sort, on: &t, data: data)
             stack[stack.count - 1] = .table(t)
             switch purpose {
             case .query: message = StatusMessage(matchSummary(t, data: data))
             case .sort: message = StatusMessage("Sort removed: key order")
+            case .export: break
             }
             return
         }
-        start(try data.prepare(q, on: t.source), query: query, sort: sort, purpose: purpose)
+        start(.query(try data.prepare(q, on: t.source)), query: query, sort: sort, purpose: purpose)
     }
 
     /// `312 of 1,000,000 match`.
