@@ -14,7 +14,7 @@ public final class QueryProgress: Sendable {
     }
 
     /// The phase and how far it is: `done` of `total` (objects examined while scanning; while sorting, sort
-    /// values read then comparisons made, against an estimate of n·log2 n, so `done` stays below `total`
+    /// values read then comparisons made, against an estimate of 1.5·n·log2 n, so `done` stays below `total`
     /// until the sort ends).
     public struct Status: Sendable, Equatable {
         public var phase: Phase
@@ -68,7 +68,8 @@ public final class QueryProgress: Sendable {
     /// The units of a sort phase over `n` values: one per value read, then an estimate of the comparisons.
     static func sortUnits(_ n: Int) -> Int {
         guard n > 1 else { return max(n, 1) }
-        return n + n * (Int.bitWidth - n.leadingZeroBitCount)
+        // The standard library's sort made 1.26–1.41 n·log2 n comparisons on 20,000 to 4,000,000 values.
+        return n + n * (Int.bitWidth - n.leadingZeroBitCount) * 3 / 2
     }
 }
 

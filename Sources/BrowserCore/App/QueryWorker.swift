@@ -131,7 +131,14 @@ extension BrowserApp {
             return true
         }
         let now = w.progress.current
-        let shown = JobProgress(label: now.phase == .sorting ? "sorting" : state.running?.label ?? "querying", percent: now.percent)
+        // Each phase counts from 0 to 100 under its own word: a column sort reads the objects, then sorts.
+        let label: String
+        switch (now.phase, state.running?.purpose) {
+        case (.sorting, _): label = "sorting"
+        case (.scanning, .sort?): label = "reading"
+        case (.scanning, _): label = state.running?.label ?? "querying"
+        }
+        let shown = JobProgress(label: label, percent: now.percent)
         guard shown != state.jobProgress else { return false }
         state.reduce(.jobProgress(id: w.jobID, shown), data: data, keyMap: keyMap)
         return true
