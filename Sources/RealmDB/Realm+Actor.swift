@@ -86,6 +86,23 @@ extension Realm {
         self.init(core: try Realm.actorCore(configuration, actor))
     }
 
+    /// When a Realm is opened: realm-swift downloads a synchronized Realm's data first with `.always` or `.once`.
+    /// A Realm here has no server, so every case opens the local file as `.never` does.
+    public enum OpenBehavior: Sendable {
+        case never
+        case always
+        case once
+    }
+
+    /// `try await Realm()` on the main actor, as realm-swift has it: the Realm of `configuration` isolated to the
+    /// main actor (`Realm(configuration:actor: MainActor.shared)`). As with realm-swift, in async code this
+    /// overload is the one `Realm(...)` names, so such code writes `try await Realm()`.
+    @MainActor
+    public init(configuration: Realm.Configuration = .defaultConfiguration,
+                downloadBeforeOpen: OpenBehavior = .never) async throws {
+        self = try await Realm(configuration: configuration, actor: MainActor.shared)
+    }
+
     /// Opens the Realm of `configuration` isolated to the calling actor (`Realm(configuration:actor:)` with that
     /// actor); on the main actor, a Realm of the main actor.
     public static func open(configuration: Realm.Configuration = .defaultConfiguration,

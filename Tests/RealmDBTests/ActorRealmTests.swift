@@ -158,6 +158,21 @@ actor Recorder {
         #expect(try await countOnTheGlobalActor(config(dir)) == 2)
     }
 
+    /// realm-swift's `try await Realm()` in main-actor code: a Realm of the main actor, written with
+    /// `asyncWrite` and read there after suspensions.
+    @MainActor @Test func awaitRealmOnTheMainActorIsTheMainActorsRealm() async throws {
+        let dir = TempDir()
+        let c = config(dir)
+        let realm = try await Realm(configuration: c)
+        try await realm.asyncWrite { realm.add(Dog(value: ["name": "Main"])) }
+        try await Task.sleep(nanoseconds: 1_000_000)
+        #expect(realm.objects(Dog.self).count == 1)
+        let again = try await Realm(configuration: c, actor: MainActor.shared)
+        #expect(again.objects(Dog.self).first?.name == "Main")
+        let opened = try await Realm(configuration: c, downloadBeforeOpen: .always)
+        #expect(opened.objects(Dog.self).count == 1)
+    }
+
     @Test func aThrowingBlockWritesNothing() async throws {
         let dir = TempDir()
         let store = try await DogStore(configuration: config(dir))
