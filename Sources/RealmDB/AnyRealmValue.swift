@@ -4,8 +4,8 @@ import RealmStorage
 /// A value of any storable type, for `mixed` properties: a primitive, an object (a link to an object of any
 /// class that is not embedded), or a list or dictionary of such values nested to any depth (as Realm Core 14).
 ///
-/// A nested `.list` or `.dictionary` read from a managed mixed property reads and writes through (inside a
-/// write transaction); one read from a list or dictionary of mixed values is a copy.
+/// A nested `.list` or `.dictionary` read from a managed mixed property, or from an element of a managed list
+/// or a value of a managed map of mixed values, reads and writes through (inside a write transaction).
 public enum AnyRealmValue: Hashable, RealmCollectionValue {
     case none
     case int(Int)

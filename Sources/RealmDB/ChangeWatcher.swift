@@ -2,8 +2,9 @@ import Foundation
 import RealmStorage
 
 /// Watches databases for newer committed versions and schedules `refresh()` of the Realms that want automatic
-/// delivery: Realms bound to a dispatch queue (`Realm(configuration:queue:)`) and Realms of the main thread
-/// (delivered with `DispatchQueue.main.async`), once they have an observer.
+/// delivery: Realms bound to a dispatch queue (`Realm(configuration:queue:)`), Realms isolated to an actor
+/// (run on the actor) and Realms of the main thread (delivered with `DispatchQueue.main.async`), once they have
+/// an observer.
 ///
 /// One timer for the process polls `Database.latestVersion()` of every watched database (two meta slots,
 /// microseconds) every `interval`, which is how commits of other processes are seen; a commit through a
@@ -11,23 +12,24 @@ import RealmStorage
 /// queue to run a refresh on and still advance only at `refresh()`, `beginWrite()` and commits.
 final class ChangeWatcher: @unchecked Sendable {
     // Safe: `entries` and `timer` are only touched under `lock`; each entry's `core` is only dereferenced on
-    // the entry's own queue (the queue its Realm is confined to).
+    // the entry's own queue or actor (the one its Realm is confined to).
     static let shared = ChangeWatcher()
     static let interval: DispatchTimeInterval = .milliseconds(10)
 
     final class Entry: @unchecked Sendable {
-        // Safe: `core` is used on `queue` only (elsewhere it is only loaded to see whether it is gone, which weak
-        // references allow from any thread); `seenVersion` and `pending` are only touched under the watcher's lock.
+        // Safe: `core` is used through `scheduler` only (elsewhere it is only loaded to see whether it is gone,
+        // which weak references allow from any thread); `seenVersion` and `pending` are only touched under the
+        // watcher's lock.
         weak var core: RealmCore?
         weak var database: Database?
-        let queue: DispatchQueue
+        let scheduler: RealmScheduler
         var seenVersion: UInt64
         var pending = false
 
-        init(core: RealmCore, queue: DispatchQueue, version: UInt64) {
+        init(core: RealmCore, scheduler: RealmScheduler, version: UInt64) {
             self.core = core
             database = core.database
-            self.queue = queue
+            self.scheduler = scheduler
             seenVersion = version
         }
     }
@@ -37,9 +39,9 @@ final class ChangeWatcher: @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     private let timerQueue = DispatchQueue(label: "io.realm-browser.change-watcher")
 
-    /// Watches `core` (called on its queue when it gains its first observer).
-    func watch(_ core: RealmCore, queue: DispatchQueue) {
-        let entry = Entry(core: core, queue: queue, version: core.snapshot?.version ?? 0)
+    /// Watches `core` (called on its queue or actor when it gains its first observer).
+    func watch(_ core: RealmCore, scheduler: RealmScheduler) {
+        let entry = Entry(core: core, scheduler: scheduler, version: core.snapshot?.version ?? 0)
         lock.withLock {
             entries.append(entry)
             if timer == nil {
@@ -80,7 +82,7 @@ final class ChangeWatcher: @unchecked Sendable {
                     e.seenVersion = v
                 }
                 e.pending = true
-                e.queue.async { [weak self] in
+                e.scheduler.run { [weak self] in
                     self?.lock.withLock { e.pending = false }
                     e.core?.refreshFromWatcher()
                 }
@@ -97,11 +99,18 @@ extension RealmCore {
         return isMainThreadRealm ? DispatchQueue.main : nil
     }
 
+    /// Where the watcher runs this Realm's refreshes: its actor, its queue, or the main queue; nil for Realms of
+    /// other threads.
+    var deliveryScheduler: RealmScheduler? {
+        if let isolation { return .actor(isolation) }
+        return deliveryQueue.map { .queue($0) }
+    }
+
     /// Starts automatic delivery when this Realm can have it (called when an observer is added).
     func watchIfNeeded() {
-        guard !isWatched, let q = deliveryQueue else { return }
+        guard !isWatched, let s = deliveryScheduler else { return }
         isWatched = true
-        ChangeWatcher.shared.watch(self, queue: q)
+        ChangeWatcher.shared.watch(self, scheduler: s)
     }
 
     /// Run on this Realm's queue when a newer version exists: with autorefresh, advances and delivers; without,

@@ -56,10 +56,13 @@ enum KeyPathNames {
 /// A to-one link type, whose recording value is a recording instance of its target.
 protocol _RecordingLink {
     static func _rlmRecordingInstance() -> Any
+    /// The class the link leads to (`Dog` for `Dog?`).
+    static var _rlmObjectType: Object.Type { get }
 }
 
 extension Optional: _RecordingLink where Wrapped: Object {
     static func _rlmRecordingInstance() -> Any { Optional(KeyPathNames.recordingInstance(Wrapped.self)) as Any }
+    static var _rlmObjectType: Object.Type { Wrapped.self }
 }
 
 // MARK: - Key-path forms

@@ -52,7 +52,7 @@ public final class List<Element: RealmCollectionValue>: CollectionProperty {
 
     var elements: [Element] {
         guard let (realm, _, _) = managedContext else { return unmanaged }
-        return storedElements().map { Element._rlmFromStored($0, realm) }
+        return storedElements().enumerated().map { storedElement($1, .element($0), realm) }
     }
 
     public var count: Int {
@@ -141,7 +141,7 @@ public final class List<Element: RealmCollectionValue>: CollectionProperty {
             if owner == nil { return unmanaged[index] }
             let all = storedElements()
             precondition(index >= 0 && index < all.count, "List index \(index) is out of bounds (count \(all.count))")
-            return Element._rlmFromStored(all[index], managedContext!.0)
+            return storedElement(all[index], .element(index), managedContext!.0)
         }
         set {
             if owner == nil { unmanaged[index] = newValue; return }

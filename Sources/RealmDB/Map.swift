@@ -74,7 +74,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CollectionPro
     /// The entries in iteration order.
     var entries: [(key: Key, value: Value)] {
         guard let (realm, _, _) = managedContext else { return unmanaged }
-        return storedEntries().map { (Key._rlmFromKey($0.key), Value._rlmFromStored($0.value, realm)) }
+        return storedEntries().map { (Key._rlmFromKey($0.key), storedElement($0.value, .entry($0.key), realm)) }
     }
 
     public var count: Int { managedContext == nil ? unmanaged.count : storedEntries().count }
@@ -91,7 +91,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CollectionPro
     public subscript(key: Key) -> Value? {
         get {
             guard let (realm, owner, p) = managedContext else { return unmanaged.first { $0.key == key }?.value }
-            return readStored(realm, owner, p) { try $0.dictionaryValue($1, $2, key: key._rlmKey) }.map { Value._rlmFromStored($0, realm) }
+            return readStored(realm, owner, p) { try $0.dictionaryValue($1, $2, key: key._rlmKey) }
+                .map { storedElement($0, .entry(key._rlmKey), realm) }
         }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
@@ -200,15 +201,22 @@ extension Map: Sequence {
 // MARK: - Queries over the values
 
 extension Map {
-    /// The values as results (in the keys' order), for queries, sorting and aggregates; `self` is each value.
-    /// Maps of values only: a map of objects is queried through its owner (`scores['k'] > 3`, `dogs.@values`).
+    /// The values as results (in the keys' order), for queries, sorting and aggregates. For a map of values
+    /// `self` is each value; for a map of objects (`Map<String, Dog?>`) the results hold the objects its values
+    /// link to, queried and sorted by their properties, and a nil value is no object (as in Realm Core, a query
+    /// over a dictionary of links never matches a null).
     public var valueResults: Results<Value> {
-        precondition(!(Value.self is Object.Type) && !(Value.self is _RecordingLink.Type),
-                     "queries over a Map of objects are not supported: query the owner's class (dogs.@values.name == 'Rex')")
-        return collectionResults(.dictionaryValues, Value.self)
+        guard Value.self is Object.Type || Value.self is _RecordingLink.Type else {
+            return collectionResults(.dictionaryValues, Value.self)
+        }
+        guard let owner else {
+            preconditionFailure("queries on an unmanaged Map are not supported; use Swift's filter and sorted")
+        }
+        return Results(realm: owner.realm, source: .list(owner, propertyIndex), model: Value.self)
     }
 
-    /// The values matching a query (`self` is each value: `filter("self > 3")`).
+    /// The values matching a query: `self` is each value of a map of values (`filter("self > 3")`); the
+    /// properties of the objects of a map of objects (`filter("age > 3")`).
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Value> {
         do {
             return try valueResults.filter(query: predicateFormat, arguments: args)
@@ -217,9 +225,19 @@ extension Map {
         }
     }
 
-    /// The values sorted (`self`).
+    /// The values for which a type-safe query holds, as `RealmCollection.where`: `pets.where { $0.age > 3 }`.
+    public func `where`(_ isIncluded: (Query<Value>) -> Query<Bool>) -> Results<Value> {
+        valueResults.where(isIncluded)
+    }
+
+    /// The values sorted: by `self` for a map of values, by a property of the objects of a map of objects.
     public func sorted(byKeyPath keyPath: String = "self", ascending: Bool = true) -> Results<Value> {
         valueResults.sorted(byKeyPath: keyPath, ascending: ascending)
+    }
+
+    /// The values sorted by several key paths (`self` for a map of values).
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Value> where S.Element == SortDescriptor {
+        valueResults.sorted(by: descriptors)
     }
 
     /// The smallest value (`self`), or nil when there is none.

@@ -71,19 +71,20 @@ extension ChangeCache {
 /// a Realm confined to `queue` and observed there, so the block runs on `queue` with values of that Realm.
 /// Invalidating the token from any thread ends it.
 final class QueueObservation: @unchecked Sendable {
-    // Safe: `inner` and `ended` are read and written under `lock`; the inner token is only used on `queue`.
+    // Safe: `inner` and `ended` are read and written under `lock`; the inner token is only used through
+    // `scheduler` (on the queue or actor it was made on).
     private let lock = NSLock()
     private var inner: NotificationToken?
     private var ended = false
-    let queue: DispatchQueue
+    let scheduler: RealmScheduler
 
-    init(queue: DispatchQueue) { self.queue = queue }
+    init(scheduler: RealmScheduler) { self.scheduler = scheduler }
 
     /// Opens the Realm of `configuration` on `queue` and calls `begin` there with it; the token it returns is
     /// kept until the returned token is invalidated. `failed` is called on `queue` when the Realm cannot open.
     static func start(_ configuration: Realm.Configuration, on queue: DispatchQueue,
                       begin: @escaping (Realm) -> NotificationToken, failed: @escaping (Error) -> Void) -> NotificationToken {
-        let observation = QueueObservation(queue: queue)
+        let observation = QueueObservation(scheduler: .queue(queue))
         let work = SameQueue(value: (begin, failed))
         queue.async {
             guard !observation.isEnded else { return }
@@ -93,15 +94,21 @@ final class QueueObservation: @unchecked Sendable {
             } catch {
                 return work.value.1(error)
             }
-            let token = work.value.0(realm)
-            observation.lock.withLock {
-                if observation.ended { token.invalidate() } else { observation.inner = token }
-            }
+            observation.keep(work.value.0(realm))
         }
         return NotificationToken(ending: observation)
     }
 
-    private var isEnded: Bool { lock.withLock { ended } }
+    /// Keeps the inner token (called where it was made), or invalidates it when the observation already ended.
+    func keep(_ token: NotificationToken) {
+        let keep = lock.withLock {
+            if !ended { inner = token }
+            return !ended
+        }
+        if !keep { token.invalidate() }
+    }
+
+    var isEnded: Bool { lock.withLock { ended } }
 
     /// Ends the observation: the inner token is invalidated on its queue.
     func end() {
@@ -112,6 +119,6 @@ final class QueueObservation: @unchecked Sendable {
         }
         guard let token else { return }
         let box = SameQueue(value: token)
-        queue.async { box.value.invalidate() }
+        scheduler.run { box.value.invalidate() }
     }
 }

@@ -30,11 +30,43 @@ public struct Query<T> {
         self.arguments = arguments
     }
 
-    /// The query's text: the key path (`self` for the element itself) or the expression.
+    /// The query's text: the key path (`self` for the element itself) or the expression. A key path into a
+    /// collection has the collection's part marked (`Query.marked`), so that a subquery can put its variable
+    /// there (`($0.dogs.age > 3).count`); `where` removes the marks.
     var text: String {
         if let expression { return expression }
         let p = path ?? []
-        return p.isEmpty ? "self" : p.joined(separator: ".")
+        if p.isEmpty { return "self" }
+        guard let end = collectionEnd else { return p.joined(separator: ".") }
+        let collection = Query.marked(p[..<end].joined(separator: "."))
+        return ([collection] + p[end...]).joined(separator: ".")
+    }
+
+    /// Marks around the collection part of a key path in a query's text: control characters, which no property
+    /// name holds (a map's key is an argument, never in the text).
+    static var markStart: Character { "\u{1}" }
+    static var markEnd: Character { "\u{2}" }
+    static func marked(_ collection: String) -> String { "\(markStart)\(collection)\(markEnd)" }
+
+    /// `text` with every collection part replaced: by itself (`unmarked`), or by a subquery's variable.
+    /// Returns the collections that were marked, in order.
+    static func replacingCollections(in text: String, with variable: String?) -> (String, [String]) {
+        var out = "", name = "", inside = false, found: [String] = []
+        for c in text {
+            if c == markStart {
+                inside = true
+                name = ""
+            } else if c == markEnd {
+                inside = false
+                found.append(name)
+                out += variable ?? name
+            } else if inside {
+                name.append(c)
+            } else {
+                out.append(c)
+            }
+        }
+        return (out, found)
     }
 
     /// The query of property `name` of this key path's value; `isCollection` when that property is a collection
@@ -147,6 +179,33 @@ extension Query where T == Bool {
     var condition: String { expression ?? "\(text) == true" }
 }
 
+// MARK: - Subqueries
+
+extension Query where T == Bool {
+    /// The number of objects (or values) of one collection for which this condition holds, as realm-swift
+    /// writes it: `($0.dogs.age > 3 && $0.dogs.name == "Rex").count > 0` is
+    /// `SUBQUERY(dogs, $col1, $col1.age > 3 AND $col1.name == 'Rex').@count > 0`: the conditions hold for the
+    /// same element, where `$0.dogs.age > 3 && $0.dogs.name == "Rex"` alone asks each of them of any element.
+    /// The condition names exactly one collection (a list, a set or linking objects), as in realm-swift.
+    public var count: Query<Int> {
+        let condition = self.condition
+        // A subquery nested in this one already has its own variables; this one takes the next number.
+        let variable = "$col\(condition.components(separatedBy: "SUBQUERY(").count)"
+        let (body, collections) = Query.replacingCollections(in: condition, with: variable)
+        guard let collection = collections.first else {
+            preconditionFailure("a subquery's condition must read a collection's elements: \(Query.unmarked(condition))")
+        }
+        precondition(collections.allSatisfy { $0 == collection },
+                     "a subquery reads one collection, not several: \(Query.unmarked(condition))")
+        return Query<Int>(expression: "SUBQUERY(\(collection), \(variable), \(body)).@count", arguments: arguments)
+    }
+}
+
+extension Query {
+    /// `text` without the marks of collection parts.
+    static func unmarked(_ text: String) -> String { replacingCollections(in: text, with: nil).0 }
+}
+
 // MARK: - Strings and binary data
 
 /// realm-swift's string options: `[c]` and `[d]` in the query language.
@@ -246,10 +305,9 @@ extension Query where T: _QueryMap {
     /// The map's values (`@values`): a comparison holds when it holds for any of them.
     public var values: Query<T._Value> { Query<T._Value>(expression: "\(text).@values", arguments: arguments) }
 
-    /// The map's value for `key` (`scores['math']`).
+    /// The map's value for `key` (`scores[%@]` with the key as its argument, as realm-swift writes it).
     public subscript(key: String) -> Query<T._Value> {
-        let quoted = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
-        return Query<T._Value>(expression: "\(text)['\(quoted)']", arguments: arguments)
+        Query<T._Value>(expression: "\(text)[%@]", arguments: arguments + [key])
     }
 }
 
@@ -260,10 +318,11 @@ extension RealmCollection {
     /// expression the query language refuses stops the program with its diagnostic, as realm-swift raises.
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         let q = isIncluded(Query<Element>(path: []))
+        let text = Query<Bool>.unmarked(q.condition)
         do {
-            return try filter(query: q.condition, arguments: q.arguments)
+            return try filter(query: text, arguments: q.arguments)
         } catch {
-            fatalError("invalid query \(q.condition): \(error)")
+            fatalError("invalid query \(text): \(error)")
         }
     }
 }

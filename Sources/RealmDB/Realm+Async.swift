@@ -133,23 +133,6 @@ extension Realm {
         }
         return task
     }
-
-    /// Opens the Realm of `configuration` for the main actor, running its set-up (migration, compaction) off
-    /// the main thread first.
-    @MainActor
-    public static func open(configuration: Realm.Configuration = .defaultConfiguration) async throws -> Realm {
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Swift.Error>) in
-            DispatchQueue.global().async {
-                do {
-                    _ = try Realm(configuration: configuration)
-                    c.resume()
-                } catch {
-                    c.resume(throwing: error)
-                }
-            }
-        }
-        return try Realm(configuration: configuration)
-    }
 }
 
 extension Realm {

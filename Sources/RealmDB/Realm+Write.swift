@@ -1,5 +1,8 @@
 import Foundation
 import RealmStorage
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension Realm {
     /// What `add` and `create` do when an object with the same primary key exists.
@@ -40,11 +43,22 @@ extension Realm {
 
     /// `beginWrite`, reporting an error instead of stopping.
     public func tryBeginWrite() throws {
+        _ = try beginWrite(waiting: true)
+    }
+
+    /// `tryBeginWrite` without waiting for another writer: false (and nothing begun) while another thread or
+    /// process writes.
+    func beginWriteIfFree() throws -> Bool {
+        try beginWrite(waiting: false)
+    }
+
+    private func beginWrite(waiting: Bool) throws -> Bool {
         verifyThread("Realm")
         guard rlm.transaction == nil else { throw RealmError.alreadyInWriteTransaction }
         if rlm.frozen != nil { throw RealmError.frozen(operation: "begin a write transaction") }
         if rlm.configuration.readOnly { throw RealmError.readOnly(path: rlm.configuration.displayPath) }
-        let tx = try RealmError.wrap { try rlm.database.beginWrite() }
+        let begun = try RealmError.wrap { waiting ? try rlm.database.beginWrite() : try rlm.database.tryBeginWrite() }
+        guard let tx = begun else { return false }
         let old = rlm.snapshot
         // Reads now see the newest version: observers learn about what others committed before this write. A
         // version that cannot be opened fails the write before it begins, rather than hiding those commits.
@@ -58,18 +72,29 @@ extension Realm {
             }
         }
         rlm.transaction = tx
+        rlm.writeThread = pthread_self()
         rlm.changed()
         if let old, let now {
             rlm.snapshot = now
             rlm.notifiers.deliver(realm: self, from: old, to: now)
             old.close()
         }
+        return true
+    }
+
+    /// The writer lock belongs to the thread that took it: a write transaction of an actor-isolated Realm must
+    /// end on that thread, so before the task suspends (`asyncWrite` does this for its block).
+    private func verifyWriteThread() {
+        guard rlm.isolation != nil, let t = rlm.writeThread, pthread_equal(t, pthread_self()) == 0 else { return }
+        fatalError("a write transaction of an actor-isolated Realm must end before the task suspends: it began on "
+            + "another thread, which holds the write lock (use asyncWrite, or write { } without await inside)")
     }
 
     /// Commits the write transaction and delivers notifications (for observers not listed in `tokens`).
     public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
         verifyThread("Realm")
         guard let tx = rlm.transaction else { throw RealmError.notInWriteTransaction(operation: "commit") }
+        verifyWriteThread()
         do {
             try RealmError.wrap { try tx.commit() }
         } catch {
@@ -101,6 +126,7 @@ extension Realm {
     public func cancelWrite() {
         verifyThread("Realm")
         guard let tx = rlm.transaction else { return }
+        verifyWriteThread()
         tx.rollback()
         rlm.transaction = nil
         rlm.schemaChanged()

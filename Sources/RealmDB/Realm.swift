@@ -206,6 +206,11 @@ final class RealmCore {
     let frozen: FrozenReaders?
     /// The frozen Realms made from this one, by version, while they are in use (`freeze()` reuses them).
     var frozenRealms: [UInt64: WeakRealmCore] = [:]
+    /// Set for a Realm isolated to an actor (`Realm(configuration:actor:)`): it is used by code isolated to that
+    /// actor, on whatever thread the actor runs, instead of by one thread or queue.
+    var isolation: WeakActor?
+    /// The thread that began the open write transaction.
+    var writeThread: pthread_t?
     /// Asynchronous writes queued and not yet begun (`beginAsyncWrite`), by id.
     var queuedAsyncWrites: Set<UInt> = []
     var nextAsyncWriteID: UInt = 1
@@ -323,12 +328,21 @@ final class RealmCore {
     }
 
     func verifyThread(_ what: String) {
+        if let isolation {
+            // An actor has no thread: the runtime knows whether the calling code is isolated to it.
+            guard let actor = isolation.actor else {
+                fatalError("\(what) of an actor-isolated Realm used after its actor was released")
+            }
+            actor.preconditionIsolated("\(what) of an actor-isolated Realm used outside its actor")
+            return
+        }
         if !isOnOwnThread {
             fatalError(RealmError.wrongThread(what: what).description)
         }
     }
 
     /// Whether this Realm is used on the thread (or queue) it belongs to; a frozen Realm belongs to every thread.
+    /// Not for actor-isolated Realms (`verifyThread` asks the runtime for them).
     var isOnOwnThread: Bool {
         if frozen != nil { return true }
         if let queueIdentity { return queueIdentity.isCurrent }

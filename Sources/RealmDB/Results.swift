@@ -39,7 +39,7 @@ public struct Results<Element: RealmCollectionValue> {
     enum Source {
         /// Every object of a class.
         case table(String)
-        /// The objects of a list property.
+        /// The objects of a list or set property, or of a map's values.
         case list(ObjectRef, Int)
         case linkingObjects(ObjectRef, Int)
         /// Values, not objects: a collection of primitives (or other non-object elements) in one property.
@@ -69,7 +69,8 @@ public struct Results<Element: RealmCollectionValue> {
         self.source = source
         self.model = model
         self.operations = operations
-        objectModel = model as? Object.Type
+        // Results of a map's optional objects (`Results<Dog?>` of a `Map<String, Dog?>`) are of their class.
+        objectModel = model as? Object.Type ?? (model as? _RecordingLink.Type)?._rlmObjectType
         if case .values = source { holdsValues = true } else {
             holdsValues = false
             precondition(objectModel != nil, "results of \(Element.self) need a collection of values")
@@ -157,11 +158,13 @@ public struct Results<Element: RealmCollectionValue> {
         case .list(let o, let i), .linkingObjects(let o, let i):
             // An owner deleted in this version has no list: its results are empty (its List is invalidated).
             guard try RealmError.wrap({ try reader.exists(o.info.table, o.key) }) else { return [] }
-            return try RealmError.wrap {
-                try reader.list(o.key, o.info.properties[i].handle).compactMap { v -> ObjectKey? in
-                    if case .link(let k) = v { return k }
-                    return nil
-                }
+            let h = o.info.properties[i].handle
+            // A map of objects gives its values' objects in its keys' order; a null value is no object, as in Realm
+            // Core's queries over a dictionary of links.
+            let values = try RealmError.wrap { h.isDictionary ? try reader.dictionary(o.key, h).map(\.1) : try reader.list(o.key, h) }
+            return values.compactMap { v -> ObjectKey? in
+                if case .link(let k) = v { return k }
+                return nil
             }
         case .values:
             return []
@@ -257,6 +260,10 @@ public struct Results<Element: RealmCollectionValue> {
         }
         let model = objectModel!
         if let info = cache.info(realm, model) {
+            if ObjectIdentifier(model) != ObjectIdentifier(Element.self) {
+                // `Element` is the optional of the model class (a map's values).
+                return realm.makeObject(model, key: key, info: info) as! Element
+            }
             // `Element` is the model class itself (results of objects are made only for object elements).
             return unsafeBitCast(realm.makeObject(model, key: key, info: info), to: Element.self)
         }

@@ -89,6 +89,8 @@ extension KeyPath: CustomStringConvertible {
         for c in components {
             if c.isAll {
                 names += "[*]"
+            } else if let a = c.argument {
+                names += "[$\(a)]"
             } else if let n = c.index {
                 names += n == KeyPath.Component.lastIndex ? "[LAST]" : "[\(n)]"
             } else if let k = c.key {

@@ -181,6 +181,9 @@ public struct KeyPath: Hashable, Sendable {
         public var index: Int?
         /// `[*]`: every element of a list, every value of a dictionary.
         public var isAll = false
+        /// A subscript given by an argument (`dict[$0]`, `list[%@]`): a key when the argument is a string, a
+        /// position when it is an integer; the binder puts the key or position in its place.
+        public var argument: Int?
         public init(_ name: String, _ range: SourceRange = SourceRange(0, 0)) {
             self.name = name
             self.range = range
@@ -195,6 +198,11 @@ public struct KeyPath: Hashable, Sendable {
             self.range = range
             self.index = index
         }
+        public init(argument: Int, _ range: SourceRange = SourceRange(0, 0)) {
+            self.name = ""
+            self.range = range
+            self.argument = argument
+        }
         /// `[*]`.
         public static func all(_ range: SourceRange = SourceRange(0, 0)) -> Component {
             var c = Component("", range)
@@ -202,7 +210,7 @@ public struct KeyPath: Hashable, Sendable {
             return c
         }
         /// A subscript in brackets: a key, a position or `[*]`.
-        public var isSubscript: Bool { key != nil || index != nil || isAll }
+        public var isSubscript: Bool { key != nil || index != nil || isAll || argument != nil }
         /// The position `[LAST]` stands for.
         public static let lastIndex = -1
     }

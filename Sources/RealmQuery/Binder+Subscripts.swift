@@ -11,13 +11,16 @@ extension Binder {
     /// dictionary's own (`dict['k']`, `dict[*]`, `dict.k.@type`).
     func mixedPathFollows(_ p: PropertySchema, _ rest: ArraySlice<KeyPath.Component>) -> Bool {
         guard let first = rest.first else { return false }
+        // What a mixed value's walk reads besides keys, positions and `[*]`.
+        func walks(_ n: KeyPath.Component) -> Bool {
+            n.isSubscript || !n.name.hasPrefix("@") || ["@size", "@count", "@keys", "@allKeys", "@values", "@allValues"].contains(n.name)
+        }
         if p.isDictionary {
             guard first.key != nil || first.isAll || !first.name.hasPrefix("@"), rest.count > 1 else { return false }
-            let second = rest[rest.startIndex + 1]
-            return second.isSubscript || !second.name.hasPrefix("@") || second.name == "@size" || second.name == "@count"
+            return walks(rest[rest.startIndex + 1])
         }
         if p.isList { return first.isSubscript }
-        return first.isSubscript || !first.name.hasPrefix("@") || first.name == "@size" || first.name == "@count"
+        return walks(first)
     }
 
     /// Whether `n`, after a dot following the dictionary `p`, is one of its keys: always for values; through
@@ -34,6 +37,35 @@ extension Binder {
     }
 
     /// A component as written in the query (`[FIRST]`, `['k']`), or printed when the tree was built in code.
+    /// `components` with each subscript given by an argument replaced by the key (a string argument) or the
+    /// position (an integer) it holds, as Realm Core's `get_arg_for_index`; any other argument is an error.
+    mutating func argumentSubscriptsResolved(_ components: [KeyPath.Component]) throws(QueryError) -> [KeyPath.Component] {
+        guard components.contains(where: { $0.argument != nil }) else { return components }
+        hasArgumentSubscripts = true
+        var out = components
+        for (i, c) in components.enumerated() {
+            guard let n = c.argument else { continue }
+            guard n < arguments.count else {
+                throw fail(.invalidArgument, "no value for argument $\(n): \(arguments.count == 1 ? "1 argument was" : "\(arguments.count) arguments were") given", c.range)
+            }
+            let why: String
+            switch arguments[n] {
+            case .value(.string(let key)):
+                out[i] = KeyPath.Component(key: key, c.range)
+                continue
+            case .value(.int(let x)):
+                guard let position = Int(exactly: x) else { why = "the position \(x) is too large"; break }
+                out[i] = KeyPath.Component(index: position, c.range)
+                continue
+            case .value(.null): why = "it is null"
+            case .list: why = "it holds several values"
+            case .value(let v): why = "it is of type \(Semantics.typeName(v))"
+            }
+            throw fail(.invalidArgument, "argument $\(n) in brackets must be a string (a key) or an integer (a position): \(why)", c.range)
+        }
+        return out
+    }
+
     func spelled(_ c: KeyPath.Component) -> String {
         let b = Array(query.text.utf8)
         if c.range.end > c.range.start, c.range.end <= b.count {

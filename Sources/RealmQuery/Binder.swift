@@ -43,6 +43,9 @@ struct Binder {
     var constantPlaces: [ConstantPlace: Int] = [:]
     /// Every class schema the binding looked at.
     var consulted: [String: ClassSchema] = [:]
+    /// Whether a key path took a key or position from an argument (`dict[$0]`): the bound paths then depend on
+    /// the arguments, so a prepared query binds afresh each time.
+    var hasArgumentSubscripts = false
     /// The constants holding `obj(...)` literals (each bound as a placeholder link until the query runs).
     var objectLiterals: [ConstantPlace: [ObjectPart]] = [:]
 
@@ -332,7 +335,7 @@ struct Binder {
         var nullable = false
         var aggType: PropertyType?
         var aggregateKind: Aggregate?
-        let comps = k.components
+        let comps = try argumentSubscriptsResolved(k.components)
         if comps.isEmpty {
             // `$x` alone: the element object.
             return BoundPath(variable: k.variable, steps: [.selfKey], kind: ValueKind(type: .link, objectClass: cls, isMulti: false, nullable: false), range: k.range)
@@ -400,10 +403,19 @@ struct Binder {
                     else if let x = n.index { path.append(.index(x)) }
                     else if let k = n.key { path.append(.key(k)) }
                     else if !n.name.hasPrefix("@") { path.append(.key(n.name)) }
+                    else if n.name == "@values" || n.name == "@allValues" { path.append(.values) }
+                    else if n.name == "@keys" || n.name == "@allKeys" {
+                        // The keys of a dictionary: nothing follows them (Realm Core asserts so).
+                        if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '\(n.name)'", comps[i + 1].range) }
+                        path.append(.keys)
+                        i += 1
+                        steps.append(.mixedPath(cls: cls, prop: p.name, path: path))
+                        return done(ValueKind(type: .string, objectClass: nil, isMulti: true, nullable: false))
+                    }
                     else { break }
                     i += 1
                 }
-                let fansOut = multi || path.contains(.all)
+                let fansOut = multi || path.contains(.all) || path.contains(.values)
                 if i < comps.count, comps[i].name == "@size" || comps[i].name == "@count" {
                     if i + 1 < comps.count { throw fail(.invalidQuery, "nothing can follow '\(spelled(comps[i]))'", comps[i + 1].range) }
                     path.append(.size)

@@ -54,6 +54,11 @@ enum MixedStep: Sendable, Equatable {
     case all
     /// `@size` (`[SIZE]`), last: the number of elements of a list or dictionary, the length of a string or data.
     case size
+    /// `@keys`, last: every key of a dictionary (its value when it has a key named `@keys`, as Realm Core's
+    /// `Collection::get_any`); nothing for any other value.
+    case keys
+    /// `@values`: every value of a dictionary; nothing for any other value (Realm Core reads it as a key).
+    case values
 }
 
 enum DictionaryPart: Sendable, Equatable {

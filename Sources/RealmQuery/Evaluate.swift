@@ -3,14 +3,17 @@ import RealmStorage
 extension BoundQuery {
     /// The keys of the matching objects of the class, in key order, then sorted, made distinct and limited by
     /// the query's ordering clauses in the order written. A class missing from the snapshot has no objects.
-    public func evaluate(in snapshot: Snapshot) throws -> [ObjectKey] {
-        try evaluate(in: snapshot, executor: Executor(snapshot))
+    /// With `progress`, the query reports how far it is and stops when it is cancelled (throwing a
+    /// `QueryError` of kind `.cancelled`).
+    public func evaluate(in snapshot: Snapshot, progress: QueryProgress? = nil) throws -> [ObjectKey] {
+        try evaluate(in: snapshot, executor: Executor(snapshot), progress: progress)
     }
 
-    func evaluate(in snapshot: Snapshot, executor ex: Executor) throws -> [ObjectKey] {
+    func evaluate(in snapshot: Snapshot, executor ex: Executor, progress: QueryProgress? = nil) throws -> [ObjectKey] {
         guard snapshot.classSchema(className) != nil else { return [] }
         let root = try compile(resolvedPredicate(ex), on: className, ex)
         var keys: [ObjectKey]
+        if let progress { try progress.begin(.scanning, total: try snapshot.count(ex.table(className))) }
         if let k = try root.indexed() {
             keys = k
         } else {
@@ -21,21 +24,25 @@ extension BoundQuery {
                 for i in 0..<leaf.count { rows.append(Int32(i)) }
                 try root.filter(leaf, &rows)
                 for r in rows { keys.append(leaf.key(Int(r))) }
+                // Once per leaf: a flag and a counter, nothing per object.
+                try progress?.advance(by: leaf.count)
                 return true
             }
         }
-        return try applyOrdering(keys, ex, keysAreSorted: true)
+        return try applyOrdering(keys, ex, keysAreSorted: true, progress: progress)
     }
 
     /// The objects among `keys` (a list's elements, in list order, duplicates kept) that match, then the
     /// ordering clauses.
-    public func evaluate(in snapshot: Snapshot, keys: [ObjectKey]) throws -> [ObjectKey] {
+    public func evaluate(in snapshot: Snapshot, keys: [ObjectKey], progress: QueryProgress? = nil) throws -> [ObjectKey] {
         guard snapshot.classSchema(className) != nil else { return [] }
         let ex = Executor(snapshot)
         let root = try compile(resolvedPredicate(ex), on: className, ex)
         var verdicts: [ObjectKey: Bool] = [:]
         var out: [ObjectKey] = []
-        for k in keys {
+        if let progress { try progress.begin(.scanning, total: keys.count) }
+        for (n, k) in keys.enumerated() {
+            if n & 255 == 255 { try progress?.advance(by: 256) }
             if let v = verdicts[k] {
                 if v { out.append(k) }
                 continue
@@ -44,7 +51,7 @@ extension BoundQuery {
             verdicts[k] = v
             if v { out.append(k) }
         }
-        return try applyOrdering(out, ex, keysAreSorted: false)
+        return try applyOrdering(out, ex, keysAreSorted: false, progress: progress)
     }
 
     /// Whether one object matches the predicate (the ordering clauses do not apply).
@@ -53,16 +60,17 @@ extension BoundQuery {
         return try compile(resolvedPredicate(ex), on: className, ex).matches(key)
     }
 
-    func applyOrdering(_ keys: [ObjectKey], _ ex: Executor, keysAreSorted: Bool) throws -> [ObjectKey] {
+    func applyOrdering(_ keys: [ObjectKey], _ ex: Executor, keysAreSorted: Bool, progress: QueryProgress? = nil) throws -> [ObjectKey] {
         var keys = keys
         var sorted = keysAreSorted
         for o in ordering {
             switch o {
             case .sort(let descriptors):
-                keys = try Sorter(ex, className).sort(keys, descriptors, keysAreSorted: sorted)
+                if let progress, keys.count > 1 { try progress.begin(.sorting, total: QueryProgress.sortUnits(keys.count)) }
+                keys = try Sorter(ex, className, progress: progress).sort(keys, descriptors, keysAreSorted: sorted)
                 sorted = false
             case .distinct(let paths):
-                keys = try Sorter(ex, className).distinct(keys, paths)
+                keys = try Sorter(ex, className, progress: progress).distinct(keys, paths)
             case .limit(let n):
                 if keys.count > n { keys.removeLast(keys.count - n) }
             }

@@ -127,6 +127,13 @@ final class Executor {
             for e in d.values { try walk(e, rest, &out) }
         case (.all, _):
             return
+        case (.keys, .dictionary(let d)):
+            if let v = d["@keys"] { return out.append(v) }
+            out.append(contentsOf: d.keys.map { Value.string($0) })
+        case (.values, .dictionary(let d)):
+            for e in d.values { try walk(e, rest, &out) }
+        case (.keys, _), (.values, _):
+            return
         case (.size, _):
             out.append(Executor.size(v))
         default:

@@ -535,7 +535,8 @@ struct Parser {
         return KeyPath(variable: variable, components: components)
     }
 
-    /// `['key']`, `[0]`, `[FIRST]`, `[LAST]`, `[*]` or `[SIZE]` after a key path component, as many as follow.
+    /// `['key']`, `[0]`, `[$0]`, `[FIRST]`, `[LAST]`, `[*]` or `[SIZE]` after a key path component, as many as
+    /// follow.
     mutating func subscripts(_ components: inout [KeyPath.Component]) throws(QueryError) {
         while isSymbol(current, "[") {
             let open = current.range
@@ -551,6 +552,12 @@ struct Parser {
                 advance()
                 guard isSymbol(current, "]") else { throw error("expected ']' after the position \(n)", current.range) }
                 components.append(.init(index: n, open.union(current.range)))
+            case .argument(let n):
+                // `[$0]`, `[%@]`: a key or a position given by an argument (Realm's `path '[' ARG ']'`).
+                advance()
+                advance()
+                guard isSymbol(current, "]") else { throw error("expected ']' after the argument $\(n)", current.range) }
+                components.append(.init(argument: n, open.union(current.range)))
             case .symbol("*"):
                 // `[*]`: every element or value.
                 advance()

@@ -75,7 +75,7 @@ public final class PreparedQuery {
         bindings += 1
         var binder = Binder(query: query, schema: schema, arguments: arguments)
         let bound = try query.bind(to: className, with: &binder)
-        let reusable = binder.templates.keys.allSatisfy { binder.constantPlaces[$0] == 1 }
+        let reusable = !binder.hasArgumentSubscripts && binder.templates.keys.allSatisfy { binder.constantPlaces[$0] == 1 }
         binding = reusable ? Binding(bound: bound, templates: binder.templates, kinds: kinds, consulted: binder.consulted) : nil
         return bound
     }

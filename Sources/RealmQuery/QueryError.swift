@@ -41,6 +41,8 @@ public struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidQuery
         /// The class queried does not exist.
         case unknownClass
+        /// The query was stopped before it finished (`QueryProgress.cancel()`): not a fault of the query.
+        case cancelled
     }
 
     public var kind: Kind

@@ -13,10 +13,13 @@ import RealmStorage
 struct Sorter {
     let ex: Executor
     let cls: String
+    /// Counted and checked while values are read and sorted (`QueryProgress`); nil checks nothing.
+    let progress: QueryProgress?
 
-    init(_ ex: Executor, _ cls: String) {
+    init(_ ex: Executor, _ cls: String, progress: QueryProgress? = nil) {
         self.ex = ex
         self.cls = cls
+        self.progress = progress
     }
 
     /// A column of sort values for the keys, strings kept as bytes in one buffer.
@@ -47,6 +50,7 @@ struct Sorter {
                 let n = leaf.count
                 if n == 0 || leaf.key(n - 1) < keys[i] { return true }
                 let col = try leaf.column(h)
+                let first = i
                 for row in 0..<n where i < keys.count && leaf.key(row) == keys[i] {
                     if isString {
                         let isNull = try col.withUTF8(row) { bytes.append(contentsOf: $0) } == nil
@@ -57,6 +61,7 @@ struct Sorter {
                     }
                     i += 1
                 }
+                try progress?.advance(by: i - first)
                 return true
             }
             if i == keys.count { return isString ? .strings(bytes: bytes, offsets: offsets, nulls: nulls) : .values(values, nullLinks: []) }
@@ -76,7 +81,10 @@ struct Sorter {
                 values.append(.null)
                 nullLinks.append(true)
             }
-            if n & 255 == 255 { ex.snapshot.releaseDecryptedPagesIfOverBudget() }
+            if n & 255 == 255 {
+                ex.snapshot.releaseDecryptedPagesIfOverBudget()
+                try progress?.advance(by: 256)
+            }
         }
         return .values(values, nullLinks: nullLinks)
     }
@@ -116,8 +124,8 @@ struct Sorter {
                 for j in 0..<8 { p = p << 8 | UInt64(s + j < e ? bytes[s + j] : 0) }
                 prefix[i] = p
             }
-            bytes.withUnsafeBytes { b in
-                order.sort { x, y in
+            try bytes.withUnsafeBytes { b in
+                try sort(&order) { x, y in
                     let a = Int(x), c = Int(y)
                     var o: Int
                     if nulls[a] || nulls[c] {
@@ -134,7 +142,7 @@ struct Sorter {
             }
             return order.map { keys[Int($0)] }
         }
-        order.sort { x, y in
+        try sort(&order) { x, y in
             let a = Int(x), c = Int(y)
             for (n, col) in columns.enumerated() {
                 let o: Int
@@ -161,6 +169,22 @@ struct Sorter {
         return order.map { keys[Int($0)] }
     }
 
+    /// Sorts `order` by `less`; with a `progress`, counts the comparisons and checks every 65,536 of them
+    /// (a throwing comparator stops the standard library's sort; the order is then dropped).
+    @inline(__always)
+    func sort(_ order: inout [Int32], by less: (Int32, Int32) -> Bool) throws {
+        guard let progress else {
+            order.sort(by: less)
+            return
+        }
+        var n = 0
+        try order.sort { x, y in
+            n &+= 1
+            if n & 0xFFFF == 0 { try progress.advance(by: 0x10000) }
+            return less(x, y)
+        }
+    }
+
     /// A sort by one indexed string or int property of a good part of the class, in key order: the index
     /// already holds the objects in that order (equal values in key order, which is the stable order of
     /// key-ordered input), so walk it and keep the keys asked for. nil when that does not apply.
@@ -175,6 +199,7 @@ struct Sorter {
         let wanted: Set<ObjectKey> = everything ? [] : Set(keys)
         var out: [ObjectKey] = []
         out.reserveCapacity(keys.count)
+        try progress?.advance(by: keys.count)
         if descriptors[0].ascending {
             for k in order where everything || wanted.contains(k) { out.append(k) }
         } else {
@@ -196,7 +221,10 @@ struct Sorter {
         var buffer: [Value] = []
         let tails = paths.map(Sorter.tail)
         next: for (n, k) in keys.enumerated() {
-            if n & 255 == 255 { ex.snapshot.releaseDecryptedPagesIfOverBudget() }
+            if n & 255 == 255 {
+                ex.snapshot.releaseDecryptedPagesIfOverBudget()
+                try progress?.check()
+            }
             var combo: [Value] = []
             for (p, tail) in zip(paths, tails) {
                 buffer.removeAll(keepingCapacity: true)

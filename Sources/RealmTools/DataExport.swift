@@ -182,15 +182,19 @@ public struct DataExport {
         try writeCSV(className: className, keys: keys, to: sink)
     }
 
-    /// The objects `keys` of a class as CSV.
-    public func writeCSV(className: String, keys: [ObjectKey], to sink: TextSink) throws {
+    /// The objects `keys` of a class as CSV. `progress` is told every 256 objects how many are written (it
+    /// may throw to stop the export).
+    public func writeCSV(className: String, keys: [ObjectKey], to sink: TextSink, progress: ((Int) throws -> Void)? = nil) throws {
         guard let cs = snapshot.classSchema(className) else { throw ToolError.invalidArgument("no class named '\(className)'") }
         let props = cs.properties.filter { $0.type != .linkingObjects }
         let hs = try handles(ClassSchema(name: cs.name, properties: props))
         sink.write(props.map { DataExport.csvField($0.name, forceQuote: false) }.joined(separator: ",") + "\r\n")
         try ToolError.wrap {
             for (n, k) in keys.enumerated() {
-                if n & 255 == 255 { snapshot.releaseDecryptedPagesIfOverBudget() }
+                if n & 255 == 255 {
+                    snapshot.releaseDecryptedPagesIfOverBudget()
+                    try progress?(n)
+                }
                 var fields: [String] = []
                 for (p, h) in zip(props, hs) {
                     if p.isDictionary {
@@ -231,14 +235,17 @@ public struct DataExport {
         sink.flush()
     }
 
-    /// The objects `keys` of a class as a JSON array, one object per element.
-    public func writeJSONArray(className: String, keys: [ObjectKey], to sink: TextSink) throws {
+    /// The objects `keys` of a class as a JSON array, one object per element. `progress` as for `writeCSV`.
+    public func writeJSONArray(className: String, keys: [ObjectKey], to sink: TextSink, progress: ((Int) throws -> Void)? = nil) throws {
         guard let cs = snapshot.classSchema(className) else { throw ToolError.invalidArgument("no class named '\(className)'") }
         let hs = try handles(cs)
         if keys.isEmpty { sink.write("[]\n"); sink.flush(); return }
         sink.write("[")
         for (n, k) in keys.enumerated() {
-            if n & 255 == 255 { snapshot.releaseDecryptedPagesIfOverBudget() }
+            if n & 255 == 255 {
+                snapshot.releaseDecryptedPagesIfOverBudget()
+                try progress?(n)
+            }
             var out = n == 0 ? "\n  " : ",\n  "
             JSONWriter.emit(try object(k, cs, hs), indent: 1, pretty: true, into: &out)
             sink.write(out)

@@ -117,6 +117,36 @@ struct EndToEndTests {
         _ = try t.waitFor { $0.contains("EXITED:0") }
     }
 
+    /// A query that takes seconds (each check of the query pauses, `REALM_BROWSER_QUERY_CHECK_DELAY_MS`): the
+    /// status bar shows it running, keys and resizing work meanwhile, Esc stops it, and run again it ends.
+    @Test func aLongQueryShowsProgressKeysWorkAndEscStopsIt() throws {
+        let dir = TempDir()
+        let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
+        try #require(try runProcess(bin, ["demo", "d.realm", "--objects", "5000", "--seed", "1"], in: dir.path).status == 0)
+        let t = try Tmux(command: "env REALM_BROWSER_QUERY_CHECK_DELAY_MS=250 \(bin) d.realm", in: dir.path, width: 100, height: 30)
+        defer { t.kill() }
+        _ = try t.waitFor { $0.contains("Classes") && $0.contains("Company") }
+        t.send("Tab", "j", "j", "j", "j", "j", "Tab")
+        _ = try t.waitFor { title($0) == "Dog" }
+        t.send("/", "name CONTAINS[c] 'a' OR breed ENDSWITH[c] 'er' SORT(name ASC)", "Enter")
+        var screen = try t.waitFor { $0.contains("querying… ") && $0.contains("% · Esc cancels") }
+        #expect(!screen.contains("Enter runs"))
+        // Keys and resizing while it runs.
+        t.send("j")
+        screen = try t.waitFor { $0.contains("row 2/") && $0.contains("Esc cancels") }
+        t.resize(80, 24)
+        screen = try t.waitFor { $0.split(separator: "\n").count == 24 && $0.contains("Esc cancels") }
+        t.send("Escape")
+        screen = try t.waitFor { $0.contains("Query cancelled") }
+        #expect(screen.contains("row 2/") && title(screen) == "Dog")
+        // Again, from the history, to its end.
+        t.send("/", "Up", "Enter")
+        screen = try t.waitFor(timeout: 60) { $0.contains(" match") && !$0.contains("Esc cancels") }
+        #expect(title(screen).hasPrefix("Dog (name CONTAINS[c] 'a'"), "\(screen)")
+        t.send("Q")
+        _ = try t.waitFor { $0.contains("EXITED:0") }
+    }
+
     @Test func editInATransactionAndReadItBackFromTheCommandLine() throws {
         let dir = TempDir()
         let (bin, t) = try browsePeople(dir, width: 110)

@@ -150,11 +150,11 @@ import RealmStorage
             }
         }
 
-        func names(_ query: String, on cls: String) throws -> [String] {
+        func names(_ query: String, on cls: String, _ arguments: [QueryArgument] = []) throws -> [String] {
             let s = try db.snapshot()
             defer { s.close() }
             let h = try s.property(try s.table(cls), "name")
-            return try Query.evaluate(query, on: cls, in: s).map { k -> String in
+            return try Query.evaluate(query, on: cls, in: s, arguments: arguments).map { k -> String in
                 if case .string(let n) = try s.value(k, h) { return n }
                 return "?"
             }.sorted()
@@ -221,12 +221,22 @@ import RealmStorage
         ("Nested", "properties.instruments.@size == 2", ["John"]),
         ("Nested", "properties.Foo == 'Bar'", ["Ringo"]),
         ("Nested", "properties['instruments'][SIZE] == 3", ["Paul"]),
+        // The keys of a dictionary in a mixed value, any of which may match (Collection::get_any's `@keys`).
+        ("Nested", "properties.@keys == 'instruments'", ["John", "Paul"]),
+        ("Nested", "properties.@keys == 'pets'", ["John", "Paul"]),
+        ("Nested", "properties.@keys == 'tickets'", ["John"]),
+        ("Nested", "properties.instruments[*].@keys == 'color'", ["John"]),
+        ("Nested", "properties['instruments'][*].@keys == 'color'", ["John"]),
+        ("Nested", "properties.@keys == 'Foo'", ["Ringo"]),
+        ("Nested", "NONE properties.@keys == 'pets'", ["George", "Ringo"]),
 
         // Parser_NestedListDictionary.
         ("Listed", "properties[0].one == 1", ["Paul"]),
         ("Listed", "properties[*].one == 1", ["Paul"]),
         ("Listed", "properties[first].two == 2", ["John", "Paul"]),
         ("Listed", "properties[0][*] == 5", ["John", "Paul"]),
+        ("Listed", "properties[0].@keys == 'foo'", ["Paul"]),
+        ("Listed", "properties[*].@keys BEGINSWITH 'f'", ["John", "Paul"]),
 
         // Parser_NestedDictionaryList.
         ("Ticketed", "properties.tickets[0] == 0", ["Paul"]),
@@ -271,6 +281,16 @@ import RealmStorage
         ("Holder", "bag[*][*] == 2", ["h4"]),
         ("Holder", "bag['x'][LAST] == 2", ["h4"]),
         ("Holder", "bag['d'].age == 5", ["h1"]),
+        // `@keys` and `@values` of a dictionary in a mixed value; a value that is no dictionary has none.
+        ("Holder", "value.@keys == 'list'", ["h2"]),
+        ("Holder", "value.@keys BEGINSWITH[c] 'L'", ["h2"]),
+        ("Holder", "value.@keys == 'name'", []),  // h1 holds a typed link: no keys, not the object's properties
+        ("Holder", "value.@allKeys == 'd'", ["h2"]),
+        ("Holder", "bag['x'].@keys == 'a'", []),  // a list has no keys
+        ("Holder", "value.@values.name == 'fido'", ["h2"]),
+        ("Holder", "value.@values[1] == 2", ["h2"]),
+        ("Holder", "value.@values == 5", []),  // h3's list: a list has no values by key
+        ("Holder", "value['d'] == obj('Dog', 'fido')", ["h2"]),
     ]
 
     @Test(arguments: cases)
@@ -300,6 +320,8 @@ import RealmStorage
         ("Person", "children['k'].name == 'x'", "['k']"),
         ("Keeper", "pets['dog1'][0] == nil", "[0]"),
         ("Holder", "value[SIZE].name == 1", "name"),
+        ("Holder", "value.@keys.name == 1", "name"),
+        ("Nested", "properties.@keys[0] == 'a'", "[0]"),
     ])
     func misuseIsAnErrorAtTheSubscript(_ c: (String, String, String)) throws {
         let f = try Self.fixture.get()
@@ -312,6 +334,47 @@ import RealmStorage
         #expect(e.description.contains("column \(e.column)"), "\(e)")
     }
 
+    /// `dict[$0]`, `list[$1]`, `bag[%@]`: a subscript from an argument, a string a key and an integer a position,
+    /// as Realm Core's grammar has them (`path '[' ARG ']'`, `ParserDriver::get_arg_for_index`).
+    @Test(arguments: [
+        ("Person", "relations[$0].name == 'bernie'", [QueryArgument.value(.string("partner"))], ["adam"]),
+        ("Person", "scores[$0] == 4", [.value(.int(1))], ["charlie"]),
+        ("Person", "children[$0].name == 'david'", [.value(.int(1))], ["bernie"]),
+        ("Holder", "value[$0][$1] == 2", [.value(.string("list")), .value(.int(1))], ["h2"]),
+        ("Holder", "bag[%@] == %@", [.value(.string("n")), .value(.int(1))], ["h1"]),
+        // -1 is the last position, as Realm Core's size_t(-1) is `[LAST]`.
+        ("Holder", "value[$1] == $0", [.value(.int(5)), .value(.int(-1))], ["h3"]),
+        ("Holder", "value[$0] == 5", [.value(.int(-2))], []),
+        ("Keeper", "pets[$0].age == 5", [.value(.string("dog2"))], ["adam"]),
+    ])
+    func argumentsAsSubscripts(_ c: (String, String, [QueryArgument], [String])) throws {
+        #expect(try Self.fixture.get().names(c.1, on: c.0, c.2) == c.3, "\(c.1)")
+    }
+
+    @Test func anArgumentSubscriptIsAKeyOrAPosition() throws {
+        let f = try Self.fixture.get()
+        let s = try f.db.snapshot()
+        defer { s.close() }
+        for (args, message) in [([QueryArgument.value(.null)], "null"), ([.list([.string("a")])], "several values"),
+                                ([.value(.double(1.5))], "double"), ([], "no value for argument $0")] {
+            let e = try #require(throws: QueryError.self) {
+                try Query.parse("relations[$0].name == 'x'").bind(to: "Person", in: s, arguments: args)
+            }
+            #expect(e.kind == .invalidArgument, "\(e)")
+            #expect(e.description.contains(message), "\(e)")
+        }
+    }
+
+    /// A prepared query binds an argument subscript afresh each time: the key is part of the path.
+    @Test func aPreparedQueryReadsEachArgumentSubscript() throws {
+        let f = try Self.fixture.get()
+        let s = try f.db.snapshot()
+        defer { s.close() }
+        let p = try PreparedQuery("relations[$0].name == 'charlie'", on: "Person")
+        #expect(try p.evaluate(in: s, arguments: [.value(.string("partner"))]).count == 1)
+        #expect(try p.evaluate(in: s, arguments: [.value(.string("colleague"))]).count == 2)
+    }
+
     @Test func subscriptsPrintAndReparse() throws {
         for (text, printed) in [
             ("items[FIRST].name == 'x'", "items[0].name == 'x'"),
@@ -320,6 +383,9 @@ import RealmStorage
             ("dict[*] > 5", "dict[*] > 5"),
             ("mixed[*][*] == 2", "mixed[*][*] == 2"),
             ("value[last][first] == 1", "value[LAST][0] == 1"),
+            ("value.@keys == 'a'", "value.@keys == 'a'"),
+            ("value.@values[0] == 1", "value.@values[0] == 1"),
+            ("dict[$0] == $1", "dict[$0] == $1"),
         ] {
             let q = try Query.parse(text)
             #expect(q.predicate.description == printed, "\(text)")

@@ -1,5 +1,6 @@
 import Foundation
 import RealmCoreFile
+import RealmQuery
 import RealmStorage
 import RealmTools
 
@@ -9,7 +10,7 @@ public final class BrowserApp {
     public let terminal: Terminal
     /// Replaced when another file is opened (`:open`, or after `:demo`).
     public private(set) var data: BrowserData
-    public private(set) var state: AppState
+    public internal(set) var state: AppState
     public let renderer: Renderer
     public let keyMap: KeyMap
     /// How often the database is checked for a newer version.
@@ -21,6 +22,15 @@ public final class BrowserApp {
         didSet { data.database.decryptedPageBudget = decryptedBudgetBytes }
     }
     private var lastPoll = DispatchTime.now()
+    /// The query or sort running off the main loop (`QueryJob`), if any.
+    var worker: QueryWorker?
+    /// How long a job just started is waited for before the screen shows it running: shorter work shows its
+    /// result at once, longer work its progress in the status bar.
+    public var quickJobMilliseconds = 100
+    /// How often the screen is brought up to date while a job runs (its progress; keys come in at once).
+    public var jobPollMilliseconds = 50
+    /// Runs at every check a job's query makes, on the job's thread (tests hold a job at a known point).
+    public var jobCheckpoint: (@Sendable (QueryProgress) -> Void)?
 
     public init(terminal: Terminal, data: BrowserData, theme: Theme = .dark, keyMap: KeyMap = .standard) {
         self.terminal = terminal
@@ -29,23 +39,30 @@ public final class BrowserApp {
         self.keyMap = keyMap
         renderer = Renderer(theme: theme, keyMap: keyMap)
         state = AppState.initial(size: terminal.size, data: data, format: renderer.format)
+        // `REALM_BROWSER_QUERY_CHECK_DELAY_MS`: a pause at every check of a background query (once per leaf of
+        // objects), so that end-to-end tests see a query running on a small database.
+        if let ms = Int(ProcessInfo.processInfo.environment["REALM_BROWSER_QUERY_CHECK_DELAY_MS"] ?? ""), ms > 0 {
+            jobCheckpoint = { _ in usleep(UInt32(min(ms, 1000)) * 1000) }
+        }
     }
 
     /// Runs until the user quits.
     public func run() {
         draw()
         while !state.shouldQuit && !terminal.isDisconnected {
-            let event = terminal.nextEvent(timeoutMilliseconds: pollMilliseconds)
+            let event = terminal.nextEvent(timeoutMilliseconds: worker == nil ? pollMilliseconds : jobPollMilliseconds)
             var changed = false
             if let event {
                 handle(event)
                 changed = true
             }
+            changed = pollJob() || changed
             let now = DispatchTime.now()
-            if event == nil || now.uptimeNanoseconds - lastPoll.uptimeNanoseconds >= UInt64(pollMilliseconds) * 1_000_000 {
+            if (event == nil && worker == nil) || now.uptimeNanoseconds - lastPoll.uptimeNanoseconds >= UInt64(pollMilliseconds) * 1_000_000 {
                 lastPoll = now
                 changed = checkForChanges() || changed
-                trimDecryptedPagesIfOverBudget()
+                // Not while a job reads: trimming needs the only snapshot open in the process.
+                if worker == nil { trimDecryptedPagesIfOverBudget() }
                 if state.pendingWrite != nil {
                     retryPendingWrite()
                     changed = true
@@ -53,6 +70,7 @@ public final class BrowserApp {
             }
             if changed && !state.shouldQuit { draw() }
         }
+        stopWorker(wait: true)
     }
 
     /// Applies one event.
@@ -63,6 +81,8 @@ public final class BrowserApp {
         case .mouse(let m): state.reduce(.mouse(m), data: data, keyMap: keyMap)
         }
         runPendingTask()
+        // A job cancelled with Esc, or whose table was closed, stops now.
+        if let w = worker, state.running?.id != w.jobID { stopWorker() }
     }
 
     /// Runs a command by name, as the `:` palette does.
@@ -98,8 +118,19 @@ public final class BrowserApp {
     public func runPendingTask() {
         while let task = state.task {
             state.task = nil
+            if case .query(let job) = task {
+                startJob(job)
+                continue
+            }
+            // Everything else wants the file to itself, or replaces the database: a job stops first.
+            if worker != nil {
+                stopWorker(wait: true)
+                state.running = nil
+                state.jobProgress = nil
+            }
             do {
                 switch task {
+                case .query: break
                 case .compact:
                     state.message = StatusMessage("Compacting \(NSStringPath(path: data.path).lastComponent)…")
                     draw()
@@ -184,6 +215,7 @@ public final class BrowserApp {
         do {
             guard try data.refreshIfChanged() else { return false }
             state.reduce(.databaseChanged, data: data, keyMap: keyMap)
+            runPendingTask()    // a running job starts again on the new version
         } catch {
             state.message = StatusMessage("Reading the newest version failed: \(error)", isError: true)
         }

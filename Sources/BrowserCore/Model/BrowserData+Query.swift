@@ -10,7 +10,7 @@ public struct QueryFailure: Error, Equatable {
 }
 
 /// What a table's query bar text and column sort ask the engine for.
-public struct TableQuery: Equatable {
+public struct TableQuery: Equatable, Sendable {
     /// The full query: `TRUEPREDICATE` before bare ordering clauses, the column sort as a last `SORT`
     /// (so it applies after the query's own ordering, as written).
     public var text: String
@@ -44,28 +44,61 @@ public struct TableQuery: Equatable {
     }
 }
 
+/// A table's query parsed and bound, ready to run on any thread against a snapshot of the version it was
+/// bound in (`Snapshot.sibling()`): it holds names and keys, no handles.
+public struct PreparedTableQuery: Sendable {
+    public let query: TableQuery
+    let bound: BoundQuery
+    /// The objects of a list, linking objects or backlinks table, in their order (nil: the whole class).
+    let keys: [ObjectKey]?
+
+    /// The keys the table shows. A query that cannot run throws a `QueryFailure` pointing into the typed
+    /// text; a cancelled one (`progress.cancel()`) throws the engine's `QueryError` of kind `.cancelled`.
+    public func run(in snapshot: Snapshot, progress: QueryProgress? = nil) throws -> KeyFilter {
+        do {
+            let result: [ObjectKey]
+            if let keys {
+                result = try bound.evaluate(in: snapshot, keys: keys, progress: progress)
+            } else {
+                result = try bound.evaluate(in: snapshot, progress: progress)
+            }
+            return KeyFilter(keys: result, description: query.summary)
+        } catch let e as QueryError where !e.isCancellation {
+            throw query.failure(e)
+        }
+    }
+}
+
+extension TableQuery {
+    /// A query error as a failure pointing at cells of the typed text.
+    func failure(_ e: QueryError) -> QueryFailure {
+        let start = cells(atByte: e.range.start)
+        return QueryFailure(message: e.message, start: start, width: max(1, cells(atByte: e.range.end) - start))
+    }
+}
+
 extension BrowserData {
-    /// Runs a table's query over its objects (a class, or the objects of a list or of incoming links, in their
-    /// order), in the engine, across all of them.
-    public func evaluate(_ q: TableQuery, on source: TableSource) throws -> KeyFilter {
+    /// Parses and binds a table's query (a class, or the objects of a list or of incoming links, in their
+    /// order): quick, and where a mistake in the text shows.
+    public func prepare(_ q: TableQuery, on source: TableSource) throws -> PreparedTableQuery {
         let base = source.base
         guard let cls = rowClass(base) else {
             throw QueryFailure(message: "a list of values has no objects to query or sort", start: 0, width: 0)
         }
         do {
             let bound = try Query.parse(q.text).bind(to: cls, in: snapshot)
-            let keys: [ObjectKey]
-            if case .objects = base {
-                keys = try bound.evaluate(in: snapshot)
-            } else {
-                keys = try bound.evaluate(in: snapshot, keys: collection(base).compactMap {
-                    if case .link(let k) = $0 { return k } else { return nil }
-                })
+            var keys: [ObjectKey]?
+            if case .objects = base {} else {
+                keys = try collection(base).compactMap { if case .link(let k) = $0 { return k } else { return nil } }
             }
-            return KeyFilter(keys: keys, description: q.summary)
+            return PreparedTableQuery(query: q, bound: bound, keys: keys)
         } catch let e as QueryError {
-            let start = q.cells(atByte: e.range.start)
-            throw QueryFailure(message: e.message, start: start, width: max(1, q.cells(atByte: e.range.end) - start))
+            throw q.failure(e)
         }
+    }
+
+    /// Runs a table's query over its objects in the engine, across all of them, on this thread.
+    public func evaluate(_ q: TableQuery, on source: TableSource) throws -> KeyFilter {
+        try prepare(q, on: source).run(in: snapshot)
     }
 }

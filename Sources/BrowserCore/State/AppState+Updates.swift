@@ -22,6 +22,7 @@ extension AppState {
     mutating func databaseChanged(_ data: BrowserData) {
         reloadClasses(data)
         reevaluateQueries(data)
+        restartRunningJob(data)
         classPositions = classPositions.filter { data.classSchema($0.key) != nil }
         for (i, screen) in stack.enumerated() {
             let owner: ObjectRef?

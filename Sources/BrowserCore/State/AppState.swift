@@ -100,6 +100,11 @@ public struct AppState: Equatable, Sendable {
     public var pendingWrite: WriteIntent?
     /// Progress of the task being done (`:demo`), for the status bar.
     public var progress: TaskProgress?
+    /// The query or sort running in the background, and how far it is (the status bar shows it; Esc stops it).
+    public var running: QueryJob?
+    public var jobProgress: JobProgress?
+    /// The id of the last job started.
+    public var nextJobID = 0
 
     public static let minimumSize = Size(width: 40, height: 8)
 

@@ -72,7 +72,7 @@ public struct KeyMap: Sendable {
         Binding(keys: [[.tab], [.backTab]], command: .switchFocus, help: "between the class list and the table"),
         Binding(keys: [[.enter]], command: .open, help: "open: link → object, list → list, backlinks → objects, row → object"),
         Binding(keys: [[.char("i")]], command: .incomingLinks, help: "incoming links of the selected object"),
-        Binding(keys: [[.escape], [.backspace], [.char("q")]], command: .back, help: "back one level; first screen: clear the query"),
+        Binding(keys: [[.escape], [.backspace], [.char("q")]], command: .back, help: "back; first screen: clear the query; Esc stops a query"),
         Binding(keys: [[.char("Q")], [.ctrl("c")]], command: .quit, help: "quit"),
         Binding(keys: [[.char("?")], [.function(1)]], command: .help, help: "this help"),
         Binding(keys: [[.char("/")]], command: .query, help: "query this table (Realm predicates, SORT/DISTINCT/LIMIT; empty clears)"),

@@ -1,4 +1,5 @@
 import Foundation
+import RealmQuery
 import RealmStorage
 import RealmTools
 
@@ -13,6 +14,8 @@ public enum AppTask: Equatable, Sendable {
     case open(path: String)
     /// `:convert PATH`: write the Realm Core file shown as a file of this format, then open that, writable.
     case convert(path: String)
+    /// Run a table's query or sort (`BrowserApp` runs it off the main loop).
+    case query(QueryJob)
 }
 
 /// How far a long task has come.
@@ -100,8 +103,7 @@ extension AppState {
             case .export:
                 guard !rest.isEmpty else { throw PaletteFailure("export needs a file: :export people.json (or .csv)") }
                 guard case .table(let t)? = stack.last else { throw PaletteFailure("Exporting writes the current table: go back to one") }
-                let n = try data.export(t.source, to: rest)
-                message = StatusMessage("Exported \(ValueFormat.grouped(n)) objects to \(rest)")
+                start(.export(try data.prepareExport(t.source, to: rest)), query: t.query, sort: t.sort, purpose: .export(path: rest))
             case .demo:
                 guard let path = args.first else { throw PaletteFailure("demo needs a file: :demo /tmp/demo.realm [objects]") }
                 var objects = 10_000
@@ -145,6 +147,36 @@ extension AppState {
     }
 }
 
+/// An export of a table's objects to a JSON or CSV file (`:export`), runnable off the main loop.
+public struct TableExport: Sendable, Equatable {
+    public let className: String
+    let keys: [ObjectKey]?
+    public let path: String
+    let csv: Bool
+
+    /// Writes the file; the number of objects written. With `progress`, counts the objects and stops when it
+    /// is cancelled, removing the unfinished file.
+    public func run(in snapshot: Snapshot, progress: QueryProgress? = nil) throws -> Int {
+        let keys = try self.keys ?? snapshot.keys(snapshot.table(className))
+        if let progress { try progress.begin(.scanning, total: keys.count) }
+        let export = try DataExport(snapshot: snapshot, classes: [className])
+        let sink = try TextSink(path: path)
+        let report: ((Int) throws -> Void)? = progress.map { p in { _ in try p.advance(by: 256) } }
+        do {
+            if csv {
+                try export.writeCSV(className: className, keys: keys, to: sink, progress: report)
+            } else {
+                try export.writeJSONArray(className: className, keys: keys, to: sink, progress: report)
+            }
+        } catch let e as QueryError where e.isCancellation {
+            unlink(path)
+            throw e
+        }
+        sink.flush()
+        return keys.count
+    }
+}
+
 /// A palette command that cannot run as typed.
 struct PaletteFailure: Error, CustomStringConvertible {
     var description: String
@@ -155,28 +187,29 @@ extension BrowserData {
     /// Writes a table's objects (its query result when it has one) to `path`: JSON (an array, as
     /// `realm-browser query --format json`) or CSV by the extension. Returns the number of objects.
     public func export(_ source: TableSource, to path: String) throws -> Int {
+        try prepareExport(source, to: path).run(in: snapshot)
+    }
+
+    /// What an export of a table writes, checked (the file's kind) and ready to run on any thread against a
+    /// snapshot of this version: the class and the keys (nil: every object of the class, read by the export).
+    public func prepareExport(_ source: TableSource, to path: String) throws -> TableExport {
         guard let cls = rowClass(source) else { throw PaletteFailure("a list of values has no objects to export") }
-        let count = try rowCount(source)
-        var keys: [ObjectKey] = []
-        keys.reserveCapacity(count)
-        if case .objects(let c, nil) = source {
-            keys = try snapshot.keys(table(c))
-        } else {
-            for r in 0..<count { if let k = try key(row: r, in: source) { keys.append(k) } }
-        }
         let lower = path.lowercased()
         guard lower.hasSuffix(".json") || lower.hasSuffix(".csv") else {
             throw PaletteFailure("\(path): the file name must end in .json or .csv")
         }
-        let export = try DataExport(snapshot: snapshot, classes: [cls])
-        let sink = try TextSink(path: path)
-        if lower.hasSuffix(".csv") {
-            try export.writeCSV(className: cls, keys: keys, to: sink)
-        } else {
-            try export.writeJSONArray(className: cls, keys: keys, to: sink)
+        var keys: [ObjectKey]?
+        switch source {
+        case .objects(_, nil): keys = nil
+        case .objects(_, let f?), .filtered(_, let f): keys = f.keys
+        default:
+            let count = try rowCount(source)
+            var ks: [ObjectKey] = []
+            ks.reserveCapacity(count)
+            for r in 0..<count { if let k = try key(row: r, in: source) { ks.append(k) } }
+            keys = ks
         }
-        sink.flush()
-        return keys.count
+        return TableExport(className: cls, keys: keys, path: path, csv: lower.hasSuffix(".csv"))
     }
 
     /// Compacts the file in place: the browser's own snapshot is closed for it and taken again afterwards.

@@ -95,11 +95,10 @@ extension AppState {
             let text = p.editor.text
             guard case .table(var t)? = stack.last else { prompt = nil; return }
             do {
-                try apply(query: text, sort: t.sort, to: &t, data: data)
-                stack[stack.count - 1] = .table(t)
-                AppState.remember(text, in: &queryHistory)
+                let sort = pendingQueryAndSort(t).sort
                 prompt = nil
-                message = StatusMessage(matchSummary(t, data: data))
+                try apply(query: text, sort: sort, to: &t, purpose: .query, data: data)
+                AppState.remember(text, in: &queryHistory)
             } catch let f as QueryFailure {
                 var q = p
                 q.error = PromptError(message: f.message, start: f.start, width: f.width)
@@ -121,26 +120,23 @@ extension AppState {
 
     // MARK: Queries and sorting
 
-    /// Shows `query` and `sort` on a table: evaluated by the engine, or the whole table when both are empty.
-    /// Throws (changing nothing) when the query is not valid.
-    mutating func apply(query: String, sort: ColumnSort?, to t: inout TableScreen, data: BrowserData) throws {
-        let source: TableSource
-        if let q = TableQuery(query: query, sort: sort) {
-            source = t.source.with(filter: try data.evaluate(q, on: t.source))
-        } else {
-            source = t.source.base
+    /// Shows `query` and `sort` on the current table `t`: the whole table at once when both are empty,
+    /// otherwise the query is checked here (throwing, changing nothing, when it is not valid) and run by the
+    /// engine as a job (`QueryJob`), whose result comes back through `jobFinished`.
+    mutating func apply(query: String, sort: ColumnSort?, to t: inout TableScreen, purpose: QueryJob.Purpose, data: BrowserData) throws {
+        guard let q = TableQuery(query: query, sort: sort) else {
+            // Nothing to run: a job still running for this table is no longer wanted.
+            if let job = running, job.isQuery, job.depth == stack.count { running = nil; jobProgress = nil }
+            show(nil, query: query, sort: sort, on: &t, data: data)
+            stack[stack.count - 1] = .table(t)
+            switch purpose {
+            case .query: message = StatusMessage(matchSummary(t, data: data))
+            case .sort: message = StatusMessage("Sort removed: key order")
+            case .export: break
+            }
+            return
         }
-        let selected = t.selectedKey
-        t.source = source
-        t.query = query.trimmingCharacters(in: .whitespaces)
-        t.sort = sort
-        // The selected object stays selected when it is still shown.
-        if let selected, let pos = try? data.position(of: selected, in: source) {
-            t.row = pos
-        } else {
-            t.row = 0
-            t.top = 0
-        }
+        start(.query(try data.prepare(q, on: t.source)), query: query, sort: sort, purpose: purpose)
     }
 
     /// `312 of 1,000,000 match`.
@@ -182,16 +178,13 @@ extension AppState {
             return
         }
         let wanted = ColumnSort(property: property.name, ascending: ascending)
-        let sort: ColumnSort? = t.sort == wanted ? nil : wanted
+        let (query, current) = pendingQueryAndSort(t)
+        let sort: ColumnSort? = current == wanted ? nil : wanted
         do {
-            try apply(query: t.query, sort: sort, to: &t, data: data)
+            try apply(query: query, sort: sort, to: &t, purpose: .sort(sort, property: property.name), data: data)
         } catch let f as QueryFailure {
             message = StatusMessage("Cannot sort by \(property.name): \(f.message)", isError: true)
-            return
         }
-        stack[stack.count - 1] = .table(t)
-        message = StatusMessage(sort.map { "Sorted by \($0.property) \($0.ascending ? "ascending" : "descending")" }
-                                ?? "Sort removed: \(t.query.isEmpty ? "key order" : "query order")")
     }
 
     private func linkSortHint(_ p: PropertySchema, _ data: BrowserData) -> String {

@@ -8,6 +8,9 @@ public enum Action: Equatable, Sendable {
     case resize(Size)
     case mouse(MouseEvent)
     case databaseChanged
+    /// How far the running job (`QueryJob`) is, and how it ended.
+    case jobProgress(id: Int, JobProgress)
+    case jobFinished(id: Int, JobOutcome)
 }
 
 extension AppState {
@@ -37,7 +40,12 @@ extension AppState {
             handleMouse(m, data: data)
         case .databaseChanged:
             databaseChanged(data)
+        case .jobProgress(let id, let p):
+            if running?.id == id { jobProgress = p }
+        case .jobFinished(let id, let outcome):
+            jobFinished(id, outcome, data: data)
         }
+        dropJobWithoutItsTable()
         normalize(data)
     }
 
@@ -52,6 +60,11 @@ extension AppState {
         }
         if prompt != nil { handlePromptKey(key, data: data); return }
         if pager != nil { handlePagerKey(key); return }
+        if running != nil, key == .escape, !showHelp {
+            pendingKeys = []
+            cancelRunningJob()
+            return
+        }
         if showHelp {
             switch key {
             case .char("j"), .down: helpTop += 1
@@ -135,9 +148,7 @@ extension AppState {
                 focus = .table
             } else if case .table(var t)? = stack.last, !t.query.isEmpty {
                 // A query shown on the first screen: Esc takes it away (the sort stays).
-                try apply(query: "", sort: t.sort, to: &t, data: data)
-                stack[stack.count - 1] = .table(t)
-                message = StatusMessage(matchSummary(t, data: data))
+                try apply(query: "", sort: t.sort, to: &t, purpose: .query, data: data)
             } else {
                 message = StatusMessage("This is the first screen: Q quits")
             }

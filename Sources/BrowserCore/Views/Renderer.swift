@@ -130,7 +130,11 @@ public struct Renderer {
         canvas.draw(right, x: max(0, w - rw - 1), y: y, role: .statusKey)
         let leftMax = max(0, w - rw - 3)
         var x = 1
-        if let m = state.message {
+        if state.running != nil, let p = state.jobProgress {
+            // Work in the background: what runs, how far, and how to stop it.
+            let text = "\(p.label)… \(p.percent) % · Esc cancels"
+            canvas.draw(Canvas.truncate(text, to: leftMax), x: x, y: y, maxWidth: leftMax, role: .statusMessage)
+        } else if let m = state.message {
             let infoShort = Canvas.truncate(file, to: 20)
             x += canvas.draw(infoShort, x: x, y: y, maxWidth: leftMax, role: .status)
             x += canvas.draw("  ", x: x, y: y, maxWidth: max(0, leftMax - x + 1), role: .status)
