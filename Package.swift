@@ -34,8 +34,8 @@ let package = Package(
         .target(name: "RealmQuery", dependencies: ["RealmStorage"]),
         .target(name: "RealmDB", dependencies: ["RealmStorage", "RealmQuery"]),
         // What the command line does, without the command line: schema and data files, import, export, the
-        // demo database, reports.
-        .target(name: "RealmTools", dependencies: ["RealmStorage"]),
+        // demo database, reports, and the conversion of Realm Core files.
+        .target(name: "RealmTools", dependencies: ["RealmStorage", "RealmCoreFile"]),
         // Reading Realm Core's own .realm files (formats 2-24, encrypted ones too), read-only: another system's format,
         // kept apart from the engine.
         .target(name: "RealmCoreFile", dependencies: ["COpenSSL"]),
@@ -47,7 +47,7 @@ let package = Package(
         // The browser without a terminal: canvas of cells, views, key decoding, app state + reducer, key map,
         // themes, and a virtual terminal for tests. Never imports curses.
         .target(name: "BrowserCore", dependencies: [
-            "RealmStorage", "RealmQuery", "RealmTools", .product(name: "TOMLKit", package: "TOMLKit"),
+            "RealmStorage", "RealmQuery", "RealmTools", "RealmCoreFile", .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // ncursesw's C API through a shim header (wide-character API, macros as functions).
         .systemLibrary(name: "CNCursesw", providers: [.apt(["libncursesw5-dev"])]),
@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "RealmQueryTests", dependencies: ["RealmQuery", "TestSupport"]),
         .testTarget(name: "RealmDBTests", dependencies: ["RealmDB", "TestSupport", "realm-storage-worker"]),
         .testTarget(name: "RealmToolsTests", dependencies: ["RealmTools", "TestSupport", "realm-browser", "realm-storage-worker"]),
-        .testTarget(name: "BrowserCoreTests", dependencies: ["BrowserCore", "TestSupport"],
+        .testTarget(name: "BrowserCoreTests", dependencies: ["BrowserCore", "RealmCoreFile", "TestSupport"],
                     exclude: ["Snapshots"]),
         // Runs the real realm-browser binary in tmux.
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "realm-browser"]),

@@ -69,6 +69,9 @@ public final class RealmCoreFile: @unchecked Sendable {
     /// The SDK releases whose files have this format.
     public var sdkReleases: String { CoreFileHeader.sdkReleases(format: format) }
 
+    /// Every table, classes and internal ones, in the file's order.
+    public var tablesInFileOrder: [CoreClass] { (classes + systemTables).sorted { $0.table < $1.table } }
+
     /// The class (or system table) called `name`.
     public func `class`(named name: String) -> CoreClass? {
         classes.first { $0.name == name } ?? systemTables.first { $0.name == name }

@@ -44,15 +44,12 @@ struct Browse: ParsableCommand {
             try DemoDatabase(progress: bar.update).generate(into: db)
             bar.finish()
         }
-        let db: Database
-        do {
-            db = try openExisting(file, readOnly: readOnly, key: keyBytes)
-        } catch StorageError.encryptionKeyRequired(_) where keyBytes == nil && isatty(0) != 0 {
+        let data = try openForBrowsing(file, readOnly: readOnly, key: keyBytes) {
             // An encrypted file and a person at the terminal: ask, without echoing what is typed.
+            guard isatty(0) != 0 else { return nil }
             let typed = try readHiddenLine(prompt: "\(file) is encrypted. Key (128 hex digits, not shown): ")
-            db = try openExisting(file, readOnly: readOnly, key: try KeyOptions.parseHex(typed, source: "the key typed"))
+            return try KeyOptions.parseHex(typed, source: "the key typed")
         }
-        let data = try BrowserData(database: db)
         let terminal: NCursesTerminal
         do {
             terminal = try NCursesTerminal(theme: chosen, noColor: !(env["NO_COLOR"] ?? "").isEmpty,
@@ -108,7 +105,7 @@ struct SchemaCommand: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        let db = try openExisting(path, readOnly: true, key: keyBytes)
+        let db = try openForReading(path, key: keyBytes)
         try db.read { s in
             switch format {
             case .text:
@@ -165,7 +162,7 @@ struct Query: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        let db = try openExisting(path, readOnly: true, key: keyBytes)
+        let db = try openForReading(path, key: keyBytes)
         try db.read { s in
             guard s.classSchema(className) != nil else {
                 throw CommandFailure(message: "no class named '\(className)' in \(path) (it has: \(s.schema.map(\.name).joined(separator: ", ")))")
@@ -280,7 +277,7 @@ struct Export: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        let db = try openExisting(path, readOnly: true, key: keyBytes)
+        let db = try openForReading(path, key: keyBytes)
         try db.read { s in
             // Embedded objects are written inside their parents, so an export of everything leaves their classes out.
             let names = classes.isEmpty ? s.schema.filter { !$0.isEmbedded }.map(\.name) : classes
@@ -391,7 +388,18 @@ struct Verify: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        let db = try openExisting(path, readOnly: true, key: keyBytes)
+        if let core = try openRealmCoreFile(path, key: keyBytes) {
+            print(try verifyRealmCoreFile(core))
+            return
+        }
+        let db: Database
+        do {
+            db = try openExisting(path, readOnly: true, key: keyBytes)
+        } catch {
+            guard let core = try openRealmCoreFile(path, key: keyBytes, ownFormatError: error) else { throw error }
+            print(try verifyRealmCoreFile(core))
+            return
+        }
         let report = try db.verify()
         if report.isOK {
             print(report)

@@ -13,7 +13,7 @@ struct RealmBrowserCommand: ParsableCommand {
         commandName: "realm-browser",
         abstract: "Browse, query, import, export and maintain Realm-style database files.",
         subcommands: [Browse.self, Demo.self, SchemaCommand.self, Query.self, Import.self, Export.self, Compact.self,
-                      Info.self, Verify.self, Upgrade.self],
+                      Info.self, Verify.self, Upgrade.self, Convert.self],
         defaultSubcommand: Browse.self
     )
 

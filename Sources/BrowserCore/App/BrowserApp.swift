@@ -1,4 +1,5 @@
 import Foundation
+import RealmCoreFile
 import RealmQuery
 import RealmStorage
 import RealmTools
@@ -140,13 +141,28 @@ public final class BrowserApp {
                     try generateDemo(path: path, objects: objects)
                     state.confirmation = Confirmation("Demo database written to \(path) (\(ValueFormat.grouped(objects)) objects). Open it?",
                                                       task: .open(path: path))
-                case .open(let path):
-                    let db = try Database.open(path: path, options: DatabaseOptions(readOnly: data.isReadOnly))
-                    let fresh = try BrowserData(database: db)
+                case .open(let path), .convert(let path):
+                    if case .convert = task, let core = data.realmCore {
+                        state.message = StatusMessage("Converting \(NSStringPath(path: core.path).lastComponent) to \(path)…")
+                        draw()
+                        try BrowserApp.convert(core, to: path)
+                    }
+                    // A converted copy opens writable: editing happens on it.
+                    let readOnly = data.isReadOnly && data.realmCore == nil
+                    let fresh: BrowserData
+                    if RealmCoreFile.looksLikeRealmCoreFile(path: path) {
+                        fresh = try BrowserData(realmCore: try RealmCoreFile(path: path))
+                    } else {
+                        fresh = try BrowserData(database: try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly)))
+                    }
                     var next = AppState.initial(size: terminal.size, data: fresh, format: renderer.format)
                     next.queryHistory = state.queryHistory
                     next.commandHistory = state.commandHistory
-                    next.message = StatusMessage("Opened \(path)")
+                    if case .convert = task {
+                        next.message = StatusMessage("Converted to \(path), verified; this copy is open to edit")
+                    } else {
+                        next.message = StatusMessage("Opened \(path)")
+                    }
                     data = fresh
                     data.database.decryptedPageBudget = decryptedBudgetBytes
                     state = next
@@ -155,6 +171,21 @@ public final class BrowserApp {
                 state.progress = nil
                 state.message = StatusMessage("\(error)", isError: true)
             }
+        }
+    }
+
+    /// Writes `core` converted to a new file at `path`, verified; on any failure the file is removed.
+    static func convert(_ core: RealmCoreFile, to path: String) throws {
+        do {
+            let db = try Database.open(path: path)
+            try CoreConversion(file: core).run(into: db)
+            let report = try db.verify()
+            guard report.isOK else { throw ConversionFailure(message: "the converted copy does not verify: \(report.problems.first ?? "")") }
+        } catch {
+            for suffix in ["", ".lock", ".log"] {
+                try? FileManager.default.removeItem(atPath: path + suffix)  // (absent: nothing to remove)
+            }
+            throw error
         }
     }
 
@@ -200,4 +231,10 @@ public final class BrowserApp {
         if state.size != terminal.size { state.reduce(.resize(terminal.size), data: data, keyMap: keyMap); terminal.invalidate() }
         terminal.present(renderer.render(state, data: data))
     }
+}
+
+/// A conversion whose result did not verify.
+struct ConversionFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }

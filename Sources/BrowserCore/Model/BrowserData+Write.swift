@@ -18,11 +18,15 @@ public enum WriteRefusal: Error, Equatable, CustomStringConvertible {
     /// Another process (or thread) holds the write lock: try again later.
     case busy
     case readOnly
+    /// The file is a Realm Core file, browsed through a copy in memory: it is never written.
+    case realmCoreFile
 
     public var description: String {
         switch self {
         case .busy: return "another process is writing to this file"
         case .readOnly: return "the file is open read-only"
+        case .realmCoreFile:
+            return "the file is a Realm Core file, open read-only: :convert OUT.realm writes a copy in this format and opens it to edit"
         }
     }
 }
@@ -30,12 +34,15 @@ public enum WriteRefusal: Error, Equatable, CustomStringConvertible {
 extension BrowserData {
     public var isInTransaction: Bool { transaction != nil }
 
+    /// Why an edit is refused when the browser is read-only.
+    public var readOnlyRefusal: WriteRefusal { realmCore != nil ? .realmCoreFile : .readOnly }
+
     /// Runs `body` as one change: inside the open transaction (uncommitted, marked), or in a write
     /// transaction of its own that commits at once. `cells` are the cells it changes, for the marks.
     /// Throws `WriteRefusal.busy` without waiting when another process holds the write lock; if `body`
     /// throws, nothing of it is kept.
     public func write(cells: [CellID] = [], _ body: (WriteTransaction) throws -> Void) throws {
-        if database.isReadOnly { throw WriteRefusal.readOnly }
+        if isReadOnly { throw readOnlyRefusal }
         if let tx = transaction {
             // The engine checks each operation before changing anything, so a refused edit leaves the
             // transaction as it was.
@@ -70,7 +77,7 @@ extension BrowserData {
     /// `t`: begins a write transaction whose edits stay uncommitted until `commit()`.
     public func beginTransaction() throws {
         guard transaction == nil else { return }
-        if database.isReadOnly { throw WriteRefusal.readOnly }
+        if isReadOnly { throw readOnlyRefusal }
         guard let tx = try database.tryBeginWrite() else { throw WriteRefusal.busy }
         snapshot.close()
         snapshot = tx

@@ -1,5 +1,7 @@
 import Foundation
+import RealmCoreFile
 import RealmStorage
+import RealmTools
 
 /// The database as the browser reads it: one snapshot at a time (replaced when another process commits),
 /// rows read on demand — a table of a million objects costs one O(log n) key lookup per visible row.
@@ -20,10 +22,22 @@ public final class BrowserData {
     /// Object keys looked up by position in a class (for tests: only visible rows may be read).
     var positionLookups = 0
 
-    public init(database: Database) throws {
+    /// The Realm Core file shown, when `database` is its conversion in memory: read-only, and `:convert` writes
+    /// the conversion to a file.
+    public let realmCore: RealmCoreFile?
+
+    public init(database: Database, realmCore: RealmCoreFile? = nil) throws {
         self.database = database
+        self.realmCore = realmCore
         snapshot = try database.snapshot()
-        fileBytes = BrowserData.size(of: database)
+        fileBytes = realmCore?.fileSize ?? BrowserData.size(of: database)
+    }
+
+    /// A Realm Core file, shown through a conversion into memory (read-only; the file is only read).
+    public convenience init(realmCore: RealmCoreFile) throws {
+        let db = try Database.inMemory(identifier: "realm-core-\(UUID().uuidString)")
+        try CoreConversion(file: realmCore).run(into: db)
+        try self.init(database: db, realmCore: realmCore)
     }
 
     deinit {
@@ -45,8 +59,8 @@ public final class BrowserData {
         objectLinesCache = nil
     }
 
-    public var path: String { database.path }
-    public var isReadOnly: Bool { database.isReadOnly }
+    public var path: String { realmCore?.path ?? database.path }
+    public var isReadOnly: Bool { database.isReadOnly || realmCore != nil }
     public var version: UInt64 { snapshot.version }
     public var schemaVersion: UInt64 { snapshot.schemaVersion }
 

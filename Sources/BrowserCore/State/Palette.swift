@@ -12,6 +12,8 @@ public enum AppTask: Equatable, Sendable {
     case compact
     /// Open another database (after `:demo`, or `:open PATH`).
     case open(path: String)
+    /// `:convert PATH`: write the Realm Core file shown as a file of this format, then open that, writable.
+    case convert(path: String)
     /// Run a table's query or sort (`BrowserApp` runs it off the main loop).
     case query(QueryJob)
 }
@@ -39,7 +41,7 @@ public struct Confirmation: Equatable, Sendable {
 
 /// The commands the palette knows besides the key map's: those that take arguments or show reports.
 public enum PaletteCommand: String, CaseIterable, Sendable {
-    case schema, info, verify, compact, export, demo, open
+    case schema, info, verify, compact, export, demo, open, convert
 
     public var usage: String {
         switch self {
@@ -50,6 +52,7 @@ public enum PaletteCommand: String, CaseIterable, Sendable {
         case .export: return "export PATH — the current table (with its query) as .json or .csv"
         case .demo: return "demo PATH [OBJECTS] — generate a demo database, then offer to open it"
         case .open: return "open PATH — browse another database file"
+        case .convert: return "convert PATH — write the Realm Core file shown as a file of this format, and open it to edit"
         }
     }
 
@@ -117,6 +120,11 @@ extension AppState {
                 guard !rest.isEmpty else { throw PaletteFailure("open needs a file: :open other.realm") }
                 guard FileManager.default.fileExists(atPath: rest) else { throw PaletteFailure("\(rest): no such file") }
                 task = .open(path: rest)
+            case .convert:
+                guard data.realmCore != nil else { throw PaletteFailure("The file is already in this format: convert is for Realm Core files") }
+                guard !rest.isEmpty else { throw PaletteFailure("convert needs a file: :convert copy.realm") }
+                if FileManager.default.fileExists(atPath: rest) { throw PaletteFailure("\(rest) already exists: choose a new file") }
+                task = .convert(path: rest)
             }
         } catch {
             message = StatusMessage("\(pc.rawValue): \(error)", isError: true)

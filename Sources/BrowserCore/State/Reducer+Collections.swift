@@ -283,7 +283,7 @@ extension AppState {
     /// Ctrl-N outside the picker and the editor: the selected link (or nullable value) becomes null; an
     /// embedded object is deleted, after a question.
     mutating func setSelectedNull(data: BrowserData) throws {
-        guard !data.isReadOnly else { throw WriteRefusal.readOnly }
+        guard !data.isReadOnly else { throw data.readOnlyRefusal }
         let notHere = StatusMessage("Ctrl-N sets a link or an optional value to null")
         var selected: (ObjectRef, PropertySchema)?
         switch stack.last {

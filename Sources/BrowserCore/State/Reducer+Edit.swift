@@ -7,7 +7,7 @@ extension AppState {
 
     /// `e` (or Enter on a plain value in the object view): edit the selected value.
     mutating func editSelected(data: BrowserData) throws {
-        guard !data.isReadOnly else { throw WriteRefusal.readOnly }
+        guard !data.isReadOnly else { throw data.readOnlyRefusal }
         switch stack.last {
         case .table(let t)?:
             let columns = data.columns(t.source)
@@ -236,7 +236,7 @@ extension AppState {
     /// `a`: a new object in a class table (defaults, a free primary key); in a list, an element (the picker
     /// for objects, the editor for values).
     mutating func add(data: BrowserData, createNew: Bool) throws {
-        guard !data.isReadOnly else { throw WriteRefusal.readOnly }
+        guard !data.isReadOnly else { throw data.readOnlyRefusal }
         guard case .table(let t)? = stack.last else {
             message = StatusMessage("Adding works in tables")
             return
@@ -268,7 +268,7 @@ extension AppState {
     /// `d`: deletes the marked objects (or the selected one), or removes the selected element of a list,
     /// after a yes/no question.
     mutating func deleteSelected(data: BrowserData) throws {
-        guard !data.isReadOnly else { throw WriteRefusal.readOnly }
+        guard !data.isReadOnly else { throw data.readOnlyRefusal }
         guard case .table(let t)? = stack.last else {
             message = StatusMessage("Deleting works in tables: go back to one")
             return

@@ -103,7 +103,10 @@ public struct Renderer {
         let w = state.size.width
         canvas.fill(x: 0, y: y, width: w, height: 1, role: .status)
         let file = NSStringPath(path: data.path).lastComponent
-        let info = "\(file)  \(ValueFormat.byteSize(data.fileBytes))  v\(data.version)  schema \(data.schemaVersion)  \(data.isReadOnly ? "read-only" : "writable")"
+        var info = "\(file)  \(ValueFormat.byteSize(data.fileBytes))  v\(data.version)  schema \(data.schemaVersion)  \(data.isReadOnly ? "read-only" : "writable")"
+        if let core = data.realmCore {
+            info = "\(file)  \(ValueFormat.byteSize(data.fileBytes))  Realm Core file · format \(core.format) (\(core.coreReleases)) · read-only"
+        }
         var right = "? help"
         if data.isInTransaction {
             right = "TX \(data.pendingEdits) edit\(data.pendingEdits == 1 ? "" : "s") · Ctrl-S commit · Ctrl-Z roll back  " + right
