@@ -296,7 +296,7 @@ private struct Verifier {
                         guard let bl = target.properties.first(where: { $0.type == .backlink && $0.targetClassID == c.classID && $0.originColumnID == p.columnID }) else {
                             problem("\(target.name): no backlink column for \(c.name).\(p.name)"); continue
                         }
-                        if try !s.backlinkKeys(target.classID, t.rawValue, bl).contains(k.rawValue) {
+                        if try !s.hasBacklink(to: t.rawValue, from: k.rawValue, target.classID, bl) {
                             problem("\(c.name) #\(k.rawValue).\(p.name) links to \(target.name) #\(t.rawValue), which has no backlink to it")
                         }
                     }
@@ -320,7 +320,7 @@ private struct Verifier {
             guard let bl = target.properties.first(where: { $0.type == .backlink && $0.targetClassID == c.classID && $0.originColumnID == p.columnID }) else {
                 problem("\(target.name): no backlink column for the typed links of \(c.name).\(p.name)"); continue
             }
-            if try !s.backlinkKeys(tc, t.rawValue, bl).contains(k.rawValue) {
+            if try !s.hasBacklink(to: t.rawValue, from: k.rawValue, tc, bl) {
                 problem("\(at) links to \(target.name) #\(t.rawValue), which has no backlink to it")
             }
         }

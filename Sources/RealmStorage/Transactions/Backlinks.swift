@@ -78,6 +78,20 @@ extension Snapshot {
         }
     }
 
+    /// Whether the backlink tree records at least one link from `origin` to `target`: one descent to the pair's
+    /// entries, however many other objects link to `target`.
+    func hasBacklink(to target: UInt64, from origin: UInt64, _ classID: UInt32, _ bl: PropertyInfo) throws -> Bool {
+        let tree = try backlinkTree(classID, bl)
+        if tree.root == nil { return false }
+        var found = false
+        try tree.scan(prefix: BacklinkEntry.pair(target, origin), source: self) { e in
+            guard let n = BacklinkEntry.extraLinks(e) else { throw badBacklinkEntry(bl, e) }
+            found = n > 0
+            return false
+        }
+        return found
+    }
+
     /// Every (target, origin) link recorded by a backlink tree, in order, once per link.
     func forEachBacklink(_ classID: UInt32, _ bl: PropertyInfo, _ body: (UInt64, UInt64) throws -> Void) throws {
         let tree = try backlinkTree(classID, bl)
