@@ -361,18 +361,12 @@ struct Info: ParsableCommand {
     @OptionGroup var key: KeyOptions
 
     func run() throws {
-        let keyBytes = try key.key()
-        if let core = try openRealmCoreFile(path, key: keyBytes) {
-            print(realmCoreInfoText(core), terminator: "")
-            return
-        }
         let db: Database
-        do {
-            db = try openExisting(path, readOnly: true, key: keyBytes)
-        } catch {
-            guard let core = try openRealmCoreFile(path, key: keyBytes, ownFormatError: error) else { throw error }
+        switch try ReadableFile.open(path, key: try key.key()) {
+        case .realmCore(let core):
             print(realmCoreInfoText(core), terminator: "")
             return
+        case .own(let own): db = own
         }
         print(try InfoReport(database: db).text, terminator: "")
         if detail { print("\n" + (try SpaceReport(database: db).text), terminator: "") }
@@ -388,17 +382,12 @@ struct Verify: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        if let core = try openRealmCoreFile(path, key: keyBytes) {
-            print(try verifyRealmCoreFile(core))
-            return
-        }
         let db: Database
-        do {
-            db = try openExisting(path, readOnly: true, key: keyBytes)
-        } catch {
-            guard let core = try openRealmCoreFile(path, key: keyBytes, ownFormatError: error) else { throw error }
+        switch try ReadableFile.open(path, key: keyBytes) {
+        case .realmCore(let core):
             print(try verifyRealmCoreFile(core))
             return
+        case .own(let own): db = own
         }
         let report = try db.verify()
         if report.isOK {

@@ -73,15 +73,30 @@ func openRealmCoreFileForConversion(_ path: String, key: [UInt8]?) throws -> Rea
     return try RealmCoreFile(path: path, key: nil)
 }
 
+/// A file a read-only command was given: one of our format, or a Realm Core file.
+enum ReadableFile {
+    case own(Database)
+    case realmCore(RealmCoreFile)
+
+    /// Opens `path` read-only: a Realm Core file by its header, else one of ours, else (an encrypted file our
+    /// format refused, with a key) a Realm Core file after all; our format's error when it is neither.
+    static func open(_ path: String, key: [UInt8]?) throws -> ReadableFile {
+        if let core = try openRealmCoreFile(path, key: key) { return .realmCore(core) }
+        do {
+            return .own(try openExisting(path, readOnly: true, key: key))
+        } catch {
+            guard let core = try openRealmCoreFile(path, key: key, ownFormatError: error) else { throw error }
+            return .realmCore(core)
+        }
+    }
+}
+
 /// Opens `path` for a read-only command: a file of our format, or a Realm Core file (recognised by its contents)
 /// converted into an in-memory database, the file itself only read.
 func openForReading(_ path: String, key: [UInt8]?) throws -> Database {
-    if let core = try openRealmCoreFile(path, key: key) { return try convertInMemory(core) }
-    do {
-        return try openExisting(path, readOnly: true, key: key)
-    } catch {
-        guard let core = try openRealmCoreFile(path, key: key, ownFormatError: error) else { throw error }
-        return try convertInMemory(core)
+    switch try ReadableFile.open(path, key: key) {
+    case .own(let db): return db
+    case .realmCore(let core): return try convertInMemory(core)
     }
 }
 
