@@ -32,8 +32,21 @@ func realmCoreInfoText(_ f: RealmCoreFile) -> String {
 
 /// The Realm Core file at `path`, if it is one: by its `T-DB` header, or (encrypted, when a key is given) by
 /// opening it with the key after our own format refused it.
+/// Without a key, a file our format refused that is laid out as an encrypted Realm Core file is (no header, whole
+/// pages) is an error that says a key may open it, beside our format's own reason.
 func openRealmCoreFile(_ path: String, key: [UInt8]?, ownFormatError: Error? = nil) throws -> RealmCoreFile? {
     if RealmCoreFile.looksLikeRealmCoreFile(path: path) { return try RealmCoreFile(path: path, key: key) }
-    guard let key, ownFormatError != nil else { return nil }
+    guard let ownFormatError else { return nil }
+    guard let key else {
+        do {
+            _ = try RealmCoreFile(path: path, key: nil)
+        } catch RealmCoreFileError.keyRequired {
+            throw CommandFailure(message: "\(ownFormatError); if it is an encrypted Realm Core file, give its 64-byte key "
+                                 + "with --key or --key-file")
+        } catch {
+            return nil  // not laid out as one either: the caller reports its own error
+        }
+        return nil
+    }
     return try? RealmCoreFile(path: path, key: key)  // (not one either: the caller reports its own error)
 }

@@ -58,6 +58,14 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: dir.file("other.realm")))
         let none = try cli(dir, "convert", "e.realm", "other.realm")
         #expect(none.status == 1 && none.stderr.contains("key"), "\(none.stderr)")
+        // The read-only commands, given no key, say that a key may open it.
+        for sub in ["info", "schema", "verify"] {
+            let keyless = try cli(dir, sub, "e.realm")
+            #expect(keyless.status == 1 && keyless.stderr.contains("encrypted Realm Core file") && keyless.stderr.contains("--key"),
+                    "\(sub): \(keyless.stderr)")
+        }
+        let info = try cli(dir, "info", "e.realm", "--key", key)
+        #expect(info.status == 0 && info.stdout.contains("IOSAllTypes"), "\(info.stderr)")
     }
 
     @Test func convertRefusesAnInterruptedUpgradeAndOurOwnFiles() throws {
