@@ -364,7 +364,7 @@ struct Info: ParsableCommand {
         let db: Database
         switch try ReadableFile.open(path, key: try key.key()) {
         case .realmCore(let core):
-            print(realmCoreInfoText(core), terminator: "")
+            print(core.infoText, terminator: "")
             return
         case .own(let own): db = own
         }

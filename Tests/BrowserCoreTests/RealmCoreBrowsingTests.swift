@@ -27,6 +27,19 @@ import TestSupport
         #expect(throws: WriteRefusal.realmCoreFile) { try data.beginTransaction() }
     }
 
+    /// `:info` describes the Realm Core file on disk (its format, size and classes), not the in-memory copy.
+    @Test func infoDescribesTheRealmCoreFile() throws {
+        let data = try BrowserData(realmCore: try RealmCoreFile(path: Self.fixture))
+        let terminal = VirtualTerminal(size: Size(width: 150, height: 30))
+        let app = BrowserApp(terminal: terminal, data: data, theme: .dark)
+        app.draw()
+        terminal.type(":info\r")
+        app.processPendingInput()
+        app.draw()
+        #expect(terminal.text.contains("Realm Core file · format 3") && terminal.text.contains("0.98.0-alltypes.realm"), "\(terminal.text)")
+        #expect(!terminal.text.contains("realm-core-"), "\(terminal.text)")  // the in-memory copy's identifier
+    }
+
     @Test func convertIsForRealmCoreFilesOnly() throws {
         let h = try Harness()
         h.type(":convert copy.realm\r")

@@ -90,8 +90,9 @@ extension AppState {
                 let counts = Dictionary(uniqueKeysWithValues: classes.map { ($0.name, $0.count) })
                 pager = Pager(title: "Schema", lines: SchemaFormats.text(data.snapshot.schema, counts: counts).split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
             case .info:
-                let report = try InfoReport(database: data.database)
-                pager = Pager(title: "Info", lines: report.text.split(separator: "\n").map(String.init))
+                // A Realm Core file is described as it is on disk, not as the in-memory copy the browser shows.
+                let text = try data.realmCore.map(\.infoText) ?? InfoReport(database: data.database).text
+                pager = Pager(title: "Info", lines: text.split(separator: "\n").map(String.init))
             case .verify:
                 let report = try data.database.verify()
                 pager = Pager(title: report.isOK ? "Verify: no problems" : "Verify: \(report.problems.count) problems",
