@@ -65,7 +65,17 @@ struct Convert: ParsableCommand {
 /// The Realm Core file at `path` for `convert`: one by its header, or an encrypted one opened with the key.
 func openRealmCoreFileForConversion(_ path: String, key: [UInt8]?) throws -> RealmCoreFile {
     if RealmCoreFile.looksLikeRealmCoreFile(path: path) { return try RealmCoreFile(path: path, key: key) }
-    if let key { return try RealmCoreFile(path: path, key: key) }
+    if let key {
+        do {
+            return try RealmCoreFile(path: path, key: key)
+        } catch RealmCoreFileError.wrongKey {
+            // One of our own encrypted files does not authenticate as a Realm Core file either.
+            if (try? Database.open(path: path, options: DatabaseOptions(readOnly: true, encryptionKey: key))) != nil {  // (any error: not ours)
+                throw CommandFailure(message: "\(path) is already a file of this format (encrypted), not a Realm Core file")
+            }
+            throw RealmCoreFileError.wrongKey(path: path)
+        }
+    }
     if (try? Database.open(path: path, options: DatabaseOptions(readOnly: true))) != nil {  // (any error: not ours either)
         throw CommandFailure(message: "\(path) is already a file of this format, not a Realm Core file")
     }

@@ -77,6 +77,11 @@ import TestSupport
         #expect(try cli(dir, "demo", "d.realm", "--objects", "50").status == 0)
         let ours = try cli(dir, "convert", "d.realm", "copy.realm")
         #expect(ours.status == 1 && ours.stderr.contains("already a file of this format"), "\(ours.stderr)")
+        // One of our encrypted files, with its key: ours, not a Realm Core file with a wrong key.
+        let key = String(repeating: "3c", count: 64)
+        #expect(try cli(dir, "demo", "e.realm", "--objects", "50", "--key", key).status == 0)
+        let encrypted = try cli(dir, "convert", "e.realm", "copy.realm", "--key", key)
+        #expect(encrypted.status == 1 && encrypted.stderr.contains("already a file of this format (encrypted)"), "\(encrypted.stderr)")
     }
 
     @Test func schemaExportQueryAndVerifyReadARealmCoreFile() throws {
