@@ -68,7 +68,7 @@ let package = Package(
                     exclude: ["Fixtures"]),  // real Realm Core files, read by path
         .testTarget(name: "RealmQueryTests", dependencies: ["RealmQuery", "TestSupport"]),
         .testTarget(name: "RealmDBTests", dependencies: ["RealmDB", "TestSupport", "realm-storage-worker"]),
-        .testTarget(name: "RealmToolsTests", dependencies: ["RealmTools", "TestSupport", "realm-browser", "realm-storage-worker"]),
+        .testTarget(name: "RealmToolsTests", dependencies: ["RealmTools", "RealmQuery", "TestSupport", "realm-browser", "realm-storage-worker"]),
         .testTarget(name: "BrowserCoreTests", dependencies: ["BrowserCore", "RealmCoreFile", "TestSupport"],
                     exclude: ["Snapshots"]),
         // Runs the real realm-browser binary in tmux.

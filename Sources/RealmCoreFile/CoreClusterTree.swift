@@ -134,6 +134,25 @@ extension CoreGroup {
         }
     }
 
+    /// `forEachClusterLeaf`, with the key offset of each leaf (its objects' keys are the offset plus their
+    /// relative keys); `body` returns false to stop, and so does this.
+    @discardableResult
+    func forEachClusterLeaf(_ node: CoreNode, budget: inout WalkBudget, keyOffset: Int64, shift: Int, depth: Int = 0,
+                            _ body: (CoreNode, Int, Int64) throws -> Bool) throws -> Bool {
+        try budget.spend(node.ref)
+        guard node.isInner else { return try body(node, try clusterCount(node), keyOffset) }
+        guard depth < CoreNodeReader.maximumDepth else { throw badCluster(node) }
+        let (keys, children) = try innerParts(node)
+        for c in 0..<children {
+            guard let ref = try node.ref(3 + c) else { throw badCluster(node) }
+            let offset = keyOffset &+ (try childOffset(node, keys, c, shift: shift))
+            guard try forEachClusterLeaf(try reader.node(ref), budget: &budget, keyOffset: offset, shift: shift, depth: depth + 1, body) else {
+                return false
+            }
+        }
+        return true
+    }
+
     /// Bits per level of the compact inner nodes' key offsets: 8 in release builds of core, 2 in the test builds
     /// with 4-element nodes (`_4_` fixtures). Nothing in the file says which; a release build's first leaf under
     /// a compact inner node holds keys beyond 3 (its nodes fill to 256), a test build's never does.

@@ -37,6 +37,18 @@ struct CoreNode {
         }
     }
 
+    /// `unsigned(i)` without the checks, for a node already checked to be an integer node of at least 8-bit
+    /// elements holding more than `i`.
+    @inline(__always)
+    func rawUnsigned(_ i: Int) -> UInt64 {
+        switch width {
+        case 8: return UInt64(payload.load(fromByteOffset: i, as: UInt8.self))
+        case 16: return UInt64(UInt16(littleEndian: payload.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)))
+        case 32: return UInt64(UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)))
+        default: return UInt64(bitPattern: rawInt(i))
+        }
+    }
+
     /// Element `i` of an `ArrayUnsigned` node (cluster key arrays, B+tree offsets): widths 8–32 unsigned.
     func unsigned(_ i: Int) throws -> UInt64 {
         guard i >= 0, i < count, scheme == 0 else { throw outOfRange(i) }

@@ -109,7 +109,7 @@ public final class RealmCoreFile: @unchecked Sendable {
     }
 
     /// The group, once `cls` is known to be one of this file's classes (not one of another file's).
-    private func check(_ cls: CoreClass) throws -> CoreGroup {
+    func check(_ cls: CoreClass) throws -> CoreGroup {
         guard let group, group.tables.indices.contains(cls.table), group.tables[cls.table].name == cls.tableName,
               group.tables[cls.table].columns.count > (cls.properties.map(\.column).max() ?? -1) else {
             throw RealmCoreFileError.noSuchObject(className: cls.name, detail: "not a class of \(path)")

@@ -8,6 +8,11 @@ extension Query {
         return try bind(to: className, with: &b)
     }
 
+    /// `bind` in the classes `reader` reads (a snapshot of our files, or a reader of a Realm Core file).
+    public func bind(to className: String, in reader: any ObjectReader, arguments: [QueryArgument] = []) throws(QueryError) -> BoundQuery {
+        try bind(to: className, in: ReaderSchema(reader: reader), arguments: arguments)
+    }
+
     /// `bind`, leaving in `b` what a prepared query needs to reuse the result (`PreparedQuery`).
     func bind(to className: String, with b: inout Binder) throws(QueryError) -> BoundQuery {
         guard let root = b.schema.classSchema(className) else {

@@ -5,7 +5,11 @@ public protocol QuerySchema {
     func classSchema(_ name: String) -> ClassSchema?
 }
 
-extension Snapshot: QuerySchema {}
+/// The schema of what an `ObjectReader` reads, for the binder.
+struct ReaderSchema: QuerySchema {
+    let reader: any ObjectReader
+    func classSchema(_ name: String) -> ClassSchema? { reader.classSchema(name) }
+}
 
 /// A value a caller binds to `$0`, `$1`, ...: one value, or several for `IN $0`.
 public enum QueryArgument: Hashable, Sendable {

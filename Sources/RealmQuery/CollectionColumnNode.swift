@@ -60,8 +60,8 @@ final class CollectionColumnNode: Node {
     override func matches(_ key: ObjectKey) throws -> Bool { try generic.matches(key) }
 
     override func filter(_ leaf: LeafCursor, _ rows: inout [Int32]) throws {
-        // A write transaction's changed collections are not in its leaves yet.
-        if ex.snapshot is WriteTransaction { return try super.filter(leaf, &rows) }
+        // A write transaction's changed collections are not in its leaves yet (nor are collections in another kind of file's).
+        if !ex.snapshot.scansCollectionsInLeaves { return try super.filter(leaf, &rows) }
         let col = try leaf.column(handle)
         var out = 0
         switch kind {

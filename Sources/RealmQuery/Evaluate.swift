@@ -5,11 +5,11 @@ extension BoundQuery {
     /// the query's ordering clauses in the order written. A class missing from the snapshot has no objects.
     /// With `progress`, the query reports how far it is and stops when it is cancelled (throwing a
     /// `QueryError` of kind `.cancelled`).
-    public func evaluate(in snapshot: Snapshot, progress: QueryProgress? = nil) throws -> [ObjectKey] {
+    public func evaluate(in snapshot: any ObjectReader, progress: QueryProgress? = nil) throws -> [ObjectKey] {
         try evaluate(in: snapshot, executor: Executor(snapshot), progress: progress)
     }
 
-    func evaluate(in snapshot: Snapshot, executor ex: Executor, progress: QueryProgress? = nil) throws -> [ObjectKey] {
+    func evaluate(in snapshot: any ObjectReader, executor ex: Executor, progress: QueryProgress? = nil) throws -> [ObjectKey] {
         guard snapshot.classSchema(className) != nil else { return [] }
         let root = try compile(resolvedPredicate(ex), on: className, ex)
         var keys: [ObjectKey]
@@ -34,7 +34,7 @@ extension BoundQuery {
 
     /// The objects among `keys` (a list's elements, in list order, duplicates kept) that match, then the
     /// ordering clauses.
-    public func evaluate(in snapshot: Snapshot, keys: [ObjectKey], progress: QueryProgress? = nil) throws -> [ObjectKey] {
+    public func evaluate(in snapshot: any ObjectReader, keys: [ObjectKey], progress: QueryProgress? = nil) throws -> [ObjectKey] {
         guard snapshot.classSchema(className) != nil else { return [] }
         let ex = Executor(snapshot)
         let root = try compile(resolvedPredicate(ex), on: className, ex)
@@ -55,7 +55,7 @@ extension BoundQuery {
     }
 
     /// Whether one object matches the predicate (the ordering clauses do not apply).
-    public func matches(_ key: ObjectKey, in snapshot: Snapshot) throws -> Bool {
+    public func matches(_ key: ObjectKey, in snapshot: any ObjectReader) throws -> Bool {
         let ex = Executor(snapshot)
         return try compile(resolvedPredicate(ex), on: className, ex).matches(key)
     }

@@ -2,11 +2,11 @@ import RealmStorage
 
 /// Resolves names to handles once per evaluation and gathers key-path values of single objects.
 final class Executor {
-    let snapshot: Snapshot
+    let snapshot: any ObjectReader
     /// Names resolved in `snapshot`; a prepared query shares them between evaluations in one snapshot.
     let resolved: ResolvedHandles
 
-    init(_ snapshot: Snapshot, handles: ResolvedHandles = ResolvedHandles()) {
+    init(_ snapshot: any ObjectReader, handles: ResolvedHandles = ResolvedHandles()) {
         self.snapshot = snapshot
         self.resolved = handles
     }

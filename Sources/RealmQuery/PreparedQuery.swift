@@ -60,6 +60,11 @@ public final class PreparedQuery {
         try bind(in: schema, arguments: arguments, schemaChecked: false)
     }
 
+    /// The query bound in the classes `reader` reads.
+    public func bind(in reader: any ObjectReader, arguments: [QueryArgument] = []) throws(QueryError) -> BoundQuery {
+        try bind(in: ReaderSchema(reader: reader), arguments: arguments, schemaChecked: false)
+    }
+
     /// `schemaChecked`: the binding was last checked against this very schema (a read snapshot's schema
     /// never changes), so the classes it consulted need not be compared again (`perf`: comparing them was most of
     /// binding a prepared link query).
@@ -84,11 +89,11 @@ public final class PreparedQuery {
     private var checkedSnapshot: (id: ObjectIdentifier, database: ObjectIdentifier, version: UInt64)?
 
     /// The keys of the matching objects, as `BoundQuery.evaluate(in:)` gives them.
-    public func evaluate(in snapshot: Snapshot, arguments: [QueryArgument] = []) throws -> [ObjectKey] {
-        let current = (ObjectIdentifier(snapshot), ObjectIdentifier(snapshot.database), snapshot.version)
+    public func evaluate(in snapshot: any ObjectReader, arguments: [QueryArgument] = []) throws -> [ObjectKey] {
+        let current = (ObjectIdentifier(snapshot), snapshot.databaseIdentity, snapshot.version)
         // A write transaction's schema can change under the same version: it is checked every time.
         let frozen = !(snapshot is WriteTransaction)
-        let bound = try bind(in: snapshot, arguments: arguments, schemaChecked: frozen && checkedSnapshot.map { $0 == current } ?? false)
+        let bound = try bind(in: ReaderSchema(reader: snapshot), arguments: arguments, schemaChecked: frozen && checkedSnapshot.map { $0 == current } ?? false)
         checkedSnapshot = binding == nil || !frozen ? nil : current
         if handleSnapshot.map({ $0 != current }) ?? true {
             handles = ResolvedHandles()

@@ -104,6 +104,37 @@ public struct CoreConversion {
         return s
     }
 
+    /// A Realm Core value as ours, for property `p`: `link` maps each link (in a link property, a typed link, or
+    /// a mixed value); nested lists and dictionaries of mixed values are mapped element by element. `fail` makes
+    /// the error for a value that has no equivalent.
+    static func value(_ v: CoreValue, _ p: CoreProperty, fail: (String) -> Error, link: (CoreLink) throws -> Value) throws -> Value {
+        switch v {
+        case .null: return .null
+        case .int(let i): return p.type == .oldDateTime ? .date(Timestamp(seconds: i)) : .int(i)
+        case .bool(let b): return .bool(b)
+        case .float(let f): return .float(f)
+        case .double(let d): return .double(d)
+        case .string(let s): return .string(s)
+        case .binary(let b): return .data(b)
+        case .timestamp(let s, let ns): return .date(Timestamp(seconds: s, nanoseconds: ns))
+        case .decimal128(let d): return .decimal128(Decimal128(low: d.low, high: d.high))
+        case .objectId(let b):
+            guard b.count == 12 else { throw fail("an object id of \(b.count) bytes") }
+            return .objectId(ObjectId(byteArray: b))
+        case .uuid(let b):
+            guard b.count == 16 else { throw fail("a UUID of \(b.count) bytes") }
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case .link(let l):
+            return try link(l)
+        case .list(let items), .set(let items):
+            return .list(try items.map { try value($0, p, fail: fail, link: link) })
+        case .dictionary(let entries):
+            var d = ValueDictionary()
+            for e in entries { d[e.key] = try value(e.value, p, fail: fail, link: link) }
+            return .dictionary(d)
+        }
+    }
+
     static func unsupported(_ cls: CoreClass, _ position: Int?, _ property: String?, _ message: String) -> ToolError {
         .data(file: "Realm Core file", className: cls.name, index: position, property: property, message: message)
     }
@@ -249,26 +280,9 @@ private final class Run {
         return d
     }
 
-    /// A Realm Core value as ours, for property `p` (links through the key map; nested lists and dictionaries
-    /// of mixed values element by element).
+    /// A Realm Core value as ours, for property `p` (links through the key map).
     func value(_ v: CoreValue, _ p: CoreProperty, _ c: CoreClass, _ position: Int) throws -> Value {
-        switch v {
-        case .null: return .null
-        case .int(let i): return p.type == .oldDateTime ? .date(Timestamp(seconds: i)) : .int(i)
-        case .bool(let b): return .bool(b)
-        case .float(let f): return .float(f)
-        case .double(let d): return .double(d)
-        case .string(let s): return .string(s)
-        case .binary(let b): return .data(b)
-        case .timestamp(let s, let ns): return .date(Timestamp(seconds: s, nanoseconds: ns))
-        case .decimal128(let d): return .decimal128(Decimal128(low: d.low, high: d.high))
-        case .objectId(let b):
-            guard b.count == 12 else { throw fail(c, position, p.name, "an object id of \(b.count) bytes") }
-            return .objectId(ObjectId(byteArray: b))
-        case .uuid(let b):
-            guard b.count == 16 else { throw fail(c, position, p.name, "a UUID of \(b.count) bytes") }
-            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
-        case .link(let l):
+        try CoreConversion.value(v, p, fail: { fail(c, position, p.name, $0) }) { l in
             guard let key = keys[l.className]?[l.key] else {
                 let why = classesByName[l.className] == nil ? "a class the file does not have" : "no object of the file"
                 throw fail(c, position, p.name, "a link to \(l.className) key \(l.key): \(why)")
@@ -276,10 +290,6 @@ private final class Run {
             if p.type == .link { return .link(key) }
             guard let id = tx.classID(named: l.className) else { throw fail(c, position, p.name, "no class \(l.className)") }
             return .typedLink(classID: id, key: key)
-        case .list(let items), .set(let items):
-            return .list(try items.map { try value($0, p, c, position) })
-        case .dictionary(let entries):
-            return .dictionary(try dictionary(entries, p, c, position))
         }
     }
 

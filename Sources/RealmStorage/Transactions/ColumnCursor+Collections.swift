@@ -31,7 +31,7 @@ extension ColumnCursor {
                 }
                 return false
             } catch let e as CodecError {
-                throw StorageError.corrupt(path: box.source.displayPath, location: "list \(box.info.name) of row \(row)", reason: e.reason)
+                throw StorageError.corrupt(path: nodeSource.displayPath, location: "list \(box.info.name) of row \(row)", reason: e.reason)
             }
         }
     }
@@ -77,7 +77,7 @@ extension ColumnCursor {
                 }
                 return try vr.value(at: found, loadBlob: { _, _ in throw CodecError("dictionary value out of line") })
             } catch let e as CodecError {
-                throw StorageError.corrupt(path: box.source.displayPath, location: "dictionary \(box.info.name) of row \(row)", reason: e.reason)
+                throw StorageError.corrupt(path: nodeSource.displayPath, location: "dictionary \(box.info.name) of row \(row)", reason: e.reason)
             }
         }
     }

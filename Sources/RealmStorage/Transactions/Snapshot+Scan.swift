@@ -5,14 +5,18 @@ public struct ColumnCursor {
     final class Box {
         let reader: ColumnReader?
         let values: [Value]?
+        /// A column of another kind of file (`ForeignColumn`), when neither `reader` nor `values` is set.
+        let foreign: (any ForeignColumn)?
         let info: PropertyInfo
-        let source: NodeSource
+        /// Where `reader` reads nodes from (nil for the other two forms).
+        let source: NodeSource?
         let defaultInt: Int64
         let defaultIsNull: Bool
 
-        init(reader: ColumnReader?, values: [Value]?, info: PropertyInfo, source: NodeSource) {
+        init(reader: ColumnReader?, values: [Value]?, foreign: (any ForeignColumn)?, info: PropertyInfo, source: NodeSource?) {
             self.reader = reader
             self.values = values
+            self.foreign = foreign
             self.info = info
             self.source = source
             if case .int(let i) = info.defaultValue { defaultInt = i } else { defaultInt = 0 }
@@ -22,17 +26,20 @@ public struct ColumnCursor {
 
     let box: Box
 
-    init(reader: ColumnReader?, values: [Value]?, info: PropertyInfo, source: NodeSource) {
-        box = Box(reader: reader, values: values, info: info, source: source)
+    init(reader: ColumnReader?, values: [Value]?, foreign: (any ForeignColumn)? = nil, info: PropertyInfo, source: NodeSource?) {
+        box = Box(reader: reader, values: values, foreign: foreign, info: info, source: source)
     }
+
+    /// Where a committed column's reader reads (set whenever `box.reader` is).
+    var nodeSource: NodeSource { box.source.unsafelyUnwrapped }
 
     /// The value at `row` (links as `.link(key)`).
     public func value(_ row: Int) throws -> Value {
         if box.reader != nil {
-            let source = box.source
-            return try box.reader.unsafelyUnwrapped.value(at: row, source: source, location: "row \(row) of \(box.info.name)")
+            return try box.reader.unsafelyUnwrapped.value(at: row, source: nodeSource, location: "row \(row) of \(box.info.name)")
         }
         if let vs = box.values { return vs[row] }
+        if let f = box.foreign { return try f.value(row) }
         return box.info.defaultValue
     }
 
@@ -40,12 +47,14 @@ public struct ColumnCursor {
     @inline(__always) public func int(_ row: Int) -> Int64 {
         if box.reader != nil { return box.reader.unsafelyUnwrapped.int(at: row) }
         if let vs = box.values { if case .int(let i) = vs[row] { return i } else { return 0 } }
+        if let f = box.foreign { return f.int(row) }
         return box.defaultInt
     }
 
     @inline(__always) public func isNull(_ row: Int) -> Bool {
         if box.reader != nil { return box.reader.unsafelyUnwrapped.isNull(row) }
         if let vs = box.values { return vs[row].isNull }
+        if let f = box.foreign { return f.isNull(row) }
         return box.defaultIsNull
     }
 
@@ -60,6 +69,9 @@ public struct ColumnCursor {
         if box.reader != nil {
             if let inline = try box.reader.unsafelyUnwrapped.withBytes(at: row, body) { return inline }
             if box.reader.unsafelyUnwrapped.isNull(row) { return nil }
+        } else if let f = box.foreign {
+            var result: R?
+            return try f.withUTF8(row, { result = try body($0) }) ? result : nil
         }
         guard case .string(let s) = try value(row) else { return nil }
         var copy = s
@@ -69,18 +81,41 @@ public struct ColumnCursor {
 
 /// One leaf of a table during a scan.
 public struct LeafCursor {
-    let leaf: LeafAccess
-    let source: NodeSource
+    enum Storage {
+        case native(LeafAccess, NodeSource)
+        /// A leaf of another kind of file (`ForeignLeaf`).
+        case foreign(any ForeignLeaf)
+    }
 
-    public var count: Int { leaf.count }
-    public func key(_ row: Int) -> ObjectKey { ObjectKey(leaf.key(at: row)) }
+    let storage: Storage
+
+    init(storage: Storage) { self.storage = storage }
+
+    init(leaf: LeafAccess, source: NodeSource) { storage = .native(leaf, source) }
+
+    public var count: Int {
+        switch storage {
+        case .native(let leaf, _): return leaf.count
+        case .foreign(let f): return f.count
+        }
+    }
+
+    public func key(_ row: Int) -> ObjectKey {
+        switch storage {
+        case .native(let leaf, _): return ObjectKey(leaf.key(at: row))
+        case .foreign(let f): return f.key(row)
+        }
+    }
 
     public func column(_ p: PropertyHandle) throws -> ColumnCursor {
-        switch leaf {
-        case .clean(let v): return ColumnCursor(reader: try v.reader(for: p.info, source: source), values: nil, info: p.info, source: source)
-        case .dirty(let l):
+        switch storage {
+        case .native(.clean(let v), let source):
+            return ColumnCursor(reader: try v.reader(for: p.info, source: source), values: nil, info: p.info, source: source)
+        case .native(.dirty(let l), let source):
             if let r = l.lazyReader(p.info.columnID) { return ColumnCursor(reader: r, values: nil, info: p.info, source: source) }
             return ColumnCursor(reader: nil, values: try l.column(p.info.columnID), info: p.info, source: source)
+        case .foreign(let f):
+            return try f.column(p)
         }
     }
 }
