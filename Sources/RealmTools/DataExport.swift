@@ -44,13 +44,13 @@ public final class TextSink {
 
 /// Objects as JSON and CSV, in the data-file encodings (see `ValueCodec`).
 public struct DataExport {
-    let snapshot: Snapshot
+    let snapshot: any ObjectReader
     /// For classes without a primary key: object key → position in its class, so links can say `$index`.
     private var positions: [String: [ObjectKey: Int]] = [:]
     /// Classes written in this document (links to others use `$key`).
     private let exported: Set<String>
 
-    public init(snapshot: Snapshot, classes: [String]) throws {
+    public init(snapshot: any ObjectReader, classes: [String]) throws {
         self.snapshot = snapshot
         exported = Set(classes)
         let schema = snapshot.schema

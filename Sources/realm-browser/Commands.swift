@@ -105,8 +105,7 @@ struct SchemaCommand: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        let db = try openForReading(path, key: keyBytes)
-        try db.read { s in
+        try readFile(path, key: keyBytes) { s in
             switch format {
             case .text:
                 let counts = Dictionary(uniqueKeysWithValues: try s.schema.map { ($0.name, try s.count($0.name)) })
@@ -162,8 +161,7 @@ struct Query: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        let db = try openForReading(path, key: keyBytes)
-        try db.read { s in
+        try readFile(path, key: keyBytes) { s in
             guard s.classSchema(className) != nil else {
                 throw CommandFailure(message: "no class named '\(className)' in \(path) (it has: \(s.schema.map(\.name).joined(separator: ", ")))")
             }
@@ -277,8 +275,7 @@ struct Export: ParsableCommand {
 
     func run() throws {
         let keyBytes = try key.key()
-        let db = try openForReading(path, key: keyBytes)
-        try db.read { s in
+        try readFile(path, key: keyBytes) { s in
             // Embedded objects are written inside their parents, so an export of everything leaves their classes out.
             let names = classes.isEmpty ? s.schema.filter { !$0.isEmbedded }.map(\.name) : classes
             for c in names where s.classSchema(c) == nil {
@@ -385,7 +382,7 @@ struct Verify: ParsableCommand {
         let db: Database
         switch try ReadableFile.open(path, key: keyBytes) {
         case .realmCore(let core):
-            print(try verifyRealmCoreFile(core))
+            print(try CoreFileVerification.run(core))
             return
         case .own(let own): db = own
         }

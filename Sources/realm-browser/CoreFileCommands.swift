@@ -101,12 +101,12 @@ enum ReadableFile {
     }
 }
 
-/// Opens `path` for a read-only command: a file of our format, or a Realm Core file (recognised by its contents)
-/// converted into an in-memory database, the file itself only read.
-func openForReading(_ path: String, key: [UInt8]?) throws -> Database {
+/// Runs a read-only command's `body` on `path`: a snapshot of a file of our format, or a Realm Core file
+/// (recognised by its contents) read in place.
+func readFile<T>(_ path: String, key: [UInt8]?, _ body: (any ObjectReader) throws -> T) throws -> T {
     switch try ReadableFile.open(path, key: key) {
-    case .own(let db): return db
-    case .realmCore(let core): return try convertInMemory(core)
+    case .own(let db): return try db.read { try body($0) }
+    case .realmCore(let core): return try body(try CoreFileReader(file: core))
     }
 }
 
@@ -121,45 +121,6 @@ func convertInMemory(_ core: RealmCoreFile) throws -> Database {
 func removeDatabaseFiles(_ path: String) {
     for suffix in ["", ".lock", ".log"] {
         try? FileManager.default.removeItem(atPath: path + suffix)  // (absent: nothing to remove)
-    }
-}
-
-/// `verify` on a Realm Core file: the reader walks every object of every table (internal ones included), every
-/// value and every backlink, following every link to an object of its target table; then the file is converted
-/// into memory and the copy is verified. The first problem is an error naming where it is.
-func verifyRealmCoreFile(_ core: RealmCoreFile) throws -> String {
-    var objects = 0, values = 0, links = 0
-    for cls in core.classes + core.systemTables {
-        for position in 0..<cls.objectCount {
-            let object = try core.object(of: cls, at: position)
-            values += object.values.count
-            for link in object.values.flatMap(\.allLinks) {
-                guard let target = core.class(named: link.className), try core.position(of: target, key: link.key) != nil else {
-                    throw CommandFailure(message: "\(core.path): \(cls.name)[\(position)] links to \(link.className) key \(link.key), which the file does not hold")
-                }
-                links += 1
-            }
-            _ = try core.backlinks(of: cls, at: position)
-            objects += 1
-        }
-    }
-    let report = try convertInMemory(core).verify()
-    guard report.isOK else {
-        throw CommandFailure(message: "\(core.path): the converted copy does not verify: \(report.problems.first ?? "")")
-    }
-    return "Realm Core file, format \(core.format): \(core.classes.count) classes and \(core.systemTables.count) internal tables, "
-        + "\(objects) objects, \(values) values and \(links) links read\nconverted copy: \(report.objects) objects\nno problems found"
-}
-
-extension CoreValue {
-    /// The links in this value and in the collections it holds.
-    var allLinks: [CoreLink] {
-        switch self {
-        case .link(let l): return [l]
-        case .list(let v), .set(let v): return v.flatMap(\.allLinks)
-        case .dictionary(let entries): return entries.flatMap(\.value.allLinks)
-        default: return []
-        }
     }
 }
 

@@ -15,12 +15,12 @@ final class QueryWorker: Sendable {
     /// A snapshot handed to the worker thread: created on the main thread, used and closed by the worker
     /// only from then on (a snapshot belongs to one thread at a time).
     private struct Handover: @unchecked Sendable {
-        let snapshot: Snapshot
+        let snapshot: any ObjectReader
     }
 
     /// Starts the job on `snapshot` (which the worker closes when done). `checkpoint` runs at every check of
     /// the query (tests hold the worker with it).
-    init(job: QueryJob, snapshot: Snapshot, checkpoint: (@Sendable (QueryProgress) -> Void)? = nil) {
+    init(job: QueryJob, snapshot: any ObjectReader, checkpoint: (@Sendable (QueryProgress) -> Void)? = nil) {
         jobID = job.id
         progress = QueryProgress(checkpoint: checkpoint)
         let handover = Handover(snapshot: snapshot)
@@ -64,7 +64,7 @@ final class QueryWorker: Sendable {
 
 extension QueryJob.Work {
     /// Runs the work: a query's keys, or the number of objects exported.
-    func run(in snapshot: Snapshot, progress: QueryProgress?) throws -> JobOutcome {
+    func run(in snapshot: any ObjectReader, progress: QueryProgress?) throws -> JobOutcome {
         switch self {
         case .query(let q): return .filter(try q.run(in: snapshot, progress: progress))
         case .export(let e): return .exported(try e.run(in: snapshot, progress: progress))
@@ -90,9 +90,9 @@ extension BrowserApp {
             state.reduce(.jobFinished(id: job.id, outcome), data: data, keyMap: keyMap)
             return
         }
-        let snapshot: Snapshot
+        let snapshot: any ObjectReader
         do {
-            snapshot = try data.snapshot.sibling()
+            snapshot = try data.snapshot.openSibling()
         } catch {
             state.reduce(.jobFinished(id: job.id, .failed(QueryFailure(message: "\(error)", start: 0, width: 0))), data: data, keyMap: keyMap)
             return

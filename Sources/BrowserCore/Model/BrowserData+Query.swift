@@ -45,7 +45,7 @@ public struct TableQuery: Equatable, Sendable {
 }
 
 /// A table's query parsed and bound, ready to run on any thread against a snapshot of the version it was
-/// bound in (`Snapshot.sibling()`): it holds names and keys, no handles.
+/// bound in (`ObjectReader.openSibling()`): it holds names and keys, no handles.
 public struct PreparedTableQuery: Sendable {
     public let query: TableQuery
     let bound: BoundQuery
@@ -54,7 +54,7 @@ public struct PreparedTableQuery: Sendable {
 
     /// The keys the table shows. A query that cannot run throws a `QueryFailure` pointing into the typed
     /// text; a cancelled one (`progress.cancel()`) throws the engine's `QueryError` of kind `.cancelled`.
-    public func run(in snapshot: Snapshot, progress: QueryProgress? = nil) throws -> KeyFilter {
+    public func run(in snapshot: any ObjectReader, progress: QueryProgress? = nil) throws -> KeyFilter {
         do {
             let result: [ObjectKey]
             if let keys {

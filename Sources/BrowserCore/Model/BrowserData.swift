@@ -5,11 +5,14 @@ import RealmTools
 
 /// The database as the browser reads it: one snapshot at a time (replaced when another process commits),
 /// rows read on demand — a table of a million objects costs one O(log n) key lookup per visible row.
+///
+/// A Realm Core file is read in place through a `CoreFileReader` (read-only); `database` is then an empty
+/// in-memory database that nothing reads, and editing goes through `:convert`.
 public final class BrowserData {
     public let database: Database
     /// The version read: a snapshot, or the explicit write transaction while one is open (reads then see its
-    /// uncommitted changes).
-    public internal(set) var snapshot: Snapshot
+    /// uncommitted changes); the reader of a Realm Core file.
+    public internal(set) var snapshot: any ObjectReader
     public internal(set) var fileBytes: Int
     /// Lists and backlink sets read in this snapshot (a list is stored whole, so one read gives every row).
     private var collections: [String: [Value]] = [:]
@@ -22,22 +25,22 @@ public final class BrowserData {
     /// Object keys looked up by position in a class (for tests: only visible rows may be read).
     var positionLookups = 0
 
-    /// The Realm Core file shown, when `database` is its conversion in memory: read-only, and `:convert` writes
-    /// the conversion to a file.
-    public let realmCore: RealmCoreFile?
+    /// The Realm Core file shown, read in place (read-only; `:convert` writes a copy of this format to edit).
+    public private(set) var realmCore: RealmCoreFile?
 
-    public init(database: Database, realmCore: RealmCoreFile? = nil) throws {
+    public init(database: Database) throws {
         self.database = database
-        self.realmCore = realmCore
+        realmCore = nil
         snapshot = try database.snapshot()
-        fileBytes = realmCore?.fileSize ?? BrowserData.size(of: database)
+        fileBytes = BrowserData.size(of: database)
     }
 
-    /// A Realm Core file, shown through a conversion into memory (read-only; the file is only read).
-    public convenience init(realmCore: RealmCoreFile) throws {
-        let db = try Database.inMemory(identifier: "realm-core-\(UUID().uuidString)")
-        try CoreConversion(file: realmCore).run(into: db)
-        try self.init(database: db, realmCore: realmCore)
+    /// A Realm Core file, read in place (the file is only read).
+    public init(realmCore: RealmCoreFile) throws {
+        database = try Database.inMemory(identifier: "realm-core-\(UUID().uuidString)")
+        self.realmCore = realmCore
+        snapshot = try CoreFileReader(file: realmCore)
+        fileBytes = realmCore.fileSize
     }
 
     deinit {
@@ -70,6 +73,7 @@ public final class BrowserData {
     public func refreshIfChanged() throws -> Bool {
         // While this browser holds the write transaction nobody else can commit.
         guard transaction == nil else { return false }
+        if realmCore != nil { return false }
         guard try database.latestVersion() != snapshot.version else { return false }
         let fresh = try database.snapshot()
         snapshot.close()

@@ -94,6 +94,12 @@ extension AppState {
                 let text = try data.realmCore.map(\.infoText) ?? InfoReport(database: data.database).text
                 pager = Pager(title: "Info", lines: text.split(separator: "\n").map(String.init))
             case .verify:
+                if let core = data.realmCore {
+                    // The file's structure, read in place; its conversion is `realm-browser verify`'s (it needs memory).
+                    let text = try CoreFileVerification.run(core, convert: false)
+                    pager = Pager(title: "Verify: no problems", lines: text.split(separator: "\n").map(String.init))
+                    break
+                }
                 let report = try data.database.verify()
                 pager = Pager(title: report.isOK ? "Verify: no problems" : "Verify: \(report.problems.count) problems",
                               lines: report.description.split(separator: "\n").map(String.init))
@@ -157,7 +163,7 @@ public struct TableExport: Sendable, Equatable {
 
     /// Writes the file; the number of objects written. With `progress`, counts the objects and stops when it
     /// is cancelled, removing the unfinished file.
-    public func run(in snapshot: Snapshot, progress: QueryProgress? = nil) throws -> Int {
+    public func run(in snapshot: any ObjectReader, progress: QueryProgress? = nil) throws -> Int {
         let keys = try self.keys ?? snapshot.keys(snapshot.table(className))
         if let progress { try progress.begin(.scanning, total: keys.count) }
         let export = try DataExport(snapshot: snapshot, classes: [className])

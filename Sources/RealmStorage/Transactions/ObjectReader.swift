@@ -29,6 +29,8 @@ public protocol ObjectReader: AnyObject {
     /// The key of the object at `position` in key order.
     func key(at position: Int, in table: TableHandle) throws -> ObjectKey?
     func keys(_ table: TableHandle) throws -> [ObjectKey]
+    /// Every key in key order; `body` returns false to stop.
+    func forEachKey(_ table: TableHandle, _ body: (ObjectKey) throws -> Bool) throws
     /// Visits the table leaf by leaf, in key order; `body` returns false to stop.
     func scan(_ table: TableHandle, _ body: (LeafCursor) throws -> Bool) throws
 
@@ -76,6 +78,13 @@ extension Snapshot: ObjectReader {
 }
 
 extension ObjectReader {
+    public func forEachKey(_ table: TableHandle, _ body: (ObjectKey) throws -> Bool) throws {
+        try scan(table) { leaf in
+            for i in 0..<leaf.count where !(try body(leaf.key(i))) { return false }
+            return true
+        }
+    }
+
     public func count(_ className: String) throws -> Int { try count(table(className)) }
 
     public func value(_ key: ObjectKey, _ className: String, _ propertyName: String) throws -> Value {
