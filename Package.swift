@@ -59,7 +59,7 @@ let package = Package(
             "RealmStorage", "RealmQuery", "RealmTools", "BrowserCore", "BrowserTerminal", "RealmCoreFile",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "RealmQuery", "CSQLite", "RealmTools", "BrowserCore"]),
+        .executableTarget(name: "realm-bench", dependencies: ["RealmStorage", "RealmQuery", "CSQLite", "RealmTools", "BrowserCore", "RealmCoreFile"]),
         // A child process for the crash and multi-process tests.
         .executableTarget(name: "realm-storage-worker", dependencies: ["RealmStorage"]),
         // Helpers shared by the test targets: temporary directories, a seeded PRNG.

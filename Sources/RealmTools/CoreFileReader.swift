@@ -250,7 +250,21 @@ struct CoreLeafView: ForeignLeaf {
         let property = cls.properties[column]
         let col = try leaf.column(property)
         if col.isInPlace, property.collection == .none, [.int, .bool, .float, .double, .string, .link].contains(property.type) {
-            return ColumnCursor(foreign: CoreColumnView(reader: reader, cls: cls, property: property, column: col), property: p)
+            let view = CoreColumnView(reader: reader, cls: cls, property: property, column: col)
+            let n = leaf.count
+            var nulls: [Bool]?
+            for i in 0..<n where col.isNull(i) {
+                if nulls == nil { nulls = [Bool](repeating: false, count: n) }
+                nulls![i] = true
+            }
+            switch property.type {
+            case .int, .bool:
+                return ColumnCursor(foreign: view, property: p, ints: (0..<n).map { col.int($0) }, nulls: nulls)
+            case .float, .double:
+                return ColumnCursor(foreign: view, property: p, doubles: (0..<n).map { col.double($0) }, nulls: nulls)
+            default:
+                return ColumnCursor(foreign: view, property: p)
+            }
         }
         var values: [Value] = []
         values.reserveCapacity(leaf.count)

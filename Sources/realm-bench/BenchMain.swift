@@ -23,6 +23,8 @@ struct Options {
     var browser = false
     var browserFile: String?
     var space = false
+    var coreFile: String?
+    var coreKeyFile: String?
 
     var singleCommits: Int { quick ? 1_000 : 10_000 }
 
@@ -51,6 +53,9 @@ struct Options {
                              --objects objects (first screen, paging)
           --file PATH        with --browser: an existing database instead (a demo
                              from `realm-browser demo` adds big values)
+          --core-file PATH   instead: a Realm Core file read in place against its
+                             conversion (browser, queries, memory, convert)
+          --key-file PATH    with --core-file: its key, 128 hex digits
           --space            after the insert, where the engine file's space goes
                              (as `realm-browser info --detail` prints it)
           --help             this text
@@ -115,6 +120,10 @@ struct Options {
                 options.browserFile = try value()
             case "--space":
                 options.space = true
+            case "--core-file":
+                options.coreFile = try value()
+            case "--key-file":
+                options.coreKeyFile = try value()
             case "--objects":
                 options.objects = try positive()
             case "--repeat":
@@ -580,6 +589,17 @@ struct BenchMain {
             exit(1)
         }
         defer { try? files.removeItem(atPath: runDirectory) }
+
+        if let coreFile = options.coreFile {
+            do {
+                try CoreFileBench.run(options: options, path: coreFile, directory: runDirectory)
+            } catch {
+                Output.line("realm-bench: \(error)", toStandardError: true)
+                try? files.removeItem(atPath: runDirectory)
+                exit(1)
+            }
+            return
+        }
 
         if options.browser {
             do {

@@ -5,8 +5,13 @@ public struct ColumnCursor {
     final class Box {
         let reader: ColumnReader?
         let values: [Value]?
-        /// A column of another kind of file (`ForeignColumn`), when neither `reader` nor `values` is set.
+        /// A column of another kind of file (`ForeignColumn`), when neither `reader` nor `values` is set; with its
+        /// numbers decoded for the leaf when it is a column of ints, bools or doubles, so that the per-row reads of a
+        /// scan are array reads (`decodedNulls` nil when none is null).
         let foreign: (any ForeignColumn)?
+        var decodedInts: [Int64]?
+        var decodedDoubles: [Double]?
+        var decodedNulls: [Bool]?
         let info: PropertyInfo
         /// Where `reader` reads nodes from (nil for the other two forms).
         let source: NodeSource?
@@ -46,6 +51,7 @@ public struct ColumnCursor {
     /// The integer at `row` of an int column (0 for null).
     @inline(__always) public func int(_ row: Int) -> Int64 {
         if box.reader != nil { return box.reader.unsafelyUnwrapped.int(at: row) }
+        if let ints = box.decodedInts { return ints[row] }
         if let vs = box.values { if case .int(let i) = vs[row] { return i } else { return 0 } }
         if let f = box.foreign { return f.int(row) }
         return box.defaultInt
@@ -53,6 +59,7 @@ public struct ColumnCursor {
 
     @inline(__always) public func isNull(_ row: Int) -> Bool {
         if box.reader != nil { return box.reader.unsafelyUnwrapped.isNull(row) }
+        if box.decodedInts != nil || box.decodedDoubles != nil { return box.decodedNulls?[row] ?? false }
         if let vs = box.values { return vs[row].isNull }
         if let f = box.foreign { return f.isNull(row) }
         return box.defaultIsNull
