@@ -106,7 +106,10 @@ enum ReadableFile {
 func readFile<T>(_ path: String, key: [UInt8]?, _ body: (any ObjectReader) throws -> T) throws -> T {
     switch try ReadableFile.open(path, key: key) {
     case .own(let db): return try db.read { try body($0) }
-    case .realmCore(let core): return try body(try CoreFileReader(file: core))
+    case .realmCore(let core):
+        // A file an app has open is read from a snapshot copy, consistent whatever the app commits meanwhile.
+        let file = RealmCoreFile.isOpenByAnApp(path: path) ? try RealmCoreFile.openConsistent(path: path, key: key).file : core
+        return try body(try CoreFileReader(file: file))
     }
 }
 
@@ -129,7 +132,7 @@ func removeDatabaseFiles(_ path: String) {
 /// one (nil: no one to ask). A key that opens neither kind says which error applies: our format's when the file
 /// is ours, `wrong key` when it is an encrypted Realm Core file.
 func openForBrowsing(_ file: String, readOnly: Bool, key: [UInt8]?, prompt: () throws -> [UInt8]?) throws -> BrowserData {
-    if RealmCoreFile.looksLikeRealmCoreFile(path: file) { return try BrowserData(realmCore: try RealmCoreFile(path: file, key: key)) }
+    if RealmCoreFile.looksLikeRealmCoreFile(path: file) { return try BrowserData(realmCorePath: file, key: key) }
     let own: Error
     do {
         return try BrowserData(database: try openExisting(file, readOnly: readOnly, key: key))
@@ -138,7 +141,7 @@ func openForBrowsing(_ file: String, readOnly: Bool, key: [UInt8]?, prompt: () t
     }
     if case StorageError.invalidKey? = own as? StorageError { throw own }  // one of ours, with a key that is not its own
     do {
-        return try BrowserData(realmCore: try RealmCoreFile(path: file, key: key))
+        return try BrowserData(realmCorePath: file, key: key)
     } catch let core as RealmCoreFileError {
         switch core {
         case .keyRequired where key == nil:

@@ -5,7 +5,7 @@ import RealmStorage
 import Testing
 import TestSupport
 
-/// The browser on a Realm Core file: a conversion in memory, read-only, with `:convert` to edit a copy.
+/// The browser on a Realm Core file: read in place, read-only, with `:convert` to edit a copy.
 @Suite struct RealmCoreBrowsingTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("RealmCoreFileTests/Fixtures/java/0.98.0-alltypes.realm").path
@@ -27,7 +27,7 @@ import TestSupport
         #expect(throws: WriteRefusal.realmCoreFile) { try data.beginTransaction() }
     }
 
-    /// `:info` describes the Realm Core file on disk (its format, size and classes), not the in-memory copy.
+    /// `:info` describes the Realm Core file on disk (its format, size and classes).
     @Test func infoDescribesTheRealmCoreFile() throws {
         let data = try BrowserData(realmCore: try RealmCoreFile(path: Self.fixture))
         let terminal = VirtualTerminal(size: Size(width: 150, height: 30))

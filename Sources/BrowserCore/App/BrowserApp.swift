@@ -151,7 +151,7 @@ public final class BrowserApp {
                     let readOnly = data.isReadOnly && data.realmCore == nil
                     let fresh: BrowserData
                     if RealmCoreFile.looksLikeRealmCoreFile(path: path) {
-                        fresh = try BrowserData(realmCore: try RealmCoreFile(path: path))
+                        fresh = try BrowserData(realmCorePath: path, key: nil)
                     } else {
                         fresh = try BrowserData(database: try Database.open(path: path, options: DatabaseOptions(readOnly: readOnly)))
                     }

@@ -43,6 +43,49 @@ public final class BrowserData {
         fileBytes = realmCore.fileSize
     }
 
+    /// The Realm Core file at `path`, read in place, or from a snapshot copy while an app has it open; opened
+    /// again when it changes (`refreshIfChanged`).
+    public convenience init(realmCorePath path: String, key: [UInt8]?) throws {
+        let opened = try CoreSource.open(path, key: key)
+        try self.init(realmCore: opened.file)
+        coreSource = opened.source
+    }
+
+    /// Where the Realm Core file shown comes from, when it is watched for changes.
+    struct CoreSource {
+        let path: String
+        let key: [UInt8]?
+        /// The file's size and modification time when it was read.
+        let stamp: RealmCoreFile.Stamp?
+        /// Whether a snapshot copy is read (an app had the file open).
+        let isSnapshot: Bool
+
+        static func open(_ path: String, key: [UInt8]?) throws -> (file: RealmCoreFile, source: CoreSource) {
+            // Taken first: a commit after it makes the next check open the file again.
+            let stamp = RealmCoreFile.stamp(path: path)
+            let (file, isSnapshot) = try RealmCoreFile.openConsistent(path: path, key: key)
+            return (file, CoreSource(path: path, key: key, stamp: stamp, isSnapshot: isSnapshot))
+        }
+    }
+
+    var coreSource: CoreSource?
+    /// Whether the Realm Core file shown is a snapshot copy, an app having it open.
+    public var isSnapshotOfOpenFile: Bool { coreSource?.isSnapshot ?? false }
+
+    /// A Realm Core file that changed on disk, opened again; false when it did not change.
+    private func reopenRealmCoreIfChanged() throws -> Bool {
+        guard let source = coreSource, let now = RealmCoreFile.stamp(path: source.path), now != source.stamp else { return false }
+        let opened = try CoreSource.open(source.path, key: source.key)
+        let reader = try CoreFileReader(file: opened.file)
+        snapshot.close()
+        snapshot = reader
+        realmCore = opened.file
+        coreSource = opened.source
+        fileBytes = opened.file.fileSize
+        invalidateCaches()
+        return true
+    }
+
     deinit {
         if let tx = transaction { tx.rollback() } else { snapshot.close() }
     }
@@ -62,7 +105,7 @@ public final class BrowserData {
         objectLinesCache = nil
     }
 
-    public var path: String { realmCore?.path ?? database.path }
+    public var path: String { coreSource?.path ?? realmCore?.path ?? database.path }
     public var isReadOnly: Bool { database.isReadOnly || realmCore != nil }
     public var version: UInt64 { snapshot.version }
     public var schemaVersion: UInt64 { snapshot.schemaVersion }
@@ -73,7 +116,7 @@ public final class BrowserData {
     public func refreshIfChanged() throws -> Bool {
         // While this browser holds the write transaction nobody else can commit.
         guard transaction == nil else { return false }
-        if realmCore != nil { return false }
+        if realmCore != nil { return try reopenRealmCoreIfChanged() }
         guard try database.latestVersion() != snapshot.version else { return false }
         let fresh = try database.snapshot()
         snapshot.close()

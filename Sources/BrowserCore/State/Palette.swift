@@ -91,7 +91,8 @@ extension AppState {
                 pager = Pager(title: "Schema", lines: SchemaFormats.text(data.snapshot.schema, counts: counts).split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
             case .info:
                 // A Realm Core file is described as it is on disk, not as the in-memory copy the browser shows.
-                let text = try data.realmCore.map(\.infoText) ?? InfoReport(database: data.database).text
+                let text = try data.realmCore.map { data.isSnapshotOfOpenFile ? $0.infoText(snapshotOf: data.path) : $0.infoText }
+                    ?? InfoReport(database: data.database).text
                 pager = Pager(title: "Info", lines: text.split(separator: "\n").map(String.init))
             case .verify:
                 if let core = data.realmCore {

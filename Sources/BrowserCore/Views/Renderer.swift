@@ -106,6 +106,7 @@ public struct Renderer {
         var info = "\(file)  \(ValueFormat.byteSize(data.fileBytes))  v\(data.version)  schema \(data.schemaVersion)  \(data.isReadOnly ? "read-only" : "writable")"
         if let core = data.realmCore {
             info = "\(file)  \(ValueFormat.byteSize(data.fileBytes))  Realm Core file · format \(core.format) (\(core.coreReleases)) · read-only"
+                + (data.isSnapshotOfOpenFile ? " · snapshot (open in an app)" : "")
         }
         var right = "? help"
         if data.isInTransaction {
