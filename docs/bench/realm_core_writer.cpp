@@ -12,7 +12,9 @@
 //                               "dog-i" and owned by the person whose id is (i * 7919) % N (as realm-bench);
 //                               a `metadata` table holding the schema version (1), as the object store keeps it.
 //   people-<L>-encrypted.realm  the same, encrypted with a 64-byte key (unless --no-encrypted);
-//   people-<L>-encrypted.key    that key as 128 hex digits and a newline.
+//   people-<L>-encrypted.key    that key as 128 hex digits and a newline;
+//   people-<L>-copy.realm, people-<L>-encrypted-copy.realm
+//                               each written again whole in streaming form (Group::write, as writeCopy does).
 // <L> is N written short: 1000000 -> 1m, 250000 -> 250k, 1234 -> 1234.
 //
 // Object-store conventions followed (realm-core src/realm/object-store/object_store.cpp): tables named
@@ -140,7 +142,7 @@ static int64_t file_size(const std::string& path)
     return stat(path.c_str(), &st) == 0 ? int64_t(st.st_size) : -1;
 }
 
-static void write_realm(const std::string& path, int64_t n, const char* key)
+static void write_realm(const std::string& path, int64_t n, const char* key, const std::string& copy_path)
 {
     // Replace an earlier run's file: the file itself, its lock file, its .management directory, its .note fifo.
     DB::delete_files(path, nullptr, /* delete_lockfile */ true);
@@ -239,6 +241,10 @@ static void write_realm(const std::string& path, int64_t n, const char* key)
         printf("  Person %zu, Dog %zu (with an owner: %zu)\n", person->size(), dog->size(), with_owner);
         printf("  sum(age) %lld, count(age > 50) %zu, count(city == \"%s\") %zu\n",
                (long long)(sum && !sum->is_null() ? sum->get_int() : 0), over50, kZurich, zurich);
+        // The same version written whole, in streaming form (as Realm.writeCopy writes it), with the same key.
+        std::filesystem::remove(copy_path);
+        rt->write(copy_path, key);
+        printf("  streaming copy: %s, %lld bytes\n", copy_path.c_str(), (long long)file_size(copy_path));
         rt = nullptr;
         db->close();
     }
@@ -275,7 +281,7 @@ int main(int argc, char** argv)
     mkdir(outdir.c_str(), 0755);
     std::string base = outdir + "/people-" + short_count(n);
 
-    write_realm(base + ".realm", n, nullptr);
+    write_realm(base + ".realm", n, nullptr, base + "-copy.realm");
 
     if (encrypted) {
         // A fixed key (the same every run), so the file and its key can be made again.
@@ -295,7 +301,7 @@ int main(int argc, char** argv)
             fprintf(f, "%02x", (unsigned char)key[i]);
         fprintf(f, "\n");
         fclose(f);
-        write_realm(base + "-encrypted.realm", n, key);
+        write_realm(base + "-encrypted.realm", n, key, base + "-encrypted-copy.realm");
         printf("  key: %s\n", key_path.c_str());
     }
     return 0;
