@@ -202,7 +202,19 @@ public final class CoreFileReader: ObjectReader, @unchecked Sendable {  // immut
         var out: [ObjectKey] = []
         try scan(TableHandle(foreignName: classes[c].name, classID: UInt32(c + 1))) { leaf in
             let col = try leaf.column(p)
-            for i in 0..<leaf.count where try col.value(i) == value { out.append(leaf.key(i)) }
+            switch (p.type, value) {
+            case (.int, .int(let x)):
+                for i in 0..<leaf.count where !col.isNull(i) && col.int(i) == x { out.append(leaf.key(i)) }
+            case (.string, .string(var s)):
+                try s.withUTF8 { needle in
+                    for i in 0..<leaf.count {
+                        let hit = try col.withUTF8(i) { $0.elementsEqual(UnsafeRawBufferPointer(needle)) } ?? false
+                        if hit { out.append(leaf.key(i)) }
+                    }
+                }
+            default:
+                for i in 0..<leaf.count where try col.value(i) == value { out.append(leaf.key(i)) }
+            }
             return true
         }
         return out
