@@ -279,6 +279,19 @@ extension RealmCoreFile {
         }
     }
 
+    /// Calls `body` with every object of `cls` in key order (as `object(of:at:)` gives them, read leaf by leaf)
+    /// until it returns false.
+    public func forEachObject(of cls: CoreClass, _ body: (CoreObject) throws -> Bool) throws {
+        try forEachLeaf(of: cls) { leaf in
+            let columns = try cls.properties.map { try leaf.column($0) }
+            for i in 0..<leaf.count {
+                let object = CoreObject(key: leaf.key(i), position: leaf.firstPosition + i, values: try columns.map { try $0.value(i) })
+                guard try body(object) else { return false }
+            }
+            return true
+        }
+    }
+
     /// The value of `property` of the object with `key`; nil when `cls` has no such object.
     public func value(of cls: CoreClass, key: Int64, property: CoreProperty) throws -> CoreValue? {
         let group = try check(cls)

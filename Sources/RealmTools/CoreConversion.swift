@@ -212,8 +212,8 @@ private final class Run {
             let table = try ToolError.wrap { try tx.table(c.name) }
             var map: [Int64: ObjectKey] = [:]
             map.reserveCapacity(c.objectCount)
-            for position in 0..<c.objectCount {
-                let object = try at(c, position, nil) { try file.object(of: c, at: position) }
+            try at(c, nil, nil) { try file.forEachObject(of: c) { object in
+                let position = object.position
                 var values: [String: Value] = [:], lists: [String: [Value]] = [:], dictionaries: [String: ValueDictionary] = [:]
                 for (p, v) in zip(c.properties, object.values) where !holdsLink(p, v) {
                     try plain(p, v, c, position, &values, &lists, &dictionaries)
@@ -222,7 +222,8 @@ private final class Run {
                     try tx.createObject(table, values, lists: lists, dictionaries: dictionaries)
                 }
                 tick()
-            }
+                return true
+            } }
             keys[c.name] = map
         }
         // Pass 2: links, and the embedded objects inside their owners.
@@ -232,11 +233,10 @@ private final class Run {
             guard !linkProperties.isEmpty else { continue }
             let table = try ToolError.wrap { try tx.table(c.name) }
             let map = keys[c.name] ?? [:]
-            for position in 0..<c.objectCount {
-                let object = try at(c, position, nil) { try file.object(of: c, at: position) }
-                guard let key = map[object.key] else { continue }
-                try setLinks(c, position, object, linkProperties, table, key)
-            }
+            try at(c, nil, nil) { try file.forEachObject(of: c) { object in
+                if let key = map[object.key] { try setLinks(c, object.position, object, linkProperties, table, key) }
+                return true
+            } }
         }
         progress?(total, total)
         report.keys = keys

@@ -10,8 +10,8 @@ public enum CoreFileVerification {
     public static func run(_ core: RealmCoreFile, convert: Bool = true) throws -> String {
         var objects = 0, values = 0, links = 0
         for cls in core.classes + core.systemTables {
-            for position in 0..<cls.objectCount {
-                let object = try core.object(of: cls, at: position)
+            try core.forEachObject(of: cls) { object in
+                let position = object.position
                 values += object.values.count
                 for link in object.values.flatMap(\.allLinks) {
                     guard let target = core.class(named: link.className), try core.position(of: target, key: link.key) != nil else {
@@ -22,6 +22,7 @@ public enum CoreFileVerification {
                 }
                 _ = try core.backlinks(of: cls, at: position)
                 objects += 1
+                return true
             }
         }
         var text = "Realm Core file, format \(core.format): \(core.classes.count) classes and \(core.systemTables.count) internal tables, "
