@@ -25,6 +25,8 @@ extension CoreGroup {
         let enumKeys = try spec.ref(4).map { try reader.node($0) }
         let oppositeTables = top.count > 7 ? try top.ref(7).map { try reader.node($0) } : nil
         let oppositeColumns = top.count > 8 ? try top.ref(8).map { try reader.node($0) } : nil
+        // One search index ref per leaf index (0 = none): `Table::m_index_refs` (table.cpp).
+        let indexRefs = top.count > 4 ? try top.ref(4).map { try reader.node($0) } : nil
         var table = CoreTable(slot: slot, name: name, key: try top.tagged(3))
         for i in 0..<n {
             let raw = try types.int(i)
@@ -37,6 +39,7 @@ extension CoreGroup {
                 column.name = String(decoding: try stringBytes(names, i, enumKeys: nil) ?? [], as: UTF8.self)
             }
             if let enumKeys, i < enumKeys.count { column.enumKeys = try enumKeys.ref(i) }
+            if let indexRefs, column.leafIndex < indexRefs.count { column.indexRoot = try indexRefs.ref(column.leafIndex) }
             if [12, 13, 14].contains(column.type) {
                 guard let oppositeTables, let oppositeColumns else {
                     throw RealmCoreFileError.corrupt(what: "link column '\(column.name)' without opposite table and column", offset: ref, context: "")

@@ -19,6 +19,8 @@ struct CoreColumn: Sendable {
     var oppositeKey: Int64?
     /// Root of the distinct values of an enumerated string column.
     var enumKeys: Int?
+    /// Formats ≥ 10: root of the column's search index (`StringIndex`), from the table top's slot 4; nil = none.
+    var indexRoot: Int?
     /// Dictionary key type (`DataType`, 2 = String).
     var dictionaryKeyType = 2
     /// Formats ≤ 9: a list of primitives stored as a sub-table (`!ARRAY_VALUE`): its element type and nullability.
@@ -30,6 +32,8 @@ struct CoreColumn: Sendable {
 
     var isBacklink: Bool { type == 14 }
     var isIndexed: Bool { attributes & 1 != 0 }
+    /// `col_attr_FullText_Indexed`: the index holds the words of each string, not the strings.
+    var isFullTextIndexed: Bool { attributes & 256 != 0 }
     var isNullable: Bool { attributes & 16 != 0 }
     var collection: CoreCollectionKind {
         if type == 13 || type == 5 { return .list }
