@@ -97,7 +97,8 @@ extension CoreGroup {
         case (_, .null): return .some(nil)
         case (0, .int(let v)): return le(v)
         case (1, .bool(let b)): return le(Int64(b ? 1 : 0))
-        case (2, .string(let s)): return Array(s.utf8)
+        // U+FFFD may stand for bytes that are not UTF-8 (the reader decodes them so): only a scan can match those.
+        case (2, .string(let s)) where !s.unicodeScalars.contains("\u{FFFD}"): return Array(s.utf8)
         case (8, let .timestamp(s, ns)): return le(s) + le(ns)
         case (15, .objectId(let b)) where b.count == 12: return b
         case (17, .uuid(let b)) where b.count == 16: return b
@@ -163,9 +164,10 @@ extension RealmCoreFile {
     ///
     /// nil when there is no answer from an index, and the caller should scan instead: the property has no index,
     /// its index is a kind this reader does not read (full-text, on a list, on a mixed property, or any index of
-    /// formats ≤ 9), or `value` is not of the property's type. Read: int, bool, string, timestamp, ObjectId and
-    /// UUID properties, and null on any of them. Strings compare byte for byte (no Unicode normalisation);
-    /// every candidate the index names is confirmed against the object's value.
+    /// formats ≤ 9), `value` is not of the property's type, or it is a string holding U+FFFD (which stands for
+    /// bytes that are not UTF-8 where the reader decodes them). Read: int, bool, string, timestamp, ObjectId and
+    /// UUID properties, and null on any of them. Strings compare by their UTF-8 bytes, as Realm Core compares
+    /// them (no Unicode normalisation); every candidate the index names is confirmed against the object's value.
     public func objects(of cls: CoreClass, property: CoreProperty, equalTo value: CoreValue) throws -> [Int64]? {
         let group = try check(cls)
         guard cls.properties.contains(property) else {
