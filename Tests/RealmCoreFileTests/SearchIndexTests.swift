@@ -214,6 +214,87 @@ import TestSupport
         #expect(outcomes.values.reduce(0, +) == MutationTests.perFixture)
     }
 
+    /// Damage aimed at the index nodes themselves: loops back to the node or to its index's root, forged sizes,
+    /// flipped context and inner flags, slots made tagged keys or stray refs. Each lookup gives keys or a
+    /// `RealmCoreFileError`; the first 20 keys of an answer are checked to hold the value.
+    @Test func damagedIndexNodesGiveErrorsNotCrashesOrWrongKeys() throws {
+        let name = Self.indexFixture
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.path(name))))
+        let intact = try Fixtures.open(name)
+        let cls = try #require(intact.class(named: "Indexed"))
+        let group = try #require(intact.group)
+        var roots: [Int] = []
+        var probes: [(String, CoreValue)] = []
+        for (_, property) in Self.indexedProperties(intact) where Self.answers(intact, cls, property) {
+            roots.append(try #require(group.tables[cls.table].columns[property.column].indexRoot))
+            var values: Set<CoreValue> = []
+            for position in stride(from: 0, to: cls.objectCount, by: 97) {
+                values.insert(try intact.value(of: cls, at: position, property: property))
+            }
+            probes += values.map { (property.name, $0) }
+        }
+        // Every node under the index roots: a walk of the even non-zero slots of has-refs nodes.
+        func u64(_ at: Int, _ width: Int) -> Int { (0..<(width / 8)).reduce(0) { $0 | Int(original[at + $1]) << (8 * $1) } }
+        var queue = roots, seen = Set<Int>(), nodes: [Int] = []
+        while let n = queue.popLast() {
+            guard n > 0, n % 8 == 0, n + 8 <= original.count, seen.insert(n).inserted else { continue }
+            nodes.append(n)
+            let flags = original[n + 4], width = (1 << Int(original[n + 4] & 7)) >> 1
+            let count = Int(original[n + 5]) << 16 | Int(original[n + 6]) << 8 | Int(original[n + 7])
+            guard flags & 0x40 != 0, width >= 8, flags & 0x18 == 0 else { continue }
+            for i in 0..<count {
+                let v = u64(n + 8 + i * width / 8, width)
+                if v > 0 && v % 8 == 0 && v < original.count { queue.append(v) }
+            }
+        }
+        #expect(nodes.count > 50)
+        let dir = TempDir()
+        let path = dir.file("damaged.realm")
+        var rng = SplitMix64(seed: 0x1DE7_0F_1DE7)
+        var errors = 0, answers = 0
+        for round in 0..<MutationTests.perFixture * 2 {
+            var bytes = original
+            let n = nodes[Int(rng.next() % UInt64(nodes.count))]
+            let width = (1 << Int(bytes[n + 4] & 7)) >> 1
+            let count = Int(bytes[n + 5]) << 16 | Int(bytes[n + 6]) << 8 | Int(bytes[n + 7])
+            func setSlot(_ value: UInt64) {
+                guard width >= 8, count > 0 else { return }
+                let at = n + 8 + Int(rng.next() % UInt64(count)) * width / 8
+                for b in 0..<(width / 8) { bytes[at + b] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(b))) }
+            }
+            switch round % 6 {
+            case 0: setSlot(UInt64(n))  // a loop to the node itself
+            case 1: setSlot(UInt64(roots[Int(rng.next() % UInt64(roots.count))]))  // a loop to an index root
+            case 2: setSlot(UInt64(nodes[Int(rng.next() % UInt64(nodes.count))]))  // another index node
+            case 3: setSlot(rng.next() % 100_000 << 1 | 1)  // a tagged key
+            case 4: bytes[n + 4] ^= [0x20, 0x80, 0x40, 0x07][Int(rng.next() % 4)]  // context, inner, has-refs, width
+            default:
+                let size = [0, 1, UInt32(rng.next() % 2000), 0xFF_FFFF][Int(rng.next() % 4)]
+                (bytes[n + 5], bytes[n + 6], bytes[n + 7]) = (UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF))
+            }
+            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            do {
+                let file = try RealmCoreFile(path: path)
+                let damagedClass = try #require(file.class(named: "Indexed"))
+                for (propertyName, value) in probes {
+                    let property = try #require(damagedClass.property(named: propertyName))
+                    do {
+                        guard let keys = try file.objects(of: damagedClass, property: property, equalTo: value) else { continue }
+                        for key in keys.prefix(20) {
+                            #expect(try file.value(of: damagedClass, key: key, property: property) == value, "round \(round)")
+                        }
+                        answers += 1
+                    } catch is RealmCoreFileError {
+                        errors += 1
+                    }
+                }
+            } catch is RealmCoreFileError {
+                errors += 1
+            }
+        }
+        #expect(errors > 0 && answers > 0)
+    }
+
     /// `REALM_CORE_LARGE_FILE=people-1m.realm` (written by Realm Core: Person with `id` as primary key and an
     /// indexed `name`): the lookups of the issue, checked against a scan.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["REALM_CORE_LARGE_FILE"] != nil))
