@@ -27,6 +27,7 @@ extension CoreGroup {
                     throw RealmCoreFileError.corrupt(what: "column array of \(columns.count) refs for \(table.columns.count) columns", offset: columnsRef, context: "")
                 }
                 table.columns[c].root = try columns.ref(s)
+                if table.columns[c].isIndexed, s + 1 < columns.count { table.columns[c].indexRoot = try columns.ref(s + 1) }
                 s += table.columns[c].isIndexed ? 2 : 1  // an indexed column's search index follows its ref
             }
             table.objectCount = try within("column '\(table.columns[0].name)'") { try legacyColumnSize(table.columns[0]) }

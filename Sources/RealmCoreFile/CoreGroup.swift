@@ -19,7 +19,8 @@ struct CoreColumn: Sendable {
     var oppositeKey: Int64?
     /// Root of the distinct values of an enumerated string column.
     var enumKeys: Int?
-    /// Formats ≥ 10: root of the column's search index (`StringIndex`), from the table top's slot 4; nil = none.
+    /// Root of the column's search index (`StringIndex`), nil = none: formats ≥ 10 from the table top's slot 4,
+    /// formats ≤ 9 the ref after the column's in the column array.
     var indexRoot: Int?
     /// Dictionary key type (`DataType`, 2 = String).
     var dictionaryKeyType = 2

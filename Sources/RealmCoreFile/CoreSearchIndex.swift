@@ -1,4 +1,6 @@
-/// Realm Core's search index (`StringIndex`, index_string.hpp/.cpp), read for equality lookups (formats ≥ 10).
+/// Realm Core's search index (`StringIndex`, index_string.hpp/.cpp), read for equality lookups (formats ≥ 6; the
+/// layout changed last in format 6, `Group::upgrade_file_format` at v5.23.9). Formats ≤ 9 store row numbers
+/// where later ones store object keys; the reader's keys of those formats are row numbers too.
 ///
 /// A value becomes "index data" (`Mixed::get_index_data`): a string's bytes; an int's 8 bytes little-endian
 /// (a bool as the int 0 or 1); a timestamp's 8-byte seconds then 4-byte nanoseconds, little-endian; an
@@ -93,7 +95,7 @@ extension CoreGroup {
     /// one this column's index holds.
     static func indexData(_ value: CoreValue, columnType type: Int) -> [UInt8]?? {
         func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
-        switch (type, value) {
+        switch (type == 3 ? 2 : type, value) {  // 3: an enumerated string column of formats ≤ 9
         case (_, .null): return .some(nil)
         case (0, .int(let v)): return le(v)
         case (1, .bool(let b)): return le(Int64(b ? 1 : 0))
@@ -109,11 +111,11 @@ extension CoreGroup {
     /// Keys of the objects of table `t` whose `column` equals `value`, ascending, from the column's index; nil when
     /// the column has no index this reader reads or `value` is not of the column's type.
     func indexedObjects(table t: Int, column c: Int, equalTo value: CoreValue) throws -> [Int64]? {
-        guard format >= 10 else { return nil }
+        guard format >= 6 else { return nil }
         let table = tables[t]
         let column = table.columns[c]
-        guard let root = column.indexRoot, column.collection == .none, !column.isFullTextIndexed,
-              [0, 1, 2, 8, 15, 17].contains(column.type),
+        guard let root = column.indexRoot, column.collection == .none, column.subListType == nil, !column.isFullTextIndexed,
+              (format >= 10 ? [0, 1, 2, 8, 15, 17] : [0, 1, 2, 3, 8]).contains(column.type),
               let data = Self.indexData(value, columnType: column.type) else { return nil }
         return try within("table '\(table.name)', search index of column '\(column.name)'") {
             if value.isNull && !column.isNullable { return [] }
@@ -144,6 +146,14 @@ extension CoreGroup {
     /// unresolved keys of tombstones (negative), an error for a key the table does not hold.
     private func holds(_ table: CoreTable, _ column: CoreColumn, _ key: Int64, _ value: CoreValue, _ data: [UInt8]?) throws -> Bool {
         if key < 0 { return false }
+        if format < 10 {
+            guard key < Int64(table.objectCount) else {
+                throw RealmCoreFileError.corrupt(what: "search index entry for row \(key) of a table of \(table.objectCount) rows", offset: 0, context: "")
+            }
+            let stored = try legacyValue(column, Int(key))
+            if case let .string(a) = stored, case let .string(b) = value { return a.utf8.elementsEqual(b.utf8) }
+            return stored == value
+        }
         guard let root = table.clusterRoot,
               let (leaf, index, _) = try clusterFind(root: root, key: key, shift: table.clusterShift) else {
             throw RealmCoreFileError.corrupt(what: "search index entry for object key \(key), which the table does not hold", offset: 0, context: "")
@@ -164,9 +174,10 @@ extension RealmCoreFile {
     ///
     /// nil when there is no answer from an index, and the caller should scan instead: the property has no index,
     /// its index is a kind this reader does not read (full-text, on a list, on a mixed property, or any index of
-    /// formats ≤ 9), `value` is not of the property's type, or it is a string holding U+FFFD (which stands for
+    /// formats ≤ 5), `value` is not of the property's type, or it is a string holding U+FFFD (which stands for
     /// bytes that are not UTF-8 where the reader decodes them). Read: int, bool, string, timestamp, ObjectId and
-    /// UUID properties, and null on any of them. Strings compare by their UTF-8 bytes, as Realm Core compares
+    /// UUID properties, and null on any of them (formats ≤ 9: int, bool, string and timestamp; their keys are
+    /// row numbers). Strings compare by their UTF-8 bytes, as Realm Core compares
     /// them (no Unicode normalisation); every candidate the index names is confirmed against the object's value.
     public func objects(of cls: CoreClass, property: CoreProperty, equalTo value: CoreValue) throws -> [Int64]? {
         let group = try check(cls)
