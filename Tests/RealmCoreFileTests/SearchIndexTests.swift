@@ -9,11 +9,28 @@ import TestSupport
 @Suite struct SearchIndexTests {
     static let indexFixture = "index/search-indexes.realm"
 
-    /// Every fixture that opens (README §4) and has a column with a search index, and the index fixture.
+    /// The files of `Fixtures/written` (Realm Core v14.14.0: `Person.id` primary key, `Person.name` indexed;
+    /// plain, encrypted, and both in streaming form).
+    static let written = ["people-1k.realm", "people-1k-copy.realm", "people-1k-encrypted.realm", "people-1k-encrypted-copy.realm"]
+        .map { "written/" + $0 }
+
+    /// Every fixture that opens (README §4) and has a column with a search index, the written files and the
+    /// index fixture.
     static let fixtures: [String] = Fixtures.all.filter { name in
         guard Fixtures.observed[name]?.tables != nil, let file = try? Fixtures.open(name) else { return false }  // (an expected error: ConformanceTests)
         return !indexedProperties(file).isEmpty
-    } + [indexFixture]
+    } + written + [indexFixture]
+
+    /// Opens a fixture, with the key of `Fixtures/written`'s encrypted files.
+    static func open(_ name: String) throws -> RealmCoreFile {
+        guard name.hasPrefix("written/"), name.contains("encrypted") else { return try Fixtures.open(name) }
+        let hex = try String(contentsOfFile: Fixtures.path("written/people-1k-encrypted.key"), encoding: .utf8)
+        let digits = Array(hex.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+        let key = try stride(from: 0, to: digits.count, by: 2).map { i in
+            try #require(UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16))
+        }
+        return try RealmCoreFile(path: Fixtures.path(name), key: key)
+    }
 
     /// (class, property) pairs whose column has a search index.
     static func indexedProperties(_ file: RealmCoreFile) -> [(CoreClass, CoreProperty)] {
@@ -56,7 +73,7 @@ import TestSupport
 
     @Test(arguments: fixtures)
     func everyObjectIsFoundByItsOwnValueAndOnlyObjectsOfThatValue(_ name: String) throws {
-        let file = try Fixtures.open(name)
+        let file = try Self.open(name)
         let indexed = Self.indexedProperties(file)
         #expect(!indexed.isEmpty)
         for (cls, property) in indexed {
@@ -80,7 +97,7 @@ import TestSupport
     /// which is `[]` for every value the file does not hold.
     @Test(arguments: fixtures)
     func valuesNearStoredOnesGiveWhatAScanGives(_ name: String) throws {
-        let file = try Fixtures.open(name)
+        let file = try Self.open(name)
         var absent = 0, answered = 0
         for (cls, property) in Self.indexedProperties(file) where Self.answers(file, cls, property) {
             answered += 1
