@@ -194,11 +194,15 @@ public final class CoreFileReader: ObjectReader, @unchecked Sendable {  // immut
         return (b.className, k, b.property)
     }
 
-    // MARK: Lookups (no index is read: each scans the column in place)
+    // MARK: Lookups (Realm Core's search index where it has one and the reader reads it; else a scan in place)
 
     public func find(_ p: PropertyHandle, equalTo value: Value) throws -> [ObjectKey] {
         let c = Int(p.foreignClassID) - 1
         guard c >= 0, c < classes.count else { throw StorageError.noSuchProperty(className: "?", property: p.name) }
+        let (cls, property) = try resolve(p)
+        if property.isIndexed, let v = Self.coreValue(value), let keys = try file.objects(of: cls, property: property, equalTo: v) {
+            return keys.map(Self.ourKey)
+        }
         var out: [ObjectKey] = []
         try scan(TableHandle(foreignName: classes[c].name, classID: UInt32(c + 1))) { leaf in
             let col = try leaf.column(p)
@@ -238,6 +242,20 @@ public final class CoreFileReader: ObjectReader, @unchecked Sendable {  // immut
     public func releaseDecryptedPagesIfOverBudget() {}
     public func openSibling() throws -> any ObjectReader { self }
     public func close() {}
+
+    /// A value to look up in a Realm Core index, as the file stores it; nil for a type it does not index.
+    static func coreValue(_ v: Value) -> CoreValue? {
+        switch v {
+        case .null: return .null
+        case .int(let i): return .int(i)
+        case .bool(let b): return .bool(b)
+        case .string(let s): return .string(s)
+        case .date(let t): return .timestamp(seconds: t.seconds, nanoseconds: t.nanoseconds)
+        case .objectId(let o): return .objectId(o.byteArray)
+        case .uuid(let u): return .uuid(withUnsafeBytes(of: u.uuid) { Array($0) })
+        default: return nil
+        }
+    }
 
     /// Realm Core keys are signed; those of live objects are never negative (unresolved ones are hidden).
     static func coreKey(_ key: ObjectKey) -> Int64? { key.rawValue <= UInt64(Int64.max) ? Int64(key.rawValue) : nil }
