@@ -132,12 +132,8 @@ final class ColumnNode: Node {
         case .intRanges(let ranges, let negate):
             let nullMatches = self.nullMatches
             if ranges.count == 1 {
-                let lo = ranges[0].lowerBound, hi = ranges[0].upperBound
-                for r in rows {
-                    let row = Int(r)
-                    let hit = col.isNull(row) ? nullMatches : ((col.int(row) >= lo && col.int(row) <= hi) != negate)
-                    if hit { rows[out] = r; out += 1 }
-                }
+                col.keepInts(&rows, in: ranges[0].lowerBound, ranges[0].upperBound, negate: negate, nullMatches: nullMatches)
+                return
             } else {
                 for r in rows {
                     let row = Int(r)
@@ -150,6 +146,14 @@ final class ColumnNode: Node {
                 }
             }
         case .string(let op, let needle, let fold):
+            if !fold && (op == .equal || op == .notEqual) {
+                try needle.withUnsafeBytes { n in try col.keepStrings(&rows, equalTo: n, negate: op == .notEqual, nullMatches: nullMatches) }
+                return
+            }
+            if fold && op == .contains {
+                try needle.withUnsafeBytes { n in try col.keepStrings(&rows, nullMatches: nullMatches) { Semantics.containsFolded($0, n) } }
+                return
+            }
             try needle.withUnsafeBytes { n in
                 for r in rows {
                     let row = Int(r)

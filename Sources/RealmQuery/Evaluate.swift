@@ -20,10 +20,9 @@ extension BoundQuery {
             keys = []
             var rows: [Int32] = []
             try snapshot.scan(ex.table(className)) { leaf in
-                rows.removeAll(keepingCapacity: true)
-                for i in 0..<leaf.count { rows.append(Int32(i)) }
+                leaf.allRows(into: &rows)
                 try root.filter(leaf, &rows)
-                for r in rows { keys.append(leaf.key(Int(r))) }
+                leaf.appendKeys(of: rows, to: &keys)
                 // Once per leaf: a flag and a counter, nothing per object.
                 try progress?.advance(by: leaf.count)
                 return true

@@ -231,3 +231,89 @@ extension Snapshot {
 #if canImport(Glibc)
 import Glibc
 #endif
+
+// MARK: Leaf-at-a-time kernels for the query engine
+//
+// The query engine filters a leaf's rows with one call per leaf: a loop here reads the packed values in place
+// (a call per row from another module cannot be inlined, and copied the column reader on each).
+
+extension ColumnCursor {
+    /// Keeps in `rows` those whose int lies in `lo...hi` (outside it when `negate`); null rows are kept when
+    /// `nullMatches`.
+    public func keepInts(_ rows: inout [Int32], in lo: Int64, _ hi: Int64, negate: Bool, nullMatches: Bool) {
+        var out = 0
+        if let reader = box.reader, let packed = reader.packedInts {
+            let d = UInt64(bitPattern: packed.base &- lo), span = UInt64(bitPattern: hi &- lo)
+            let checkNulls = reader.hasNulls || reader.type == .link
+            rows.withUnsafeMutableBufferPointer { buf in
+                for j in 0..<buf.count {
+                    let r = Int(buf[j])
+                    precondition(r < packed.count, "row index out of range")
+                    let hit = checkNulls && reader.isNull(r) ? nullMatches : (((packed.field(r) &+ d) <= span) != negate)
+                    if hit { buf[out] = buf[j]; out += 1 }
+                }
+            }
+        } else {
+            for j in rows.indices {
+                let r = Int(rows[j])
+                let hit = isNull(r) ? nullMatches : ((int(r) >= lo && int(r) <= hi) != negate)
+                if hit { rows[out] = rows[j]; out += 1 }
+            }
+        }
+        rows.removeLast(rows.count - out)
+    }
+}
+
+extension ColumnCursor {
+    /// Keeps in `rows` those whose string's UTF-8 bytes pass `test`; null rows are kept when `nullMatches`.
+    public func keepStrings(_ rows: inout [Int32], nullMatches: Bool, where test: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        var out = 0
+        if let reader = box.reader, reader.encoding == .bytes {
+            for j in rows.indices {
+                let r = Int(rows[j])
+                let hit: Bool
+                if let h = try reader.withBytes(at: r, test) {
+                    hit = h
+                } else if reader.isNull(r) {
+                    hit = nullMatches
+                } else {
+                    hit = try withUTF8(r, test) ?? nullMatches   // stored out of line
+                }
+                if hit { rows[out] = rows[j]; out += 1 }
+            }
+        } else {
+            for j in rows.indices {
+                let r = Int(rows[j])
+                if try withUTF8(r, test) ?? nullMatches { rows[out] = rows[j]; out += 1 }
+            }
+        }
+        rows.removeLast(rows.count - out)
+    }
+
+    /// Keeps in `rows` those whose string is `needle`, bytewise (is not, when `negate`); null rows are kept when
+    /// `nullMatches`.
+    public func keepStrings(_ rows: inout [Int32], equalTo needle: UnsafeRawBufferPointer, negate: Bool, nullMatches: Bool) throws {
+        let n = needle.count
+        try keepStrings(&rows, nullMatches: nullMatches) { h in
+            (h.count == n && (n == 0 || memcmp(h.baseAddress!, needle.baseAddress!, n) == 0)) != negate
+        }
+    }
+}
+
+extension LeafCursor {
+    /// Appends the keys of `rows` to `keys`.
+    public func appendKeys(of rows: [Int32], to keys: inout [ObjectKey]) {
+        switch storage {
+        case .native(.clean(let v), _): for r in rows { keys.append(ObjectKey(v.key(at: Int(r)))) }
+        default: for r in rows { keys.append(key(Int(r))) }
+        }
+    }
+
+    /// Sets `rows` to every row of the leaf, 0 ..< count.
+    public func allRows(into rows: inout [Int32]) {
+        let n = count
+        rows.removeAll(keepingCapacity: true)
+        rows.reserveCapacity(n)
+        for i in 0..<n { rows.append(Int32(truncatingIfNeeded: i)) }
+    }
+}
