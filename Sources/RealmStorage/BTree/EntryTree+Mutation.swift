@@ -239,7 +239,15 @@ extension EntryTree {
         var candidates = [mid]
         if mode == .append { candidates.insert(n - 1, at: 0) }
         if mode == .prepend { candidates.insert(1, at: 0) }
-        if mode == .balanced, let p = after, p + 1 < n { candidates.insert(p + 1, at: 0) }
+        if let p = after, p + 1 < n || mode == .append {
+            // A sorted batch's node is cut after the new entry, or earlier so that it keeps an eighth free: the
+            // entries of a bulk load are followed by single inserts anywhere, and a node left full splits at the
+            // first of them, which doubled a later single commit's pages (DECISIONS 102).
+            var s = min(p + 1, n - 1)
+            while s > 1 && (8 * s > 7 * limits.maxEntries
+                            || 8 * EntryTree.encodedSize(count: s, entryBytes: prefix[s], inner: inner) > 7 * limits.maxNodeBytes) { s -= 1 }
+            candidates.insert(s, at: 0)
+        }
         for s in candidates where fits(0, s) && fits(s, n) { return [node.cut(from: s)] }
 
         // Greedy: as many full pieces as needed. Reached only for a node far over the limits (corrupt, or
