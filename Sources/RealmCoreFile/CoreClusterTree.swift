@@ -82,8 +82,9 @@ extension CoreGroup {
         return (node, pos, try leafKey(node, pos, offset: offset))
     }
 
-    /// The leaf, index and position of the object with `key`; nil when there is none.
-    func clusterFind(root: Int, key: Int64, shift: Int) throws -> (leaf: CoreNode, index: Int, position: Int)? {
+    /// The leaf, index and position of the object with `key`; nil when there is none. Without `needPosition`
+    /// the position is not counted (it reads the header of every child left of the path) and is 0.
+    func clusterFind(root: Int, key: Int64, shift: Int, needPosition: Bool = true) throws -> (leaf: CoreNode, index: Int, position: Int)? {
         var node = try reader.node(root)
         var offset: Int64 = 0
         var before = 0
@@ -92,12 +93,20 @@ extension CoreGroup {
             depth += 1
             guard depth <= CoreNodeReader.maximumDepth else { throw badCluster(node) }
             let (keys, children) = try innerParts(node)
-            var chosen = -1
-            for c in 0..<children where try childOffset(node, keys, c, shift: shift) <= key &- offset { chosen = c }
+            // The last child whose first key is at most the key sought: the offsets ascend, so a binary search.
+            let relative = key &- offset
+            var lo = 0, hi = children
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if try childOffset(node, keys, mid, shift: shift) <= relative { lo = mid + 1 } else { hi = mid }
+            }
+            let chosen = lo - 1
             guard chosen >= 0 else { return nil }
-            for c in 0..<chosen {
-                guard let ref = try node.ref(3 + c) else { throw badCluster(node) }
-                before += try clusterCount(try reader.node(ref))
+            if needPosition {
+                for c in 0..<chosen {
+                    guard let ref = try node.ref(3 + c) else { throw badCluster(node) }
+                    before += try clusterCount(try reader.node(ref))
+                }
             }
             offset &+= try childOffset(node, keys, chosen, shift: shift)
             guard let ref = try node.ref(3 + chosen) else { throw badCluster(node) }

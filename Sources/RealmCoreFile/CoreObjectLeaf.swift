@@ -305,7 +305,7 @@ extension RealmCoreFile {
                 return try within("column '\(property.name)'") { try group.legacyValue(table.columns[property.column], Int(key)) }
             }
             guard let root = table.clusterRoot, key >= 0,
-                  let (leaf, index, _) = try group.clusterFind(root: root, key: key, shift: table.clusterShift) else { return nil }
+                  let (leaf, index, _) = try group.clusterFind(root: root, key: key, shift: table.clusterShift, needPosition: false) else { return nil }
             return try within("column '\(property.name)'") { try group.modernValue(table, table.columns[property.column], leaf, index) }
         }
     }

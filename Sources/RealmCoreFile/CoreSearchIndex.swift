@@ -155,7 +155,7 @@ extension CoreGroup {
             return stored == value
         }
         guard let root = table.clusterRoot,
-              let (leaf, index, _) = try clusterFind(root: root, key: key, shift: table.clusterShift) else {
+              let (leaf, index, _) = try clusterFind(root: root, key: key, shift: table.clusterShift, needPosition: false) else {
             throw RealmCoreFileError.corrupt(what: "search index entry for object key \(key), which the table does not hold", offset: 0, context: "")
         }
         if column.type == 2 {
