@@ -21,6 +21,9 @@ public struct CoreObjectLeaf {
         return keyOffset &+ Int64(i)
     }
 
+    /// The keys of the leaf's objects, in order.
+    public var keys: [Int64] { (0..<count).map { key($0) } }
+
     /// The column of `property` in this leaf.
     public func column(_ property: CoreProperty) throws -> CoreColumnLeaf {
         let table = group.tables[self.table]
@@ -110,6 +113,20 @@ public struct CoreColumnLeaf {
     public var isInPlace: Bool {
         if case .general = layout { return false }
         return true
+    }
+
+    /// `int(i)` for every object of the leaf.
+    public var ints: [Int64] { (0..<leaf.count).map { int($0) } }
+    /// `double(i)` for every object of the leaf.
+    public var doubles: [Double] { (0..<leaf.count).map { double($0) } }
+    /// `isNull(i)` for every object of the leaf; nil when none is null.
+    public var nulls: [Bool]? {
+        var out: [Bool]?
+        for i in 0..<leaf.count where isNull(i) {
+            if out == nil { out = [Bool](repeating: false, count: leaf.count) }
+            out![i] = true
+        }
+        return out
     }
 
     /// Whether the column may hold null (else a null pattern reads as the type's default).

@@ -268,8 +268,7 @@ struct CoreLeafView: ForeignLeaf {
     let classNumber: Int
     let leaf: CoreObjectLeaf
 
-    var count: Int { leaf.count }
-    func key(_ row: Int) -> ObjectKey { CoreFileReader.ourKey(leaf.key(row)) }
+    var keys: [ObjectKey] { leaf.keys.map(CoreFileReader.ourKey) }
 
     func column(_ p: PropertyHandle) throws -> ColumnCursor {
         let cls = reader.classes[classNumber]
@@ -281,17 +280,11 @@ struct CoreLeafView: ForeignLeaf {
         let col = try leaf.column(property)
         if col.isInPlace, property.collection == .none, [.int, .bool, .float, .double, .string, .link].contains(property.type) {
             let view = CoreColumnView(reader: reader, cls: cls, property: property, column: col)
-            let n = leaf.count
-            var nulls: [Bool]?
-            for i in 0..<n where col.isNull(i) {
-                if nulls == nil { nulls = [Bool](repeating: false, count: n) }
-                nulls![i] = true
-            }
             switch property.type {
             case .int, .bool:
-                return ColumnCursor(foreign: view, property: p, ints: (0..<n).map { col.int($0) }, nulls: nulls)
+                return ColumnCursor(foreign: view, property: p, ints: col.ints, nulls: col.nulls)
             case .float, .double:
-                return ColumnCursor(foreign: view, property: p, doubles: (0..<n).map { col.double($0) }, nulls: nulls)
+                return ColumnCursor(foreign: view, property: p, doubles: col.doubles, nulls: col.nulls)
             default:
                 return ColumnCursor(foreign: view, property: p)
             }

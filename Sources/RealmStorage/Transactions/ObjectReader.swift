@@ -97,8 +97,8 @@ extension ObjectReader {
 /// One leaf of a table of another kind of file, for `LeafCursor`: its objects' keys, and a column cursor per
 /// property.
 public protocol ForeignLeaf {
-    var count: Int { get }
-    func key(_ row: Int) -> ObjectKey
+    /// The keys of the leaf's objects, in order (read once, when the cursor is made).
+    var keys: [ObjectKey] { get }
     func column(_ p: PropertyHandle) throws -> ColumnCursor
 }
 
@@ -150,7 +150,7 @@ extension PropertyHandle {
 
 extension LeafCursor {
     package init(foreign: any ForeignLeaf) {
-        self.init(storage: .foreign(foreign))
+        self.init(storage: .foreign(foreign, foreign.keys))
     }
 }
 

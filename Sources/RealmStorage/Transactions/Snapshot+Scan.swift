@@ -90,8 +90,8 @@ public struct ColumnCursor {
 public struct LeafCursor {
     enum Storage {
         case native(LeafAccess, NodeSource)
-        /// A leaf of another kind of file (`ForeignLeaf`).
-        case foreign(any ForeignLeaf)
+        /// A leaf of another kind of file (`ForeignLeaf`), with its keys.
+        case foreign(any ForeignLeaf, [ObjectKey])
     }
 
     let storage: Storage
@@ -103,14 +103,14 @@ public struct LeafCursor {
     public var count: Int {
         switch storage {
         case .native(let leaf, _): return leaf.count
-        case .foreign(let f): return f.count
+        case .foreign(_, let keys): return keys.count
         }
     }
 
     public func key(_ row: Int) -> ObjectKey {
         switch storage {
         case .native(let leaf, _): return ObjectKey(leaf.key(at: row))
-        case .foreign(let f): return f.key(row)
+        case .foreign(_, let keys): return keys[row]
         }
     }
 
@@ -121,7 +121,7 @@ public struct LeafCursor {
         case .native(.dirty(let l), let source):
             if let r = l.lazyReader(p.info.columnID) { return ColumnCursor(reader: r, values: nil, info: p.info, source: source) }
             return ColumnCursor(reader: nil, values: try l.column(p.info.columnID), info: p.info, source: source)
-        case .foreign(let f):
+        case .foreign(let f, _):
             return try f.column(p)
         }
     }
@@ -305,6 +305,7 @@ extension LeafCursor {
     public func appendKeys(of rows: [Int32], to keys: inout [ObjectKey]) {
         switch storage {
         case .native(.clean(let v), _): for r in rows { keys.append(ObjectKey(v.key(at: Int(r)))) }
+        case .foreign(_, let all): for r in rows { keys.append(all[Int(r)]) }
         default: for r in rows { keys.append(key(Int(r))) }
         }
     }
