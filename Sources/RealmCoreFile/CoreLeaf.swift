@@ -148,33 +148,12 @@ extension CoreGroup {
                  offset: node.ref, context: "")
     }
 
-    /// The bytes of string element `i` (nil for null), from a short, medium, big or enumerated leaf.
+    /// The bytes of string element `i` (nil for null), from a short, medium, big or enumerated leaf
+    /// (`withString`'s bytes, copied).
     func stringBytes(_ node: CoreNode, _ i: Int, enumKeys: Int?) throws -> [UInt8]? {
-        if node.hasRefs { return try blobBytes(node, i, terminated: true, notNullFlags: format < 10) }
-        if node.scheme == 0 {
-            // Enumerated: an index into the column's distinct values.
-            let index = try node.int(i)
-            guard let enumKeys else {
-                throw RealmCoreFileError.corrupt(what: "enumerated string leaf in a column without enum keys", offset: node.ref, context: "")
-            }
-            let keys = try reader.node(enumKeys)
-            let (leaf, j) = try reader.locate(keys, Int(index)) { try leafCount(.string(enumKeys: nil), $0) }
-            return try stringBytes(leaf, j, enumKeys: nil)
-        }
-        guard node.scheme == 1 else { throw badLeaf(node, "string") }
-        let w = node.width
-        guard i >= 0, i < node.count else {
-            throw RealmCoreFileError.corrupt(what: "element \(i) read from a string leaf of \(node.count)", offset: node.ref, context: "")
-        }
-        if w == 0 { return nil }
-        let slot = try node.bytes(i * w, w)
-        let last = Int(slot[w - 1])
-        if last == w { return nil }
-        let length = w - 1 - last
-        guard length >= 0 else {
-            throw RealmCoreFileError.corrupt(what: "short string slot with padding byte \(last) in width \(w)", offset: node.ref, context: "")
-        }
-        return Array(slot[0..<length])
+        var bytes: [UInt8]?
+        guard try withString(node, i, enumKeys: enumKeys, { bytes = Array($0) }) else { return nil }
+        return bytes
     }
 
     /// Element `i` of a small-blob (`[offsets, blob, nulls?]`) or big-blob (one ref per element) leaf; strings
