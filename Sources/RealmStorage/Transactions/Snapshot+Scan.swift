@@ -253,6 +253,18 @@ extension ColumnCursor {
                     if hit { buf[out] = buf[j]; out += 1 }
                 }
             }
+        } else if let ints = box.decodedInts {
+            // A leaf of another kind of file, its ints decoded (`ColumnCursor(foreign:ints:)`).
+            let nulls = box.decodedNulls
+            rows.withUnsafeMutableBufferPointer { buf in
+                ints.withUnsafeBufferPointer { values in
+                    for j in 0..<buf.count {
+                        let r = Int(buf[j])
+                        let hit = nulls?[r] == true ? nullMatches : ((values[r] >= lo && values[r] <= hi) != negate)
+                        if hit { buf[out] = buf[j]; out += 1 }
+                    }
+                }
+            }
         } else {
             for j in rows.indices {
                 let r = Int(rows[j])
