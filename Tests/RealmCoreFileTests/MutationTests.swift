@@ -31,18 +31,25 @@ import TestSupport
             let mutation = Mutation.allCases[round % Mutation.allCases.count]
             let bytes = Self.mutate(original, mutation, encrypted: key != nil, rng: &rng)
             _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-            do {
-                let file = try RealmCoreFile(path: path, key: key)
-                _ = try file.readEverything(limit: 2000)
-                outcomes["read", default: 0] += 1
-            } catch let error as RealmCoreFileError {
-                #expect(!"\(error)".isEmpty)
-                outcomes["error", default: 0] += 1
-            } catch {
-                Issue.record("\(mutation) round \(round): a non-RealmCoreFileError \(error)")
+            Self.tally(&outcomes, "\(mutation) round \(round)") {
+                _ = try RealmCoreFile(path: path, key: key).readEverything(limit: 2000)
             }
         }
         #expect(outcomes.values.reduce(0, +) == Self.perFixture)
+    }
+
+    /// Runs `read` over a damaged copy and counts how it ended: read, or a `RealmCoreFileError` that says
+    /// something; any other error is an issue.
+    static func tally(_ outcomes: inout [String: Int], _ what: String, _ read: () throws -> Void) {
+        do {
+            try read()
+            outcomes["read", default: 0] += 1
+        } catch let error as RealmCoreFileError {
+            #expect(!"\(error)".isEmpty)
+            outcomes["error", default: 0] += 1
+        } catch {
+            Issue.record("\(what): a non-RealmCoreFileError \(error)")
+        }
     }
 
     static func everything(_ f: RealmCoreFile) throws -> [[CoreValue]] {
