@@ -177,6 +177,7 @@ import Glibc
                 calls.withLock { $0.append((total, used)) }
                 return false
             }))
+            #expect(db.launchCompaction == .declined)
             #expect(Kit.fileSize(path) == size)
             #expect(try Kit.contents(db) == expected)
         }
@@ -189,7 +190,8 @@ import Glibc
                 calls.withLock { $0.append((total, used)) }
                 return true
             }))
-            #expect(Kit.fileSize(path) < size / 2)
+            #expect(Kit.fileSize(path) < size / 2, "\(db.launchCompaction)")
+            #expect(db.launchCompaction == .compacted(fromBytes: size, toBytes: Kit.fileSize(path)))
             #expect(try Kit.contents(db) == expected)
             #expect(try db.verify().isOK)
             // Only on launch: opening it again while it is open does not ask again.
@@ -198,6 +200,7 @@ import Glibc
                 return true
             }))
             #expect(again === db)
+            #expect(again.launchCompaction == .compacted(fromBytes: size, toBytes: Kit.fileSize(path)))
         }
         seen = calls.withLock { $0 }
         #expect(seen.count == 2)
@@ -211,5 +214,69 @@ import Glibc
         if let last = calls.withLock({ $0.last }) {
             #expect(last.0 == compacted && last.1 <= last.0 && last.1 > last.0 / 2, "\(last)")
         }
+    }
+
+    /// Another open description of the lock file holding its shared lock, as another process (or a process
+    /// this one is starting, until it execs) does.
+    final class LockHolder: @unchecked Sendable {
+        // Safe: `fd` is set in init and closed once, by `release`, from one thread at a time.
+        private var fd: Int32
+        init(_ path: String) throws {
+            fd = open(path + ".lock", O_RDWR | O_CLOEXEC)
+            guard fd >= 0, flock(fd, LOCK_SH) == 0 else { throw StorageError.io(path: path, operation: "hold", errno: errno) }
+        }
+        func release() {
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+        deinit { release() }
+    }
+
+    @Test func launchCompactionHeldByAnotherHolderIsSkippedWithItsReason() throws {
+        let dir = TempDir()
+        let path = dir.file("a.realm")
+        let expected: Kit.Contents
+        do {
+            let db = try Database.open(path: path)
+            try makeSparseDatabase(db)
+            expected = try Kit.contents(db)
+        }
+        let size = Kit.fileSize(path)
+        let holder = try LockHolder(path)
+        defer { holder.release() }
+        let db = try Database.open(path: path, options: DatabaseOptions(shouldCompactOnLaunch: { _, _ in true }))
+        guard case .skipped(let reason) = db.launchCompaction else {
+            Issue.record("expected a skipped compaction, got \(db.launchCompaction)")
+            return
+        }
+        #expect(reason.contains("open in another process"), "\(reason)")
+        #expect(Kit.fileSize(path) == size)
+        #expect(try Kit.contents(db) == expected)
+        #expect(try db.verify().isOK)
+    }
+
+    @Test func launchCompactionWaitsOutABriefHolder() throws {
+        let dir = TempDir()
+        let path = dir.file("a.realm")
+        let expected: Kit.Contents
+        do {
+            let db = try Database.open(path: path)
+            try makeSparseDatabase(db)
+            expected = try Kit.contents(db)
+        }
+        let size = Kit.fileSize(path)
+        let holder = try LockHolder(path)
+        defer { holder.release() }
+        // The holder lets go a moment after the compaction was accepted, as a starting process does when it execs.
+        let db = try Database.open(path: path, options: DatabaseOptions(shouldCompactOnLaunch: { _, _ in
+            Thread.detachNewThread {
+                usleep(2_000)
+                holder.release()
+            }
+            return true
+        }))
+        #expect(db.launchCompaction == .compacted(fromBytes: size, toBytes: Kit.fileSize(path)))
+        #expect(Kit.fileSize(path) < size / 2)
+        #expect(try Kit.contents(db) == expected)
     }
 }

@@ -71,6 +71,8 @@ public final class Database: @unchecked Sendable {
     var _writesStopped: String?
     /// The last checkpoint's failure, nil once one succeeds (`checkpointFailed`), under `ownerLock`.
     var _checkpointFailure: String?
+    /// `launchCompaction`, under `ownerLock`.
+    var _launchCompaction: LaunchCompaction = .notAsked
     /// `checkpointWriteErrorForTesting`, under `ownerLock`.
     var _checkpointWriteErrorForTesting: Int32?
     let decryptedBudget = ManagedAtomic<Int>(256 << 20)
@@ -154,9 +156,43 @@ public final class Database: @unchecked Sendable {
         if launched, let decide = options.shouldCompactOnLaunch, !db.isReadOnly {
             let total = try db.store.currentSize()
             let used = try db.usedBytes()
-            if decide(total, used) { _ = try? db.compact() }  // optional: a compaction that fails leaves the file as it was
+            db.setLaunchCompaction(decide(total, used) ? db.compactOnLaunch(from: total) : .declined)
         }
         return db
+    }
+
+    /// What `shouldCompactOnLaunch` led to when this database was opened.
+    public enum LaunchCompaction: Sendable, Equatable {
+        /// No `shouldCompactOnLaunch` was given, or the file was already open in this process.
+        case notAsked
+        case declined
+        case compacted(fromBytes: Int, toBytes: Int)
+        /// The compaction was accepted but did not run or failed; the file is as it was, and `reason` says why.
+        case skipped(reason: String)
+    }
+
+    /// What `shouldCompactOnLaunch` led to when this database was opened (a compaction that cannot run does
+    /// not stop the open: the file is left as it was and the reason is kept here).
+    public var launchCompaction: LaunchCompaction { ownerLock.withLock { _launchCompaction } }
+
+    func setLaunchCompaction(_ outcome: LaunchCompaction) { ownerLock.withLock { _launchCompaction = outcome } }
+
+    /// Compacts a database just opened. Another holder of the file is asked again a few times over about a
+    /// third of a second: a process this one is starting holds copies of its descriptors, and with them the
+    /// lock file's shared lock, until it has replaced its program, which on a loaded machine takes milliseconds.
+    private func compactOnLaunch(from total: Int) -> LaunchCompaction {
+        var wait: UInt32 = 5_000
+        while true {
+            do {
+                try compact()
+                return .compacted(fromBytes: total, toBytes: (try? store.currentSize()) ?? total)  // the size only reports the outcome; the compaction itself succeeded
+            } catch StorageError.inUseByAnotherProcess(_, _) where wait <= 160_000 {
+                usleep(wait)
+                wait *= 2
+            } catch {
+                return .skipped(reason: "\(error)")
+            }
+        }
     }
 
     nonisolated(unsafe) private static var memoryStores: [String: WeakDatabase] = [:]
