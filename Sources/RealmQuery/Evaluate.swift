@@ -9,24 +9,35 @@ extension BoundQuery {
         try evaluate(in: snapshot, executor: Executor(snapshot), progress: progress)
     }
 
-    func evaluate(in snapshot: any ObjectReader, executor ex: Executor, progress: QueryProgress? = nil) throws -> [ObjectKey] {
+    /// `runs`: how many runs of leaves the scan is split into, each on a thread of its own (nil: by the table's
+    /// size and the processors, DECISIONS 104).
+    func evaluate(in snapshot: any ObjectReader, executor ex: Executor, progress: QueryProgress? = nil,
+                  runs: Int? = nil) throws -> [ObjectKey] {
         guard snapshot.classSchema(className) != nil else { return [] }
-        let root = try compile(resolvedPredicate(ex), on: className, ex)
+        let predicate = try resolvedPredicate(ex)
+        let root = try compile(predicate, on: className, ex)
         var keys: [ObjectKey]
         if let progress { try progress.begin(.scanning, total: try snapshot.count(ex.table(className))) }
         if let k = try root.indexed() {
             keys = k
         } else {
-            keys = []
-            var rows: [Int32] = []
-            try snapshot.scan(ex.table(className)) { leaf in
-                leaf.allRows(into: &rows)
-                try root.filter(leaf, &rows)
-                leaf.appendKeys(of: rows, to: &keys)
-                // Once per leaf: a flag and a counter, nothing per object.
-                try progress?.advance(by: leaf.count)
-                return true
+            let cls = className
+            // Each run filters with nodes of its own, reading through its own reader (nodes keep per-read state).
+            let parts = try snapshot.scanRuns(ex.table(className), runs: runs) { run, reader, scan -> [ObjectKey] in
+                let node = run == 0 && reader === snapshot ? root : try compile(predicate, on: cls, Executor(reader))
+                var keys: [ObjectKey] = []
+                var rows: [Int32] = []
+                try scan { leaf in
+                    leaf.allRows(into: &rows)
+                    try node.filter(leaf, &rows)
+                    leaf.appendKeys(of: rows, to: &keys)
+                    // Once per leaf: a flag and a counter, nothing per object.
+                    try progress?.advance(by: leaf.count)
+                    return true
+                }
+                return keys
             }
+            keys = parts.count == 1 ? parts[0] : Array(parts.joined())
         }
         return try applyOrdering(keys, ex, keysAreSorted: true, progress: progress)
     }

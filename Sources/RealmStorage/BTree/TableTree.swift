@@ -287,6 +287,43 @@ enum TableTree {
         return try forEachLeaf(root, source: source, path: &path, boundary: boundary, body)
     }
 
+    /// The leaves of a committed tree whose first row's position (in key order) lies in `firsts`, in key order;
+    /// subtrees outside it are skipped by their counts. Runs of positions that tile the table visit each leaf
+    /// exactly once between them.
+    static func forEachLeaf(committed ref: UInt64, source: NodeSource, firsts: Range<Int>,
+                            _ body: (LeafAccess) throws -> Bool) throws -> Bool {
+        var base = 0
+        return try forEachLeaf(committed: ref, source: source, firsts: firsts, base: &base, body)
+    }
+
+    private static func forEachLeaf(committed ref: UInt64, source: NodeSource, firsts: Range<Int>, base: inout Int,
+                                    _ body: (LeafAccess) throws -> Bool) throws -> Bool {
+        if ref == 0 { return true }
+        let node = try source.node(ref, expected: nil)
+        if isLeafNode(node) {
+            let v = try ClusterView(node: node, ref: ref, source: source)
+            defer { base += v.count }
+            if v.count == 0 || !firsts.contains(base) { return true }
+            return try body(.clean(v))
+        }
+        guard node[0] == NodeType.tableInner.rawValue else { throw source.corrupt(ref, "expected a table node, found type \(node[0])") }
+        let v = try InnerView(node: node, ref: ref, source: source)
+        for c in 0..<v.count {
+            if base >= firsts.upperBound { return true }
+            let n = v.childCount(c)
+            if n == 0 { continue }
+            // Wholly before the run: none of its leaves starts in it.
+            if base + n <= firsts.lowerBound {
+                base += n
+                continue
+            }
+            let start = base
+            guard try forEachLeaf(committed: v.ref(c), source: source, firsts: firsts, base: &base, body) else { return false }
+            if base < firsts.upperBound && base != start + n { throw source.corrupt(v.ref(c), "subtree holds \(base - start) objects, its parent counts \(n)") }
+        }
+        return true
+    }
+
     private static func forEachLeaf(_ root: TreeChild, source: NodeSource, path: inout [UInt64],
                                     boundary: (([UInt64]) throws -> Void)?, _ body: (LeafAccess) throws -> Bool) throws -> Bool {
         switch root {

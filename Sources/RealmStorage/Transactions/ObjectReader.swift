@@ -33,6 +33,14 @@ public protocol ObjectReader: AnyObject {
     func forEachKey(_ table: TableHandle, _ body: (ObjectKey) throws -> Bool) throws
     /// Visits the table leaf by leaf, in key order; `body` returns false to stop.
     func scan(_ table: TableHandle, _ body: (LeafCursor) throws -> Bool) throws
+    /// `scan` split across the processors (DECISIONS 104): the table in `runs` runs of whole leaves that tile it
+    /// in key order (nil: as many as its size and `ParallelReads` give), each read on a thread of its own by a
+    /// reader of this version. `body(run, reader, scan)` is called once per run, concurrently, and must read
+    /// through `reader` only; `scan` visits the run's leaves in key order. The results come back in key order;
+    /// the first failure is thrown, after every run has stopped. A reader that cannot split reads one run, on
+    /// the calling thread.
+    func scanRuns<R>(_ table: TableHandle, runs: Int?,
+                     _ body: @escaping (Int, any ObjectReader, ((LeafCursor) throws -> Bool) throws -> Void) throws -> R) throws -> [R]
 
     func value(_ key: ObjectKey, _ p: PropertyHandle) throws -> Value
     /// The elements of a list or set property.
@@ -78,6 +86,12 @@ extension Snapshot: ObjectReader {
 }
 
 extension ObjectReader {
+    /// One run, on this thread: a reader whose tables cannot be split.
+    public func scanRuns<R>(_ table: TableHandle, runs: Int?,
+                            _ body: @escaping (Int, any ObjectReader, ((LeafCursor) throws -> Bool) throws -> Void) throws -> R) throws -> [R] {
+        [try body(0, self) { visit in try scan(table, visit) }]
+    }
+
     public func forEachKey(_ table: TableHandle, _ body: (ObjectKey) throws -> Bool) throws {
         try scan(table) { leaf in
             for i in 0..<leaf.count where !(try body(leaf.key(i))) { return false }

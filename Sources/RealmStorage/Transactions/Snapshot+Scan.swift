@@ -166,39 +166,47 @@ extension Snapshot {
         try aggregate(p, in: range)
     }
 
-    private func aggregate(_ p: PropertyHandle, in range: ClosedRange<Int64>) throws -> (sum: Int64, count: Int) {
+    /// `runs`: see `leafRuns` (nil: by the table's size and the processors).
+    func aggregate(_ p: PropertyHandle, in range: ClosedRange<Int64>, runs: Int? = nil) throws -> (sum: Int64, count: Int) {
         let (c, info) = try currentInfo(p)
         guard info.type == .int, !info.isCollection else {
             throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "an int property", got: info.type.description)
         }
-        var total: Int64 = 0
-        var n = 0
-        try TableTree.forEachLeaf(root(of: c.classID), source: self) { leaf in
-            switch leaf {
-            case .clean(let v):
-                if let r = try v.reader(for: info, source: self) {
-                    let (s, k) = r.packedInts!.sum(in: range, excluding: r.nullBitmap)
-                    total &+= s
-                    n += k
-                } else if case .int(let d) = info.defaultValue, range.contains(d) {
-                    total &+= d &* Int64(v.count)
-                    n += v.count
-                }
-            case .dirty(let l):
-                for row in 0..<l.keys.count {
-                    if case .int(let x) = try l.value(row: row, property: info), range.contains(x) {
-                        total &+= x
-                        n += 1
+        let parts = try leafRuns(c.classID, runs: runs) { _, reader, walk -> (sum: Int64, count: Int) in
+            var total: Int64 = 0
+            var n = 0
+            try walk { leaf in
+                switch leaf {
+                case .clean(let v):
+                    if let r = try v.reader(for: info, source: reader) {
+                        let (s, k) = r.packedInts!.sum(in: range, excluding: r.nullBitmap)
+                        total &+= s
+                        n += k
+                    } else if case .int(let d) = info.defaultValue, range.contains(d) {
+                        total &+= d &* Int64(v.count)
+                        n += v.count
+                    }
+                case .dirty(let l):
+                    for row in 0..<l.keys.count {
+                        if case .int(let x) = try l.value(row: row, property: info), range.contains(x) {
+                            total &+= x
+                            n += 1
+                        }
                     }
                 }
+                return true
             }
-            return true
+            return (total, n)
         }
-        return (total, n)
+        return parts.reduce((sum: 0, count: 0)) { ($0.sum &+ $1.sum, $0.count + $1.count) }
     }
 
     /// Number of objects whose string property equals `string` (bytewise), comparing in place.
     public func count(_ p: PropertyHandle, equalTo string: String) throws -> Int {
+        try count(p, equalTo: string, runs: nil)
+    }
+
+    func count(_ p: PropertyHandle, equalTo string: String, runs: Int?) throws -> Int {
         let (c, info) = try currentInfo(p)
         guard info.type == .string, !info.isCollection else {
             throw StorageError.typeMismatch(className: c.name, property: info.name, expected: "a string property", got: info.type.description)
@@ -207,17 +215,19 @@ extension Snapshot {
         var needle = string
         return try needle.withUTF8 { target in
             let t = UnsafeRawBufferPointer(target)
-            var n = 0
-            try scan(TableHandle(name: c.name, classID: c.classID)) { leaf in
-                let col = try leaf.column(p)
-                for row in 0..<leaf.count {
-                    if try col.withUTF8(row, { bytesEqual($0, t) }) == true {
-                        n += 1
+            return try scanRuns(TableHandle(name: c.name, classID: c.classID), runs: runs) { _, _, scan -> Int in
+                var n = 0
+                try scan { leaf in
+                    let col = try leaf.column(p)
+                    for row in 0..<leaf.count {
+                        if try col.withUTF8(row, { bytesEqual($0, t) }) == true {
+                            n += 1
+                        }
                     }
+                    return true
                 }
-                return true
-            }
-            return n
+                return n
+            }.reduce(0, +)
         }
     }
 }
