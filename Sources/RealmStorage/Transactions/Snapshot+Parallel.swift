@@ -3,8 +3,12 @@ import Foundation
 
 /// How a long read of one table is split across the processors (DECISIONS 104).
 public enum ParallelReads {
-    /// The processors this process may run on.
-    public static let processors = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// The threads one read may use: the processors this process may run on, or `REALM_READ_THREADS` when set
+    /// to a positive number (1 reads on the calling thread only).
+    public static let processors: Int = {
+        if let text = ProcessInfo.processInfo.environment["REALM_READ_THREADS"], let n = Int(text), n > 0 { return n }
+        return max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }()
 
     /// A run shorter than this is not given a thread of its own: a sibling snapshot and a thread hand-off cost
     /// tens of microseconds, a scan of this many objects a few hundred to a few thousand.
