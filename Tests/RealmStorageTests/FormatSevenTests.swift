@@ -94,7 +94,7 @@ import Testing
             try db.write { try $0.createClasses(Self.schema) }
         }
         let db = try Database.open(path: dir.file("a.realm"), options: DatabaseOptions(readOnly: true))
-        #expect(try db.fileFormat == 7)
+        #expect(try db.fileFormat == Meta.formatVersion)
         try db.read { s in
             let person = try #require(s.classSchema("Person"))
             #expect(person.property(named: "tags")?.isSet == true)
@@ -163,7 +163,7 @@ import Testing
         }
         do {
             let db = try Database.open(path: path)
-            #expect(try db.fileFormat == 7)
+            #expect(try db.fileFormat == Meta.formatVersion)
             #expect(try db.read { try $0.count(try $0.table("Dog")) } == 1)
             #expect(try db.verify().problems.isEmpty)
         }

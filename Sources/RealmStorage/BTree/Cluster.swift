@@ -427,8 +427,8 @@ final class DirtyLeaf {
                 if let c { try materialize(c) }
                 let values: ArraySlice<Value> = c.map { columns[$0][range] }
                     ?? ArraySlice(repeating: properties[pi].defaultValue, count: range.count)
-                try ColumnCodec.encodeColumn(values, type: type, nullable: nullable,
-                                             linkStorage: .plusOne, into: &w, storeBlob: storeBlob)
+                try ColumnCodec.encodeColumn(values, type: type, nullable: nullable, linkStorage: .plusOne, into: &w,
+                                             dictionary: type == .string, storeBlob: storeBlob)
             }
             let e = directory + 16 * i
             w.patchU32(columnID, at: e)

@@ -53,10 +53,12 @@ enum ColumnCodec {
     ///   anything is appended, so when it throws `w` is unchanged.
     ///
     /// Precondition: `w.count` is a multiple of 8 (8-byte aligned relative to the node start).
+    /// - `dictionary`: a string column may be written in dictionary form (each distinct value once, a code per
+    ///   row; DECISIONS 105) when that is smaller; the cluster writer allows it for its string columns.
     @discardableResult
     static func encodeColumn(_ values: ArraySlice<Value>, type: PropertyType, nullable: Bool,
                              linkStorage: LinkStorage = .plusOne, into w: inout ByteWriter,
-                             inlineLimit: Int = ColumnCodec.inlineLimit,
+                             inlineLimit: Int = ColumnCodec.inlineLimit, dictionary: Bool = false,
                              storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) rethrows -> Int {
         precondition(w.count & 7 == 0, "a column block must start 8-byte aligned")
         let encoding = ColumnEncoding.encoding(for: type)
@@ -65,6 +67,11 @@ enum ColumnCodec {
         var nullCount = 0
         for v in values where v.isNull { nullCount += 1 }
         precondition(nullCount == 0 || nullable, "null in a required \(type) column")
+        let blockStart = w.count
+        if dictionary, type == .string, n >= StringDictionary.minimumRows,
+           encodeDictionary(values, nullCount: nullCount, inlineLimit: inlineLimit, into: &w) {
+            return w.count - blockStart
+        }
 
         // Blobs first, so a throwing store leaves `w` untouched.
         // `blobs` stays empty unless some value goes out-of-line; then it has one slot per row.
@@ -381,6 +388,11 @@ struct ColumnReader {
     private let zeroIsNull: Bool
     /// `.bytes`: whether any value is out-of-line (width 0, base 0 flags means none).
     private let anyOutOfLine: Bool
+    /// `.bytes` in dictionary form: each row's code, the index of its value among the `entryCount` distinct
+    /// values that `primary` and the payload hold (`StringDictionary`); nil in plain form.
+    let codes: PackedIntsReader?
+    /// `.bytes`: the number of values the end offsets describe (the rows, or the distinct values).
+    let entryCount: Int
 
     /// - Parameters:
     ///   - node: the whole node (offsets are 8-aligned relative to its start).
@@ -406,9 +418,15 @@ struct ColumnReader {
         let block = UnsafeRawBufferPointer(rebasing: node[offset..<offset + length])
         guard length >= 8, let blockBase = block.baseAddress else { throw CodecError("column block has no null header") }
         let header = block.u64(at: 0)
-        guard header >> 8 == 0, header <= 1 else { throw CodecError("column block null header \(header)") }
+        // Byte 0: a null bitmap follows; byte 1: the dictionary form of a bytes block, with its number of
+        // distinct values in bytes 4..<8 (format 8, `StringDictionary`).
+        let isDictionary = header & 0xFF00 == 0x100
+        guard header & 0xFF <= 1, header & 0xFFFF_0000_FFFF_0000 == 0, header & 0xFF00 == 0 || (isDictionary && encoding == .bytes),
+              isDictionary || header >> 32 == 0 else {
+            throw CodecError("column block null header \(header)")
+        }
         var pos = 8
-        if header == 1 {
+        if header & 1 == 1 {
             guard nullable else { throw CodecError("required column has a null bitmap") }
             nullBitmap = try BitmapReader(block, offset: pos, count: count)
             pos += BitmapReader.byteLength(count: count)
@@ -424,6 +442,8 @@ struct ColumnReader {
         var primary = PackedIntsReader(emptyAt: blockBase)
         var secondary = PackedIntsReader(emptyAt: blockBase)
         var anyOutOfLine = false
+        var codes: PackedIntsReader?
+        var entryCount = count
         let fixedSize: Int
         switch encoding {
         case .int:
@@ -440,15 +460,30 @@ struct ColumnReader {
             }
             fixedSize = 0
         case .bytes:
-            primary = try PackedIntsReader(block, offset: pos, count: count)
+            var entries = count
+            if isDictionary {
+                entries = Int(header >> 32)
+                guard entries >= (count > 0 ? 1 : 0), entries <= count else {
+                    throw CodecError("dictionary of \(entries) values for \(count) rows")
+                }
+                let c = try PackedIntsReader(block, offset: pos, count: count)
+                pos += c.byteLength
+                if checkAllOffsets, count > 0, c.count(in: 0...Int64(entries - 1)) != count {
+                    throw CodecError("dictionary code outside its \(entries) values")
+                }
+                codes = c
+            }
+            entryCount = entries
+            primary = try PackedIntsReader(block, offset: pos, count: entries)
             pos += primary.byteLength
-            secondary = try PackedIntsReader(block, offset: pos, count: count)
+            secondary = try PackedIntsReader(block, offset: pos, count: entries)
             pos += secondary.byteLength
             let flags = secondary
             guard flags.width <= 1, flags.base == 0 || (flags.base == 1 && flags.width == 0) else {
                 throw CodecError("out-of-line flags are not a 0/1 array")
             }
-            anyOutOfLine = count > 0 && (flags.width == 1 || flags.base == 1)
+            anyOutOfLine = entries > 0 && (flags.width == 1 || flags.base == 1)
+            if isDictionary && anyOutOfLine { throw CodecError("a dictionary value is marked out of line") }
             let area = Int64(length - pos)
             var previous: Int64 = 0
             var bad = false
@@ -472,6 +507,8 @@ struct ColumnReader {
         self.primary = primary
         self.secondary = secondary
         self.anyOutOfLine = anyOutOfLine
+        self.codes = codes
+        self.entryCount = entryCount
         payload = blockBase + pos
         payloadLength = length - pos
     }
@@ -566,15 +603,28 @@ struct ColumnReader {
 
     // MARK: Variable-length values
 
-    /// True when row `i` of a `.bytes` column is stored in a blob node.
+    /// True when row `i` of a `.bytes` column is stored in a blob node (never in dictionary form).
     @inline(__always) func isOutOfLine(_ i: Int) -> Bool {
         precondition(encoding == .bytes, "isOutOfLine on a \(encoding) column")
         return anyOutOfLine && !isNull(i) && secondary[i] != 0
     }
 
+    /// The entry of the end offsets holding row `i`'s bytes: its code in dictionary form, else `i`.
+    @inline(__always) func entry(_ i: Int) -> Int {
+        guard let codes else { return i }
+        return Int(truncatingIfNeeded: codes[i])
+    }
+
     /// Whether row `i`'s bytes lie inside the block (what init checks for every row of a checked reader).
     func rowBoundsOK(_ i: Int) -> Bool {
         guard encoding == .bytes, i >= 0, i < count else { return false }
+        return entryBoundsOK(entry(i))
+    }
+
+    /// Whether the bytes of entry `e` lie inside the block.
+    func entryBoundsOK(_ e: Int) -> Bool {
+        guard e >= 0, e < entryCount else { return false }
+        let i = e
         let start = i == 0 ? 0 : primary[i - 1], end = primary[i]
         guard start >= 0, start <= end, end <= Int64(payloadLength) else { return false }
         if anyOutOfLine && secondary[i] != 0 && end - start != 16 { return false }
@@ -597,10 +647,17 @@ struct ColumnReader {
     func withBytes<R>(at i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         precondition(encoding == .bytes, "withBytes on a \(encoding) column")
         if isNull(i) || (anyOutOfLine && secondary[i] != 0) { return nil }
-        let start = i == 0 ? 0 : Int(truncatingIfNeeded: primary[i &- 1])
-        let end = Int(truncatingIfNeeded: primary[i])
-        if !offsetsChecked && !rowBoundsOK(i) { return nil }
-        return try body(UnsafeRawBufferPointer(start: payload + start, count: end &- start))
+        let e = entry(i)
+        if !offsetsChecked && !entryBoundsOK(e) { return nil }
+        return try body(entryBytes(e))
+    }
+
+    /// The stored bytes of entry `e` (a row in plain form, a distinct value in dictionary form), inline and
+    /// within the block: `e` < `entryCount` of a reader that checked its offsets, or `entryBoundsOK(e)`.
+    @inline(__always) func entryBytes(_ e: Int) -> UnsafeRawBufferPointer {
+        let start = e == 0 ? 0 : Int(truncatingIfNeeded: primary[e &- 1])
+        let end = Int(truncatingIfNeeded: primary[e])
+        return UnsafeRawBufferPointer(start: payload + start, count: end &- start)
     }
 
     /// The type of a non-null mixed row (from its tag byte; loads the blob when out-of-line).

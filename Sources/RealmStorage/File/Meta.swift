@@ -10,8 +10,10 @@ struct Meta: Equatable {
     /// build reading format 5 would take for damage everywhere. 7: sets, dictionaries, embedded classes, typed
     /// links and nested collections in mixed values (property flags 0x40 and 0x80, class flag 1, mixed tags 12,
     /// 16 and 17), which a build reading format 6 would misread; a format-6 file is valid format 7, so its first
-    /// commit by this build writes 7.
-    static let formatVersion: UInt32 = 7
+    /// commit by this build writes 7. 8: string columns of clusters may be in dictionary form (null header byte 1,
+    /// `StringDictionary`, DECISIONS 105), which a build reading format 7 would take for damage; a format-7 file
+    /// is valid format 8, so its first commit by this build writes 8.
+    static let formatVersion: UInt32 = 8
     /// The newest format whose nodes' checksums are not bound to their pages. A file of this format or older
     /// is upgraded (compacted into a file of `formatVersion`) when opened writable by the only process that has
     /// it open; until then every commit to it keeps to this format (`Database.upgradeNodeChecksumsIfNeeded`).

@@ -19,8 +19,8 @@ extension Database {
     /// from upgrading: `inUseByAnotherProcess` while another process has the file open, a full disk (the new
     /// file needs room beside the old one).
     ///
-    /// A file of format 6 needs no rewriting (format 7 only adds structures): one empty commit marks it 7, which
-    /// every commit of this build does anyway.
+    /// A file of format 6 or 7 needs no rewriting (formats 7 and 8 only add structures): one empty commit marks
+    /// it with the current format, which every commit of this build does anyway.
     public func upgradeFileFormat() throws {
         if isReadOnly { throw StorageError.readOnly(path: path) }
         let format = try latestMeta().format

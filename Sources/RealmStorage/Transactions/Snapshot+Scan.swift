@@ -217,13 +217,11 @@ extension Snapshot {
             let t = UnsafeRawBufferPointer(target)
             return try scanRuns(TableHandle(name: c.name, classID: c.classID), runs: runs) { _, _, scan -> Int in
                 var n = 0
+                var rows: [Int32] = []
                 try scan { leaf in
-                    let col = try leaf.column(p)
-                    for row in 0..<leaf.count {
-                        if try col.withUTF8(row, { bytesEqual($0, t) }) == true {
-                            n += 1
-                        }
-                    }
+                    leaf.allRows(into: &rows)
+                    try leaf.column(p).keepStrings(&rows, equalTo: t, negate: false, nullMatches: false)
+                    n += rows.count
                     return true
                 }
                 return n
@@ -290,7 +288,25 @@ extension ColumnCursor {
     /// Keeps in `rows` those whose string's UTF-8 bytes pass `test`; null rows are kept when `nullMatches`.
     public func keepStrings(_ rows: inout [Int32], nullMatches: Bool, where test: (UnsafeRawBufferPointer) throws -> Bool) throws {
         var out = 0
-        if let reader = box.reader, reader.encoding == .bytes {
+        if let reader = box.reader, reader.encoding == .bytes, let codes = reader.codes, reader.offsetsChecked {
+            // Dictionary form: each distinct value is tested once, when a row first names it (every code was
+            // checked against the values when the reader was made).
+            try withUnsafeTemporaryAllocation(of: Int8.self, capacity: reader.entryCount) { verdicts in
+                verdicts.initialize(repeating: -1)
+                for j in rows.indices {
+                    let r = Int(rows[j])
+                    let hit: Bool
+                    if reader.isNull(r) {
+                        hit = nullMatches
+                    } else {
+                        let e = Int(truncatingIfNeeded: codes[r])
+                        if verdicts[e] < 0 { verdicts[e] = try test(reader.entryBytes(e)) ? 1 : 0 }
+                        hit = verdicts[e] == 1
+                    }
+                    if hit { rows[out] = rows[j]; out += 1 }
+                }
+            }
+        } else if let reader = box.reader, reader.encoding == .bytes {
             for j in rows.indices {
                 let r = Int(rows[j])
                 let hit: Bool

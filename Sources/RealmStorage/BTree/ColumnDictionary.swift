@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The dictionary form of a string column block (format 8, DECISIONS 105): each distinct value's bytes once,
+/// and a code per row naming its value. A column of few distinct values (cities, states, categories) takes a
+/// byte or less per row instead of its bytes, and a comparison tests each distinct value once per leaf.
+///
+/// Layout: the null header's byte 1 is 1 (the form) and bytes 4..<8 hold `d`, the number of distinct values;
+/// after the null bitmap come the packed codes (n values, each < d; a null row's code is 0), then the distinct
+/// values as a plain bytes block of d rows would hold them: packed end offsets, packed out-of-line flags (all 0:
+/// a value stored out of line keeps its column plain) and the bytes, in the order of their first row.
+enum StringDictionary {
+    /// Fewer rows are always written plain.
+    static let minimumRows = 32
+    /// Rows sampled first: a column with more than half of them distinct is written plain without hashing
+    /// the rest (names, identifiers, free text).
+    static let sampleRows = 32
+}
+
+extension ColumnCodec {
+    /// Writes `values` (a string column with no value past `inlineLimit`) in dictionary form and returns true
+    /// when that form is smaller than the plain one; writes nothing and returns false otherwise.
+    static func encodeDictionary(_ values: ArraySlice<Value>, nullCount: Int, inlineLimit: Int,
+                                 into w: inout ByteWriter) -> Bool {
+        let n = values.count
+        // The rows' bytes, contiguous, with their end offsets (nulls are empty).
+        var area = ByteWriter()
+        var ends = [Int64](repeating: 0, count: n)
+        for (j, v) in values.enumerated() {
+            switch v {
+            case .string(var s):
+                let fits: Bool = s.withUTF8 { b in
+                    guard b.count <= inlineLimit else { return false }
+                    area.raw(UnsafeRawBufferPointer(b))
+                    return true
+                }
+                guard fits else { return false }
+            case .null: break
+            case let other: preconditionFailure("string column given \(other)")
+            }
+            ends[j] = Int64(area.count)
+        }
+        let plainBytes = area.count
+        return area.bytes.withUnsafeBytes { bytes -> Bool in
+            func row(_ j: Int) -> UnsafeRawBufferPointer {
+                let start = j == 0 ? 0 : Int(ends[j - 1])
+                return UnsafeRawBufferPointer(rebasing: bytes[start..<Int(ends[j])])
+            }
+            // Open addressing over the distinct values' first rows, by a hash of their bytes.
+            let limit = n / 2
+            var slots = [Int32](repeating: -1, count: max(64, (limit + 1).nextPowerOfTwo * 2))
+            let mask = slots.count - 1
+            var firstRows: [Int] = []
+            var codes = [Int64](repeating: 0, count: n)
+            for (j, v) in values.enumerated() {
+                if v.isNull { continue }
+                let b = row(j)
+                var h = UInt64(truncatingIfNeeded: b.count) &* 0x9E37_79B9_7F4A_7C15
+                for byte in b { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+                var at = Int(truncatingIfNeeded: (h ^ (h >> 29)) & UInt64(mask))
+                while true {
+                    let e = Int(slots[at])
+                    if e < 0 {
+                        guard firstRows.count < limit else { return false }
+                        // Many distinct values early on: not worth hashing the rest.
+                        if j < StringDictionary.sampleRows, firstRows.count > StringDictionary.sampleRows / 2 { return false }
+                        slots[at] = Int32(firstRows.count)
+                        codes[j] = Int64(firstRows.count)
+                        firstRows.append(j)
+                        break
+                    }
+                    let other = row(firstRows[e])
+                    if other.count == b.count, b.count == 0 || memcmp(other.baseAddress!, b.baseAddress!, b.count) == 0 {
+                        codes[j] = Int64(e)
+                        break
+                    }
+                    at = (at + 1) & mask
+                }
+            }
+            let d = firstRows.count
+            guard d > 0 else { return false }
+            var entryEnds = [Int64](repeating: 0, count: d)
+            var entryBytes = 0
+            for (e, j) in firstRows.enumerated() {
+                entryBytes += row(j).count
+                entryEnds[e] = Int64(entryBytes)
+            }
+            let plain = packedLength(ends) + PackedInts.headerSize + plainBytes
+            let dictionary = packedLength(codes) + packedLength(entryEnds) + PackedInts.headerSize + entryBytes
+            guard (dictionary + 7) & ~7 < (plain + 7) & ~7 else { return false }
+            let hasNulls = nullCount > 0
+            w.u8(hasNulls ? 1 : 0)
+            w.u8(1)
+            w.zeros(2)
+            w.u32(UInt32(d))
+            if hasNulls {
+                PackedInts.appendBitmap(count: n, into: &w) { values[values.startIndex + $0].isNull }
+            }
+            PackedInts.encode(codes, into: &w)
+            PackedInts.encode(entryEnds, into: &w)
+            PackedInts.encode([Int64](repeating: 0, count: d), into: &w)
+            for j in firstRows { w.raw(row(j)) }
+            w.align(8)
+            return true
+        }
+    }
+
+    private static func packedLength(_ values: [Int64]) -> Int {
+        values.withUnsafeBufferPointer { PackedInts.byteLength(count: $0.count, width: PackedInts.parameters($0).width) }
+    }
+}
+
+private extension Int {
+    var nextPowerOfTwo: Int { self <= 1 ? 1 : 1 << (Int.bitWidth - (self - 1).leadingZeroBitCount) }
+}
