@@ -58,8 +58,17 @@ import Testing
         let (bytes, blobs) = Self.encode(long)
         #expect(blobs == 1 && !Self.isDictionary(bytes))
         // Repetitive but unique at first: the sample decides.
-        let late = (0..<300).map { Value.string($0 < 40 ? "first \($0)" : "later") }
+        let late = (0..<300).map { Value.string($0 < StringDictionary.sampleRows ? "first \($0)" : "later") }
         #expect(!Self.isDictionary(Self.encode(late).bytes))
+    }
+
+    @Test func aHundredValuesDrawnAtRandomMakeADictionary() throws {
+        var rng = SplitMix64(seed: 105)
+        let cities = (0..<100).map { "city \($0)" }
+        let values = (0..<1_000).map { _ in Value.string(cities[Int(rng.next() % 100)]) }
+        let (bytes, _) = Self.encode(values)
+        #expect(Self.isDictionary(bytes))
+        #expect(bytes.count < Self.encode(values, dictionary: false).bytes.count / 3)
     }
 
     @Test func damagedDictionaryBlocksAreErrors() throws {

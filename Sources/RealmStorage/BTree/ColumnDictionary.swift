@@ -13,9 +13,10 @@ import Glibc
 enum StringDictionary {
     /// Fewer rows are always written plain.
     static let minimumRows = 32
-    /// Rows sampled first: a column with more than half of them distinct is written plain without hashing
-    /// the rest (names, identifiers, free text).
-    static let sampleRows = 32
+    /// Rows sampled first: a column whose first 64 rows are all distinct is written plain without hashing the
+    /// rest (names, identifiers, free text). 64 rows drawn from 100 values repeat one with near certainty; a
+    /// column of thousands of distinct values per leaf gains little from the form.
+    static let sampleRows = 64
 }
 
 extension ColumnCodec {
@@ -63,8 +64,6 @@ extension ColumnCodec {
                     let e = Int(slots[at])
                     if e < 0 {
                         guard firstRows.count < limit else { return false }
-                        // Many distinct values early on: not worth hashing the rest.
-                        if j < StringDictionary.sampleRows, firstRows.count > StringDictionary.sampleRows / 2 { return false }
                         slots[at] = Int32(firstRows.count)
                         codes[j] = Int64(firstRows.count)
                         firstRows.append(j)
@@ -77,6 +76,8 @@ extension ColumnCodec {
                     }
                     at = (at + 1) & mask
                 }
+                // Every row distinct so far: not worth hashing the rest.
+                if j == StringDictionary.sampleRows - 1, firstRows.count == StringDictionary.sampleRows { return false }
             }
             let d = firstRows.count
             guard d > 0 else { return false }
