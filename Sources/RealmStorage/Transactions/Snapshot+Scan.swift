@@ -219,9 +219,14 @@ extension Snapshot {
                 var n = 0
                 var rows: [Int32] = []
                 try scan { leaf in
-                    leaf.allRows(into: &rows)
-                    try leaf.column(p).keepStrings(&rows, equalTo: t, negate: false, nullMatches: false)
-                    n += rows.count
+                    let column = try leaf.column(p)
+                    if let k = column.countDictionaryStrings(equalTo: t) {
+                        n += k
+                    } else {
+                        leaf.allRows(into: &rows)
+                        try column.keepStrings(&rows, equalTo: t, negate: false, nullMatches: false)
+                        n += rows.count
+                    }
                     return true
                 }
                 return n
@@ -326,6 +331,16 @@ extension ColumnCursor {
             }
         }
         rows.removeLast(rows.count - out)
+    }
+
+    /// The number of rows whose string is `needle`, bytewise; nil when the column is not in dictionary form (then
+    /// `keepStrings` counts). In dictionary form the value's code is found once and the codes are counted packed.
+    public func countDictionaryStrings(equalTo needle: UnsafeRawBufferPointer) -> Int? {
+        guard let reader = box.reader, reader.encoding == .bytes, let codes = reader.codes, reader.offsetsChecked else { return nil }
+        for e in 0..<reader.entryCount where bytesEqual(reader.entryBytes(e), needle) {
+            return codes.count(in: Int64(e)...Int64(e), excluding: reader.nullBitmap)
+        }
+        return 0
     }
 
     /// Keeps in `rows` those whose string is `needle`, bytewise (is not, when `negate`); null rows are kept when
