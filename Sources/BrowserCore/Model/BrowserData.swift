@@ -72,18 +72,71 @@ public final class BrowserData {
     /// Whether the Realm Core file shown is a snapshot copy, an app having it open.
     public var isSnapshotOfOpenFile: Bool { coreSource?.isSnapshot ?? false }
 
-    /// A Realm Core file that changed on disk, opened again; false when it did not change.
-    private func reopenRealmCoreIfChanged() throws -> Bool {
-        guard let source = coreSource, let now = RealmCoreFile.stamp(path: source.path), now != source.stamp else { return false }
-        let opened = try CoreSource.open(source.path, key: source.key)
-        let reader = try CoreFileReader(file: opened.file)
+    /// A newer version read but not shown yet: its reader, made on the main thread (a job reads a sibling of
+    /// it), and for a Realm Core file the file it reads. `BrowserData.show` makes it the version shown; one
+    /// that is not wanted any more is `close`d.
+    public final class NewerVersion {
+        let reader: any ObjectReader
+        let core: (file: RealmCoreFile, source: CoreSource)?
+        private(set) var isOpen = true
+
+        init(reader: any ObjectReader, core: (file: RealmCoreFile, source: CoreSource)?) {
+            self.reader = reader
+            self.core = core
+        }
+
+        public var version: UInt64 { reader.version }
+
+        /// Gives the reader back (the version is not shown).
+        public func close() {
+            guard isOpen else { return }
+            isOpen = false
+            reader.close()
+        }
+    }
+
+    /// The newest committed version when it is not the one shown (nil when nothing changed): read, not shown.
+    /// Cheap when nothing changed: reads the two meta slots, no reader slot (a Realm Core file: its stamp).
+    /// With `than`, nil as well when the newest is the version `than` reads (one being read already).
+    public func newerVersion(than pending: NewerVersion? = nil) throws -> NewerVersion? {
+        // While this browser holds the write transaction nobody else can commit.
+        guard transaction == nil else { return nil }
+        if realmCore != nil {
+            guard let source = coreSource, let now = RealmCoreFile.stamp(path: source.path), now != source.stamp,
+                  now != declined?.stamp, now != pending?.core?.source.stamp else { return nil }
+            let opened = try CoreSource.open(source.path, key: source.key)
+            return NewerVersion(reader: try CoreFileReader(file: opened.file), core: opened)
+        }
+        let latest = try database.latestVersion()
+        guard latest != snapshot.version, latest != declined?.version, latest != pending?.version else { return nil }
+        return NewerVersion(reader: try database.snapshot(), core: nil)
+    }
+
+    /// A newer version the user chose not to see (`Esc` while the screen was being brought to it): not offered
+    /// again, the screen staying on the version it shows until the next commit.
+    var declined: (version: UInt64?, stamp: RealmCoreFile.Stamp?)?
+
+    /// Closes a newer version and does not offer it again.
+    public func decline(_ newer: NewerVersion) {
+        declined = (newer.core == nil ? newer.version : nil, newer.core?.source.stamp)
+        newer.close()
+    }
+
+    /// Makes a newer version the one shown: everything read from the old one is forgotten (collection tables
+    /// read in the new one by a job are `install`ed after this).
+    public func show(_ newer: NewerVersion) {
+        precondition(newer.isOpen, "a closed version cannot be shown")
         snapshot.close()
-        snapshot = reader
-        realmCore = opened.file
-        coreSource = opened.source
-        fileBytes = opened.file.fileSize
+        snapshot = newer.reader
+        declined = nil
+        if let core = newer.core {
+            realmCore = core.file
+            coreSource = core.source
+            fileBytes = core.file.fileSize
+        } else {
+            fileBytes = BrowserData.size(of: database)
+        }
         invalidateCaches()
-        return true
     }
 
     deinit {
@@ -110,19 +163,12 @@ public final class BrowserData {
     public var version: UInt64 { snapshot.version }
     public var schemaVersion: UInt64 { snapshot.schemaVersion }
 
-    /// Takes a new snapshot when a newer version was committed (by this or another process). Cheap when
-    /// nothing changed: reads the two meta slots, no reader slot.
+    /// Takes a new snapshot when a newer version was committed (by this or another process), and shows it at
+    /// once. Cheap when nothing changed.
     @discardableResult
     public func refreshIfChanged() throws -> Bool {
-        // While this browser holds the write transaction nobody else can commit.
-        guard transaction == nil else { return false }
-        if realmCore != nil { return try reopenRealmCoreIfChanged() }
-        guard try database.latestVersion() != snapshot.version else { return false }
-        let fresh = try database.snapshot()
-        snapshot.close()
-        snapshot = fresh
-        invalidateCaches()
-        fileBytes = BrowserData.size(of: database)
+        guard let newer = try newerVersion() else { return false }
+        show(newer)
         return true
     }
 
@@ -192,16 +238,18 @@ public final class BrowserData {
     // MARK: Rows
 
     /// The class of a table's rows, or nil for a list of primitives.
-    public func rowClass(_ source: TableSource) -> String? {
+    public func rowClass(_ source: TableSource) -> String? { BrowserData.rowClass(source, in: snapshot) }
+
+    static func rowClass(_ source: TableSource, in reader: any ObjectReader) -> String? {
         switch source {
         case .objects(let c, _): return c
         case .list(let owner, let p):
-            guard let prop = classSchema(owner.className)?.property(named: p), prop.type == .link else { return nil }
+            guard let prop = reader.classSchema(owner.className)?.property(named: p), prop.type == .link else { return nil }
             return prop.objectClassName
         case .linkingObjects(let owner, let p):
-            return classSchema(owner.className)?.property(named: p)?.objectClassName
+            return reader.classSchema(owner.className)?.property(named: p)?.objectClassName
         case .backlinks(_, let c, _): return c
-        case .filtered(let b, _): return rowClass(b)
+        case .filtered(let b, _): return rowClass(b, in: reader)
         case .entries: return nil
         }
     }
@@ -267,34 +315,53 @@ public final class BrowserData {
 
     /// The elements of a list, or the origins of linking objects, read once per snapshot.
     func collection(_ source: TableSource) throws -> [Value] {
-        let id: String
         switch source {
         case .objects: return []
         case .filtered(_, let f): return f.keys.map { .link($0) }
-        case .list(let o, let p): id = "list \(o.className) \(o.key.rawValue) \(p)"
-        case .linkingObjects(let o, let p): id = "lo \(o.className) \(o.key.rawValue) \(p)"
-        case .backlinks(let o, let c, let p): id = "bl \(o.className) \(o.key.rawValue) \(c) \(p)"
-        case .entries(let o, let p, let path): id = "entries \(o.className) \(o.key.rawValue) \(p) \(path)"
+        default: break
         }
+        guard let id = BrowserData.collectionID(source) else { return [] }
         if let v = collections[id] { return v }
-        let values: [Value]
+        let read = try BrowserData.readCollection(source, in: snapshot)
+        install(read, for: source)
+        return read.values
+    }
+
+    /// Where a collection table's contents are kept once read (nil for a class table).
+    static func collectionID(_ source: TableSource) -> String? {
         switch source {
-        case .objects, .filtered: values = []
+        case .objects, .filtered: return nil
+        case .list(let o, let p): return "list \(o.className) \(o.key.rawValue) \(p)"
+        case .linkingObjects(let o, let p): return "lo \(o.className) \(o.key.rawValue) \(p)"
+        case .backlinks(let o, let c, let p): return "bl \(o.className) \(o.key.rawValue) \(c) \(p)"
+        case .entries(let o, let p, let path): return "entries \(o.className) \(o.key.rawValue) \(p) \(path)"
+        }
+    }
+
+    /// Reads what a collection table shows from `reader`, on any thread (a job reads a large list off the main
+    /// loop this way, then `install`s it).
+    static func readCollection(_ source: TableSource, in reader: any ObjectReader) throws -> CollectionContents {
+        switch source {
+        case .objects, .filtered: return CollectionContents(values: [], dictionaryKeys: nil)
         case .list(let o, let p), .linkingObjects(let o, let p):
-            values = try snapshot.list(o.key, handle(o.className, p))
+            return CollectionContents(values: try reader.list(o.key, reader.property(reader.table(o.className), p)), dictionaryKeys: nil)
         case .backlinks(let o, let c, let p):
-            values = try snapshot.backlinks(o.key, in: table(o.className), from: c, property: p).map { .link($0) }
+            let keys = try reader.backlinks(o.key, in: reader.table(o.className), from: c, property: p)
+            return CollectionContents(values: keys.map { .link($0) }, dictionaryKeys: nil)
         case .entries(let o, let p, let path):
-            switch try nestedCollection(o, p, path: path) {
-            case .list(let l): values = l
-            case .dictionary(let d):
-                values = Array(d.values)
-                dictionaryKeys[id] = Array(d.keys)
-            default: values = []
+            switch try nestedCollection(o, p, path: path, in: reader) {
+            case .list(let l): return CollectionContents(values: l, dictionaryKeys: nil)
+            case .dictionary(let d): return CollectionContents(values: Array(d.values), dictionaryKeys: Array(d.keys))
+            default: return CollectionContents(values: [], dictionaryKeys: nil)
             }
         }
-        collections[id] = values
-        return values
+    }
+
+    /// Keeps a collection table's contents read elsewhere (by a job, from a reader of this same version).
+    func install(_ contents: CollectionContents, for source: TableSource) {
+        guard let id = BrowserData.collectionID(source) else { return }
+        collections[id] = contents.values
+        if let keys = contents.dictionaryKeys { dictionaryKeys[id] = keys }
     }
 
     // MARK: Objects

@@ -132,7 +132,7 @@ extension AppState {
             switch purpose {
             case .query: message = StatusMessage(matchSummary(t, data: data))
             case .sort: message = StatusMessage("Sort removed: key order")
-            case .export: break
+            case .export, .open, .update: break
             }
             return
         }
