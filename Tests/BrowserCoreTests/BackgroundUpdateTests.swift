@@ -135,6 +135,27 @@ import TestSupport
         #expect(try h.app.data.rowCount(table(h).source) == Self.dogs / 4 + 2)
     }
 
+    @Test func aTransactionBegunDuringAnUpdateDropsItAndShowsItsOwnVersion() throws {
+        let gate = Gate { _, n in n == 1 }
+        let h = try harness(gate)
+        try query(h, gate)
+        try commitElsewhere(h)
+        #expect(h.app.checkForChanges())
+        try gate.waitUntilHeld()
+        // `t`: the transaction reads the newest version; the update, for the version before, is dropped and
+        // never shown over it.
+        h.type("t")
+        gate.release.signal()
+        #expect(h.app.data.isInTransaction)
+        #expect(h.state.running == nil && h.app.updating == nil)
+        h.app.waitForJob()
+        #expect(h.app.data.isInTransaction)
+        #expect(try h.app.data.rowCount(table(h).source) == Self.dogs / 4 + 1)
+        h.type("gg")
+        #expect(h.screen.contains("Renamed"))
+        #expect(!h.app.checkForChanges())
+    }
+
     /// Tab, j, Tab: the Person table; Enter: Ann; j: her `dogs` field.
     func openAnn(_ h: Harness) throws {
         h.type("\tj\t\rj")

@@ -130,7 +130,7 @@ extension BrowserApp {
         stopWorker()
         if let u = updating, u.newer !== newer { u.newer.close() }
         let job = state.startUpdate(absorbing: absorbing)
-        let u = Update(jobID: job.id, newer: newer, absorbing: absorbing != nil)
+        let u = Update(jobID: job.id, newer: newer, absorbing: absorbing, shown: data.snapshot)
         updating = u
         let sibling: any ObjectReader
         do {
@@ -180,6 +180,13 @@ extension BrowserApp {
         }
         switch outcome {
         case .updated(let result):
+            guard data.snapshot === u.shown else {
+                // Not reached: `settleUpdate` drops an update as soon as the version shown changes here.
+                u.newer.close()
+                state.running = nil
+                state.jobProgress = nil
+                return
+            }
             guard state.updateCovers(plan.tables) else {
                 var newer = u.newer
                 do {
@@ -215,10 +222,26 @@ extension BrowserApp {
     /// An update whose job the state no longer runs: `Esc` declined its version (the screen stays on the one
     /// it shows until the next commit; when it carried a query, only the query is cancelled and the version
     /// is taken again at the next poll), or other work (a list opened, an export) goes first.
+    /// An update is dropped too when the version shown changes here (an edit committed, a transaction begun):
+    /// it was for an older one, and the next poll looks again; a query it carried runs on the version shown.
     func settleUpdate() {
-        guard let u = updating, state.running?.id != u.jobID else { return }
+        guard let u = updating else { return }
+        if data.snapshot !== u.shown {
+            updating = nil
+            u.newer.close()
+            guard state.running?.id == u.jobID else { return }
+            stopWorker()
+            state.running = u.absorbing
+            state.jobProgress = nil
+            if u.absorbing != nil {
+                state.restartRunningJob(data)
+                runPendingTask()
+            }
+            return
+        }
+        guard state.running?.id != u.jobID else { return }
         updating = nil
-        if state.running == nil && !u.absorbing {
+        if state.running == nil && u.absorbing == nil {
             data.decline(u.newer)
         } else {
             u.newer.close()
@@ -285,6 +308,8 @@ extension BrowserApp {
 struct Update {
     let jobID: Int
     let newer: BrowserData.NewerVersion
-    /// Whether it carries a query or sort that was running.
-    let absorbing: Bool
+    /// The query or sort that was running when it began, carried along.
+    let absorbing: QueryJob?
+    /// The reader shown when it began: the update is for the version after that one.
+    let shown: AnyObject
 }
