@@ -18,12 +18,16 @@ public final class BrowserData {
     private var collections: [String: [Value]] = [:]
     /// The keys of dictionaries read in this snapshot (their values are in `collections`).
     var dictionaryKeys: [String: [String]] = [:]
+    /// Table cells of collection properties (a count and the first elements) made in this snapshot.
+    var collectionCells: [String: CellText] = [:]
     private var tables: [String: TableHandle] = [:]
     private var properties: [String: PropertyHandle] = [:]
     /// The object view's last lines: the reducer and the renderer ask for the same ones several times per key.
     var objectLinesCache: (id: String, lines: [ObjectLine])?
     /// Object keys looked up by position in a class (for tests: only visible rows may be read).
     var positionLookups = 0
+    /// Collections read for table cells (for tests: once per version).
+    var collectionCellReads = 0
 
     /// The Realm Core file shown, read in place (read-only; `:convert` writes a copy of this format to edit).
     public private(set) var realmCore: RealmCoreFile?
@@ -153,6 +157,7 @@ public final class BrowserData {
     func invalidateCaches() {
         collections.removeAll()
         dictionaryKeys.removeAll()
+        collectionCells.removeAll()
         tables.removeAll()
         properties.removeAll()
         objectLinesCache = nil

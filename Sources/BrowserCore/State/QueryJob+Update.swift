@@ -67,6 +67,9 @@ public final class UpdateResult: Equatable, @unchecked Sendable {
 }
 
 extension AppState {
+    /// What `Esc` during an update says.
+    static let updateCancelled = "Update cancelled: the older version stays until the next commit"
+
     /// The tables a newer version must be read for before the screen shows it: every collection table on
     /// the stack, and every table with a query or sort (the one a running query brings, where one runs).
     /// Empty when the newer version can be shown at once.
@@ -130,6 +133,8 @@ extension AppState {
             stack[plan.depth - 1] = .table(t)
         }
         databaseChanged(data, reevaluate: false)
+        // A version declined earlier is not the one shown any more.
+        if message?.text == AppState.updateCancelled { message = nil }
         guard case .update(let absorbed?) = job.purpose, message?.isError != true,
               absorbed.depth <= stack.count, case .table(let t) = stack[absorbed.depth - 1], t.source.base == absorbed.base else { return }
         switch absorbed.purpose {

@@ -134,7 +134,7 @@ extension AppState {
             message = StatusMessage(absorbed.purpose == .query ? "Query cancelled: the table is as it was"
                                                                 : "Sorting cancelled: the table is as it was")
         case .update(nil):
-            message = StatusMessage("Update cancelled: the screen shows the version it showed until the next commit")
+            message = StatusMessage(AppState.updateCancelled)
         }
     }
 
