@@ -233,7 +233,7 @@ import TestSupport
         h.app.pollJob()
         h.app.draw()
         #expect(try h.app.data.rowCount(table(h).source) == Self.dogs)
-        #expect(statusLine(h).contains("updating… ") && statusLine(h).contains("Esc cancels"), "\(statusLine(h))")
+        #expect(statusLine(h).contains("updating… · Esc cancels"), "\(statusLine(h))")
         h.type("j")
         #expect(try table(h).row == 1)
         gate.release.signal()

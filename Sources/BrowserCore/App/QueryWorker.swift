@@ -287,7 +287,8 @@ extension BrowserApp {
         case (.scanning, .sort?): label = "reading"
         case (.scanning, _): label = running?.label ?? "querying"
         }
-        let shown = JobProgress(label: label, percent: running?.purpose == .open ? nil : now.percent)
+        // A collection is read in one step: no percentage (an update reading one says `updating…` alone).
+        let shown = JobProgress(label: label, percent: running?.purpose == .open || now.total <= 1 ? nil : now.percent)
         guard shown != state.jobProgress else { return false }
         state.reduce(.jobProgress(id: w.jobID, shown), data: data, keyMap: keyMap)
         return true

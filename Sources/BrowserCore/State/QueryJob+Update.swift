@@ -101,7 +101,9 @@ extension AppState {
         let job = QueryJob(id: placeholder.id, work: .update(VersionUpdate(tables: updatePlan())), depth: stack.count,
                            base: placeholder.base, query: "", sort: nil, purpose: placeholder.purpose)
         running = job
-        jobProgress = JobProgress(label: job.label, percent: 0)
+        // Only collections to read: one step each, no percentage.
+        let queries = updatePlan().contains { TableQuery(query: $0.query, sort: $0.sort) != nil }
+        jobProgress = JobProgress(label: job.label, percent: queries ? 0 : nil)
         return job
     }
 
