@@ -176,6 +176,25 @@ import TestSupport
         #expect(h.screen.contains("[3001]"))
     }
 
+    @Test func aQueryClearedDuringAnUpdateThatCarriesItStaysCleared() throws {
+        // The query is held at its first check; the update that carries it is not held.
+        let gate = Gate { _, n in n == 1 }
+        let h = try harness(gate)
+        h.type("/age >= 15\r")
+        try gate.waitUntilHeld()
+        try commitElsewhere(h)
+        #expect(h.app.checkForChanges())
+        // The query bar emptied and submitted: the table shows all of it, in the new version.
+        h.type("/\u{15}\r")
+        gate.release.signal()
+        h.app.waitForJob()
+        for _ in 0..<3 where h.app.checkForChanges() { h.app.waitForJob() }
+        let t = try table(h)
+        #expect(t.query.isEmpty && t.source.filter == nil)
+        #expect(h.app.data.version == (try h.db.latestVersion()))
+        #expect(try h.app.data.rowCount(t.source) == Self.dogs + 1)
+    }
+
     /// Tab, j, Tab: the Person table; Enter: Ann; j: her `dogs` field.
     func openAnn(_ h: Harness) throws {
         h.type("\tj\t\rj")
