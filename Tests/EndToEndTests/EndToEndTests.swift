@@ -147,6 +147,52 @@ struct EndToEndTests {
         _ = try t.waitFor { $0.contains("EXITED:0") }
     }
 
+    /// After another process commits, a table with a query is read again off the main loop (each check of the
+    /// work pauses, `REALM_BROWSER_QUERY_CHECK_DELAY_MS`): the screen keeps the version it showed with
+    /// `updating…` in the status bar, keys work, then the new result shows. A list opens the same way, and
+    /// Esc leaves the table it was asked from.
+    @Test func aCommitElsewhereAndAListOpenedAreReadWhileKeysWork() throws {
+        let dir = TempDir()
+        let bin = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
+        try #require(try runProcess(bin, ["demo", "d.realm", "--objects", "5000", "--seed", "1"], in: dir.path).status == 0)
+        let t = try Tmux(command: "env REALM_BROWSER_QUERY_CHECK_DELAY_MS=400 \(bin) d.realm", in: dir.path, width: 100, height: 30)
+        defer { t.kill() }
+        _ = try t.waitFor { $0.contains("Classes") && $0.contains("Company") }
+        t.send("Tab", "j", "j", "j", "j", "j", "Tab")
+        _ = try t.waitFor { title($0) == "Dog" }
+        t.send("/", "age >= 0", "Enter")
+        var screen = try t.waitFor(timeout: 60) { $0.contains(" match") && !$0.contains("Esc cancels") }
+        let total = try #require(screen.range(of: #"row 1/[0-9,]+ of [0-9,]+"#, options: .regularExpression).map { String(screen[$0]) })
+        let before = Int(total.split(separator: " ").last!.replacingOccurrences(of: ",", with: "")) ?? -1
+        #expect(total.hasPrefix("row 1/\(grouped(before)) of "), "\(total)")
+
+        // Another process adds a dog: the query runs again in the new version while the screen shows the old.
+        try #"{"Dog": [{"name": "Live Dog", "age": 3, "weight": 1.5, "vaccinated": true}]}"#
+            .write(toFile: dir.file("add.json"), atomically: true, encoding: .utf8)
+        let imported = try runProcess(bin, ["import", "d.realm", "add.json"], in: dir.path)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        screen = try t.waitFor(timeout: 10) { $0.contains("updating… ") && $0.contains("% · Esc cancels") }
+        #expect(screen.contains("row 1/\(grouped(before)) of \(grouped(before))"), "\(screen)")
+        t.send("j")
+        screen = try t.waitFor { $0.contains("row 2/\(grouped(before))") && $0.contains("Esc cancels") }
+        screen = try t.waitFor(timeout: 60) { !$0.contains("Esc cancels") && $0.contains("of \(grouped(before + 1))") }
+        #expect(screen.contains("row 2/\(grouped(before + 1))"), "\(screen)")
+
+        // A list: read before it opens; Esc leaves the people shown, Enter again opens it.
+        t.send("Tab", "k", "Tab")
+        _ = try t.waitFor { title($0) == "Person" }
+        t.send("j", "l", "l", "l", "l", "l", "l", "Enter")
+        screen = try t.waitFor { $0.contains("opening dogs… · Esc cancels") }
+        #expect(title(screen) == "Person")
+        t.send("Escape")
+        screen = try t.waitFor { $0.contains("Opening dogs cancelled") }
+        #expect(title(screen) == "Person" && screen.contains("row 2/"))
+        t.send("Enter")
+        screen = try t.waitFor { title($0).hasPrefix("Person › #") && title($0).hasSuffix(" › dogs") && !$0.contains("Esc cancels") }
+        t.send("Q")
+        _ = try t.waitFor { $0.contains("EXITED:0") }
+    }
+
     @Test func editInATransactionAndReadItBackFromTheCommandLine() throws {
         let dir = TempDir()
         let (bin, t) = try browsePeople(dir, width: 110)
@@ -315,6 +361,17 @@ struct EndToEndTests {
 }
 
 /// The breadcrumbs: the first line of a screen, trimmed.
+/// `12,345`, as the browser writes counts.
+func grouped(_ n: Int) -> String {
+    let digits = String(n.magnitude)
+    var out = ""
+    for (i, c) in digits.enumerated() {
+        if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+        out.append(c)
+    }
+    return (n < 0 ? "-" : "") + out
+}
+
 func title(_ screen: String) -> String {
     String(screen.prefix { $0 != "\n" }).trimmingCharacters(in: .whitespaces)
 }

@@ -22,8 +22,11 @@ public final class BrowserApp {
         didSet { data.database.decryptedPageBudget = decryptedBudgetBytes }
     }
     private var lastPoll = DispatchTime.now()
-    /// The query or sort running off the main loop (`QueryJob`), if any.
+    /// The job running off the main loop (`QueryJob`), if any, and the reader shown when it started.
     var worker: QueryWorker?
+    var workerReadFrom: AnyObject?
+    /// A newer version another process committed, read by the running update job before it is shown.
+    var updating: Update?
     /// How long a job just started is waited for before the screen shows it running: shorter work shows its
     /// result at once, longer work its progress in the status bar.
     public var quickJobMilliseconds = 100
@@ -71,6 +74,8 @@ public final class BrowserApp {
             if changed && !state.shouldQuit { draw() }
         }
         stopWorker(wait: true)
+        updating?.newer.close()
+        updating = nil
     }
 
     /// Applies one event.
@@ -83,6 +88,7 @@ public final class BrowserApp {
         runPendingTask()
         // A job cancelled with Esc, or whose table was closed, stops now.
         if let w = worker, state.running?.id != w.jobID { stopWorker() }
+        settleUpdate()
     }
 
     /// Runs a command by name, as the `:` palette does.
@@ -127,6 +133,10 @@ public final class BrowserApp {
                 stopWorker(wait: true)
                 state.running = nil
                 state.jobProgress = nil
+            }
+            if let u = updating {
+                updating = nil
+                u.newer.close()
             }
             do {
                 switch task {
@@ -209,13 +219,26 @@ public final class BrowserApp {
         if !state.shouldQuit { draw() }
     }
 
-    /// Takes a newer version of the database if there is one; true when the state changed.
+    /// Takes a newer version of the database if there is one; true when the state changed. When no table
+    /// shown needs reading again (no query, sort or collection table), it is shown at once; otherwise a job
+    /// reads those tables in it (`startUpdate`), and the screen shows the version it showed until they are in.
+    /// A newer commit while that job runs starts it again on the newest version. A list being opened, or an
+    /// export while tables need reading, ends first.
     @discardableResult
     public func checkForChanges() -> Bool {
+        if let job = state.running {
+            if job.purpose == .open { return false }
+            if case .export = job.purpose, !state.updatePlan().isEmpty { return false }
+        }
         do {
-            guard try data.refreshIfChanged() else { return false }
-            state.reduce(.databaseChanged, data: data, keyMap: keyMap)
-            runPendingTask()    // a running job starts again on the new version
+            guard let newer = try data.newerVersion(than: updating?.newer) else { return false }
+            let absorbing = state.running?.queryJob
+            if updating == nil, absorbing == nil, state.updatePlan().isEmpty {
+                data.show(newer)
+                state.reduce(.databaseChanged, data: data, keyMap: keyMap)
+                return true
+            }
+            startUpdate(newer, absorbing: absorbing)
         } catch {
             state.message = StatusMessage("Reading the newest version failed: \(error)", isError: true)
         }

@@ -77,6 +77,18 @@ extension BrowserData {
     /// A property of an object as one table cell: lists as their count (and the first values of primitive
     /// lists), links as the target's label.
     public func propertyCell(_ ref: ObjectRef, _ p: PropertySchema, format: ValueFormat) throws -> CellText {
+        guard p.type == .linkingObjects || p.isCollection else { return try plainCell(ref, p, format: format) }
+        // A collection is read whole to be counted: once per version, not at every screen (a list of
+        // millions of links takes a third of a second).
+        let id = "\(ref.className) \(ref.key.rawValue) \(p.name) \(format.bools)"
+        if let c = collectionCells[id] { return c }
+        let c = try collectionCell(ref, p, format: format)
+        collectionCells[id] = c
+        return c
+    }
+
+    private func collectionCell(_ ref: ObjectRef, _ p: PropertySchema, format: ValueFormat) throws -> CellText {
+        collectionCellReads += 1
         if p.type == .linkingObjects {
             let n = try snapshot.list(ref.key, handle(ref.className, p.name)).count
             return CellText("← \(n)", .list)
@@ -97,6 +109,10 @@ extension BrowserData {
             }.joined(separator: ", ")
             return CellText("{\(d.count) key\(d.count == 1 ? "" : "s")} \(preview)", .list)
         }
+        return try plainCell(ref, p, format: format)
+    }
+
+    private func plainCell(_ ref: ObjectRef, _ p: PropertySchema, format: ValueFormat) throws -> CellText {
         let v = try value(ref, p.name)
         if case .link(let k) = v, let target = p.objectClassName {
             return CellText(label(ObjectRef(className: target, key: k)), .link)

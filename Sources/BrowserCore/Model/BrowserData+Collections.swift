@@ -19,19 +19,23 @@ extension BrowserData {
 
     /// The whole value a path starts from: a dictionary property as a dictionary, a list or set property as a
     /// list, any other property's value.
-    func rootValue(_ ref: ObjectRef, _ p: PropertySchema) throws -> Value {
-        let h = try handle(ref.className, p.name)
-        if p.isDictionary { return .dictionary(try snapshot.dictionary(ref.key, h)) }
-        if p.isList || p.isSet { return .list(try snapshot.list(ref.key, h)) }
-        return try snapshot.value(ref.key, h)
+    static func rootValue(_ ref: ObjectRef, _ p: PropertySchema, in reader: any ObjectReader) throws -> Value {
+        let h = try reader.property(reader.table(ref.className), p.name)
+        if p.isDictionary { return .dictionary(try reader.dictionary(ref.key, h)) }
+        if p.isList || p.isSet { return .list(try reader.list(ref.key, h)) }
+        return try reader.value(ref.key, h)
     }
 
     /// The list or dictionary at `path` in property `property` of `ref`; throws when there is none there now.
     func nestedCollection(_ ref: ObjectRef, _ property: String, path: [PathStep]) throws -> Value {
-        guard let p = classSchema(ref.className)?.property(named: property) else {
+        try BrowserData.nestedCollection(ref, property, path: path, in: snapshot)
+    }
+
+    static func nestedCollection(_ ref: ObjectRef, _ property: String, path: [PathStep], in reader: any ObjectReader) throws -> Value {
+        guard let p = reader.classSchema(ref.className)?.property(named: property) else {
             throw CollectionGone("\(ref.className) has no property \(property) any more")
         }
-        let v = try BrowserData.follow(rootValue(ref, p), path)
+        let v = try BrowserData.follow(rootValue(ref, p, in: reader), path)
         guard let v, v.isCollection else {
             throw CollectionGone("\(property)\(path.map(\.text).joined()) is no longer a list or dictionary")
         }

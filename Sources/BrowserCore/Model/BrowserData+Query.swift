@@ -82,15 +82,20 @@ extension BrowserData {
     /// order): quick, and where a mistake in the text shows.
     public func prepare(_ q: TableQuery, on source: TableSource) throws -> PreparedTableQuery {
         let base = source.base
-        guard let cls = rowClass(base) else {
+        var keys: [ObjectKey]?
+        if case .objects = base {} else if BrowserData.rowClass(base, in: snapshot) != nil {
+            keys = try collection(base).compactMap { if case .link(let k) = $0 { return k } else { return nil } }
+        }
+        return try BrowserData.prepare(q, on: base, keys: keys, in: snapshot)
+    }
+
+    /// The same on any thread, for `reader` (`keys`: the objects of a table that is not a whole class).
+    static func prepare(_ q: TableQuery, on base: TableSource, keys: [ObjectKey]?, in reader: any ObjectReader) throws -> PreparedTableQuery {
+        guard let cls = rowClass(base, in: reader) else {
             throw QueryFailure(message: "a list of values has no objects to query or sort", start: 0, width: 0)
         }
         do {
-            let bound = try Query.parse(q.text).bind(to: cls, in: snapshot)
-            var keys: [ObjectKey]?
-            if case .objects = base {} else {
-                keys = try collection(base).compactMap { if case .link(let k) = $0 { return k } else { return nil } }
-            }
+            let bound = try Query.parse(q.text).bind(to: cls, in: reader)
             return PreparedTableQuery(query: q, bound: bound, keys: keys)
         } catch let e as QueryError {
             throw q.failure(e)

@@ -18,15 +18,19 @@ public final class BrowserData {
     private var collections: [String: [Value]] = [:]
     /// The keys of dictionaries read in this snapshot (their values are in `collections`).
     var dictionaryKeys: [String: [String]] = [:]
+    /// Table cells of collection properties (a count and the first elements) made in this snapshot.
+    var collectionCells: [String: CellText] = [:]
     private var tables: [String: TableHandle] = [:]
     private var properties: [String: PropertyHandle] = [:]
     /// The object view's last lines: the reducer and the renderer ask for the same ones several times per key.
     var objectLinesCache: (id: String, lines: [ObjectLine])?
     /// Object keys looked up by position in a class (for tests: only visible rows may be read).
     var positionLookups = 0
+    /// Collections read for table cells (for tests: once per version).
+    var collectionCellReads = 0
 
     /// The Realm Core file shown, read in place (read-only; `:convert` writes a copy of this format to edit).
-    public private(set) var realmCore: RealmCoreFile?
+    public internal(set) var realmCore: RealmCoreFile?
 
     public init(database: Database) throws {
         self.database = database
@@ -72,19 +76,9 @@ public final class BrowserData {
     /// Whether the Realm Core file shown is a snapshot copy, an app having it open.
     public var isSnapshotOfOpenFile: Bool { coreSource?.isSnapshot ?? false }
 
-    /// A Realm Core file that changed on disk, opened again; false when it did not change.
-    private func reopenRealmCoreIfChanged() throws -> Bool {
-        guard let source = coreSource, let now = RealmCoreFile.stamp(path: source.path), now != source.stamp else { return false }
-        let opened = try CoreSource.open(source.path, key: source.key)
-        let reader = try CoreFileReader(file: opened.file)
-        snapshot.close()
-        snapshot = reader
-        realmCore = opened.file
-        coreSource = opened.source
-        fileBytes = opened.file.fileSize
-        invalidateCaches()
-        return true
-    }
+    /// A newer version the user chose not to see (`Esc` while the screen was being brought to it): not offered
+    /// again, the screen staying on the version it shows until the next commit.
+    var declined: (version: UInt64?, stamp: RealmCoreFile.Stamp?)?
 
     deinit {
         if let tx = transaction { tx.rollback() } else { snapshot.close() }
@@ -100,6 +94,7 @@ public final class BrowserData {
     func invalidateCaches() {
         collections.removeAll()
         dictionaryKeys.removeAll()
+        collectionCells.removeAll()
         tables.removeAll()
         properties.removeAll()
         objectLinesCache = nil
@@ -109,22 +104,6 @@ public final class BrowserData {
     public var isReadOnly: Bool { database.isReadOnly || realmCore != nil }
     public var version: UInt64 { snapshot.version }
     public var schemaVersion: UInt64 { snapshot.schemaVersion }
-
-    /// Takes a new snapshot when a newer version was committed (by this or another process). Cheap when
-    /// nothing changed: reads the two meta slots, no reader slot.
-    @discardableResult
-    public func refreshIfChanged() throws -> Bool {
-        // While this browser holds the write transaction nobody else can commit.
-        guard transaction == nil else { return false }
-        if realmCore != nil { return try reopenRealmCoreIfChanged() }
-        guard try database.latestVersion() != snapshot.version else { return false }
-        let fresh = try database.snapshot()
-        snapshot.close()
-        snapshot = fresh
-        invalidateCaches()
-        fileBytes = BrowserData.size(of: database)
-        return true
-    }
 
     /// Runs `body` with this browser's snapshot closed (compaction needs the file to itself), then takes a
     /// fresh one, whether `body` succeeded or not.
@@ -192,16 +171,18 @@ public final class BrowserData {
     // MARK: Rows
 
     /// The class of a table's rows, or nil for a list of primitives.
-    public func rowClass(_ source: TableSource) -> String? {
+    public func rowClass(_ source: TableSource) -> String? { BrowserData.rowClass(source, in: snapshot) }
+
+    static func rowClass(_ source: TableSource, in reader: any ObjectReader) -> String? {
         switch source {
         case .objects(let c, _): return c
         case .list(let owner, let p):
-            guard let prop = classSchema(owner.className)?.property(named: p), prop.type == .link else { return nil }
+            guard let prop = reader.classSchema(owner.className)?.property(named: p), prop.type == .link else { return nil }
             return prop.objectClassName
         case .linkingObjects(let owner, let p):
-            return classSchema(owner.className)?.property(named: p)?.objectClassName
+            return reader.classSchema(owner.className)?.property(named: p)?.objectClassName
         case .backlinks(_, let c, _): return c
-        case .filtered(let b, _): return rowClass(b)
+        case .filtered(let b, _): return rowClass(b, in: reader)
         case .entries: return nil
         }
     }
@@ -267,34 +248,53 @@ public final class BrowserData {
 
     /// The elements of a list, or the origins of linking objects, read once per snapshot.
     func collection(_ source: TableSource) throws -> [Value] {
-        let id: String
         switch source {
         case .objects: return []
         case .filtered(_, let f): return f.keys.map { .link($0) }
-        case .list(let o, let p): id = "list \(o.className) \(o.key.rawValue) \(p)"
-        case .linkingObjects(let o, let p): id = "lo \(o.className) \(o.key.rawValue) \(p)"
-        case .backlinks(let o, let c, let p): id = "bl \(o.className) \(o.key.rawValue) \(c) \(p)"
-        case .entries(let o, let p, let path): id = "entries \(o.className) \(o.key.rawValue) \(p) \(path)"
+        default: break
         }
+        guard let id = BrowserData.collectionID(source) else { return [] }
         if let v = collections[id] { return v }
-        let values: [Value]
+        let read = try BrowserData.readCollection(source, in: snapshot)
+        install(read, for: source)
+        return read.values
+    }
+
+    /// Where a collection table's contents are kept once read (nil for a class table).
+    static func collectionID(_ source: TableSource) -> String? {
         switch source {
-        case .objects, .filtered: values = []
+        case .objects, .filtered: return nil
+        case .list(let o, let p): return "list \(o.className) \(o.key.rawValue) \(p)"
+        case .linkingObjects(let o, let p): return "lo \(o.className) \(o.key.rawValue) \(p)"
+        case .backlinks(let o, let c, let p): return "bl \(o.className) \(o.key.rawValue) \(c) \(p)"
+        case .entries(let o, let p, let path): return "entries \(o.className) \(o.key.rawValue) \(p) \(path)"
+        }
+    }
+
+    /// Reads what a collection table shows from `reader`, on any thread (a job reads a large list off the main
+    /// loop this way, then `install`s it).
+    static func readCollection(_ source: TableSource, in reader: any ObjectReader) throws -> CollectionContents {
+        switch source {
+        case .objects, .filtered: return CollectionContents(values: [], dictionaryKeys: nil)
         case .list(let o, let p), .linkingObjects(let o, let p):
-            values = try snapshot.list(o.key, handle(o.className, p))
+            return CollectionContents(values: try reader.list(o.key, reader.property(reader.table(o.className), p)), dictionaryKeys: nil)
         case .backlinks(let o, let c, let p):
-            values = try snapshot.backlinks(o.key, in: table(o.className), from: c, property: p).map { .link($0) }
+            let keys = try reader.backlinks(o.key, in: reader.table(o.className), from: c, property: p)
+            return CollectionContents(values: keys.map { .link($0) }, dictionaryKeys: nil)
         case .entries(let o, let p, let path):
-            switch try nestedCollection(o, p, path: path) {
-            case .list(let l): values = l
-            case .dictionary(let d):
-                values = Array(d.values)
-                dictionaryKeys[id] = Array(d.keys)
-            default: values = []
+            switch try nestedCollection(o, p, path: path, in: reader) {
+            case .list(let l): return CollectionContents(values: l, dictionaryKeys: nil)
+            case .dictionary(let d): return CollectionContents(values: Array(d.values), dictionaryKeys: Array(d.keys))
+            default: return CollectionContents(values: [], dictionaryKeys: nil)
             }
         }
-        collections[id] = values
-        return values
+    }
+
+    /// Keeps a collection table's contents read elsewhere (by a job, from a reader of this same version).
+    func install(_ contents: CollectionContents, for source: TableSource) {
+        guard let id = BrowserData.collectionID(source) else { return }
+        collections[id] = contents.values
+        if let keys = contents.dictionaryKeys { dictionaryKeys[id] = keys }
     }
 
     // MARK: Objects

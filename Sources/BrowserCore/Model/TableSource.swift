@@ -26,6 +26,22 @@ public final class KeyFilter: Equatable, @unchecked Sendable {
     public static func == (a: KeyFilter, b: KeyFilter) -> Bool { a === b }
 }
 
+/// What a collection table shows, read once per version: a list's or set's elements, the origins of incoming
+/// links (as `.link`), or a dictionary's values with its keys in the same order. Compared by identity, like
+/// `KeyFilter`.
+public final class CollectionContents: Equatable, @unchecked Sendable {
+    // @unchecked: immutable after init.
+    public let values: [Value]
+    public let dictionaryKeys: [String]?
+
+    public init(values: [Value], dictionaryKeys: [String]?) {
+        self.values = values
+        self.dictionaryKeys = dictionaryKeys
+    }
+
+    public static func == (a: CollectionContents, b: CollectionContents) -> Bool { a === b }
+}
+
 /// A step into a collection: a position in a list or a key of a dictionary.
 public enum PathStep: Hashable, Sendable {
     case index(Int)

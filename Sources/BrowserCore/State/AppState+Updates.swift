@@ -18,11 +18,14 @@ extension AppState {
     }
 
     /// Another version: new counts; every screen keeps its object when it still exists (the table row
-    /// follows it), and screens of deleted objects close.
-    mutating func databaseChanged(_ data: BrowserData) {
+    /// follows it), and screens of deleted objects close. Queries are evaluated again here unless `reevaluate`
+    /// is false: a version another process committed comes with its tables read by a job (`updated`).
+    mutating func databaseChanged(_ data: BrowserData, reevaluate: Bool = true) {
         reloadClasses(data)
-        reevaluateQueries(data)
-        restartRunningJob(data)
+        if reevaluate {
+            reevaluateQueries(data)
+            restartRunningJob(data)
+        }
         classPositions = classPositions.filter { data.classSchema($0.key) != nil }
         for (i, screen) in stack.enumerated() {
             let owner: ObjectRef?
@@ -35,10 +38,11 @@ extension AppState {
                 message = StatusMessage("\(owner.className) #\(owner.key.rawValue) was deleted by another process")
                 break
             }
-            if case .table(let t) = screen, case .entries(let o, let p, let path) = t.source {
-                // A nested list or dictionary another process replaced (or a read that failed): say so.
+            if case .table(let t) = screen, case .entries = t.source {
+                // A nested list or dictionary another process replaced (or a read that failed): say so. (Read
+                // once per version: an update's job has read it already.)
                 do {
-                    _ = try data.nestedCollection(o, p, path: path)
+                    _ = try data.collection(t.source)
                 } catch {
                     stack.removeSubrange(i...)
                     message = StatusMessage("\(t.source.crumb) cannot be shown any more: \(error)", isError: true)

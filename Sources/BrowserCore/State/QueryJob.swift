@@ -1,8 +1,9 @@
 import RealmQuery
 import RealmStorage
 
-/// A query or sort of a table that runs off the main loop (`BrowserApp` runs it on a thread of its own, with
-/// its own snapshot), so that keys and resizing keep working meanwhile and `Esc` can stop it.
+/// Work that runs off the main loop (`BrowserApp` runs it on a thread of its own, with its own snapshot): a
+/// query or sort of a table, an export, a large list read when it is opened, or the tables shown read again
+/// in a version another process committed. Keys and resizing keep working meanwhile and `Esc` can stop it.
 public struct QueryJob: Equatable, Sendable {
     /// Unique in a session: a result or a progress report names the job it is for.
     public let id: Int
@@ -16,10 +17,13 @@ public struct QueryJob: Equatable, Sendable {
     /// Why it runs: what the status bar says while it does, and after.
     public let purpose: Purpose
 
-    /// What runs: a query (or sort) of the table, or an export of what it shows.
+    /// What runs: a query (or sort) of the table, an export of what it shows, the reading of a collection
+    /// table before it opens, or the tables shown brought to a newer version.
     public enum Work: Sendable {
         case query(PreparedTableQuery)
         case export(TableExport)
+        case open(TableSource)
+        case update(VersionUpdate)
     }
 
     public enum Purpose: Equatable, Sendable {
@@ -29,6 +33,12 @@ public struct QueryJob: Equatable, Sendable {
         case sort(ColumnSort?, property: String)
         /// `:export PATH`.
         case export(path: String)
+        /// Enter on a list, set, dictionary or incoming links: the table `base` opens once read.
+        case open
+        /// Another process committed: the tables shown are read again in its version before it is shown.
+        /// A query or sort that was running when it began is carried along (`absorbing`), its result shown
+        /// with the new version.
+        indirect case update(absorbing: QueryJob?)
     }
 
     /// A query or sort, as opposed to an export.
@@ -46,15 +56,25 @@ public struct QueryJob: Equatable, Sendable {
         case .query: return "querying"
         case .sort: return "sorting"
         case .export: return "exporting"
+        case .open: return "opening \(base.crumb)"
+        case .update(let absorbed): return absorbed?.label ?? "updating"
         }
+    }
+
+    /// The query or sort this job shows once it ends: itself, or the one an update carries.
+    var queryJob: QueryJob? {
+        if isQuery { return self }
+        if case .update(let absorbed) = purpose { return absorbed }
+        return nil
     }
 }
 
 /// How far the running job is, as the status bar shows it.
 public struct JobProgress: Equatable, Sendable {
-    /// `querying`, `sorting`.
+    /// `querying`, `sorting`, `opening dogs`.
     public var label: String
-    public var percent: Int
+    /// nil when the work cannot tell (one read of a whole list).
+    public var percent: Int?
 }
 
 /// How a job ended.
@@ -65,6 +85,10 @@ public enum JobOutcome: Equatable, Sendable {
     case exported(Int)
     /// The query could not run (a query error points into the typed text).
     case failed(QueryFailure)
+    /// A collection table's contents, read for it to open.
+    case collection(CollectionContents)
+    /// The tables shown, read in a newer version.
+    case updated(UpdateResult)
     /// It was stopped before it finished.
     case cancelled
 }
@@ -87,7 +111,12 @@ extension AppState {
     /// The query and sort a table is getting: those of the job running for it, else those it shows. (A sort
     /// asked for while a query runs sorts that query's result, and a query typed while a sort runs keeps it.)
     func pendingQueryAndSort(_ t: TableScreen) -> (query: String, sort: ColumnSort?) {
-        if let job = running, job.depth == stack.count, job.base == t.source.base, job.isQuery { return (job.query, job.sort) }
+        pendingQueryAndSort(t, depth: stack.count)
+    }
+
+    /// The same for the table at `depth` in the stack.
+    func pendingQueryAndSort(_ t: TableScreen, depth: Int) -> (query: String, sort: ColumnSort?) {
+        if let job = running?.queryJob, job.depth == depth, job.base == t.source.base { return (job.query, job.sort) }
         return (t.query, t.sort)
     }
 
@@ -100,6 +129,12 @@ extension AppState {
         case .sort: message = StatusMessage("Sorting cancelled: the table is as it was")
         case .query: message = StatusMessage("Query cancelled: the table is as it was")
         case .export(let path): message = StatusMessage("Export cancelled: \(path) was not written")
+        case .open: message = StatusMessage("Opening \(job.base.crumb) cancelled")
+        case .update(let absorbed?):
+            message = StatusMessage(absorbed.purpose == .query ? "Query cancelled: the table is as it was"
+                                                                : "Sorting cancelled: the table is as it was")
+        case .update(nil):
+            message = StatusMessage(AppState.updateCancelled)
         }
     }
 
@@ -119,7 +154,13 @@ extension AppState {
 
     /// A job whose table was closed (gone back from, or another class chosen) stops without a word.
     mutating func dropJobWithoutItsTable() {
-        // An export goes on wherever one goes meanwhile.
+        // A list being opened is for the screen it was asked from.
+        if let job = running, job.purpose == .open, stack.count != job.depth {
+            running = nil
+            jobProgress = nil
+            return
+        }
+        // An export goes on wherever one goes meanwhile (and an update brings every table shown).
         guard let job = running, job.isQuery else { return }
         if stack.count >= job.depth, case .table(let t) = stack[job.depth - 1], t.source.base == job.base { return }
         running = nil
@@ -134,13 +175,21 @@ extension AppState {
             switch outcome {
             case .exported(let n): message = StatusMessage("Exported \(ValueFormat.grouped(n)) objects to \(path)")
             case .failed(let f): message = StatusMessage("export: \(f.message)", isError: true)
-            case .cancelled, .filter: message = StatusMessage("Export cancelled: \(path) was not written")
+            case .cancelled, .filter, .collection, .updated: message = StatusMessage("Export cancelled: \(path) was not written")
             }
+            return
+        }
+        if job.purpose == .open {
+            opened(job, outcome)
+            return
+        }
+        if case .updated(let result) = outcome {
+            updated(job, result, data: data)
             return
         }
         guard stack.count >= job.depth, case .table(var t) = stack[job.depth - 1], t.source.base == job.base else { return }
         switch outcome {
-        case .cancelled, .exported:
+        case .cancelled, .exported, .collection, .updated:
             message = StatusMessage("Query cancelled: the table is as it was")
         case .failed(let f):
             if job.purpose == .query, job.depth == stack.count, prompt == nil {
@@ -159,7 +208,7 @@ extension AppState {
             switch job.purpose {
             case .query:
                 message = StatusMessage(matchSummary(t, data: data))
-            case .export: break
+            case .export, .open, .update: break
             case .sort(let sort, _):
                 message = StatusMessage(sort.map { "Sorted by \($0.property) \($0.ascending ? "ascending" : "descending")" }
                                         ?? "Sort removed: \(t.query.isEmpty ? "key order" : "query order")")

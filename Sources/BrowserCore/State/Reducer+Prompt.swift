@@ -125,14 +125,15 @@ extension AppState {
     /// engine as a job (`QueryJob`), whose result comes back through `jobFinished`.
     mutating func apply(query: String, sort: ColumnSort?, to t: inout TableScreen, purpose: QueryJob.Purpose, data: BrowserData) throws {
         guard let q = TableQuery(query: query, sort: sort) else {
-            // Nothing to run: a job still running for this table is no longer wanted.
-            if let job = running, job.isQuery, job.depth == stack.count { running = nil; jobProgress = nil }
+            // Nothing to run: a job still running for this table is no longer wanted (an update carrying it
+            // stops too, and the next poll reads the new version for the table as it is now).
+            if let job = running?.queryJob, job.depth == stack.count { running = nil; jobProgress = nil }
             show(nil, query: query, sort: sort, on: &t, data: data)
             stack[stack.count - 1] = .table(t)
             switch purpose {
             case .query: message = StatusMessage(matchSummary(t, data: data))
             case .sort: message = StatusMessage("Sort removed: key order")
-            case .export: break
+            case .export, .open, .update: break
             }
             return
         }

@@ -267,7 +267,7 @@ extension AppState {
         case .property(let p):
             if try openProperty(ref, p, data: data) { return }
         case .incoming(let c, let p):
-            push(.table(TableScreen(source: .backlinks(owner: ref, originClass: c, property: p))))
+            open(.backlinks(owner: ref, originClass: c, property: p))
             return
         case .index, .element, .key: break
         }
@@ -276,16 +276,17 @@ extension AppState {
 
     /// Opens what a property of an object leads to; false for a plain value.
     mutating func openProperty(_ ref: ObjectRef, _ p: PropertySchema, data: BrowserData) throws -> Bool {
+        // A collection's elements are read by a job before its table opens (a list may hold millions).
         if p.type == .linkingObjects {
-            push(.table(TableScreen(source: .linkingObjects(owner: ref, property: p.name))))
+            open(.linkingObjects(owner: ref, property: p.name))
             return true
         }
         if p.isList || p.isSet {
-            push(.table(TableScreen(source: .list(owner: ref, property: p.name))))
+            open(.list(owner: ref, property: p.name))
             return true
         }
         if p.isDictionary {
-            push(.table(TableScreen(source: .entries(owner: ref, property: p.name, path: []))))
+            open(.entries(owner: ref, property: p.name, path: []))
             return true
         }
         if p.type == .mixed { return try openMixed(ref, p, data: data) }
@@ -313,7 +314,7 @@ extension AppState {
             return
         }
         if groups.count == 1 {
-            push(.table(TableScreen(source: .backlinks(owner: ref, originClass: groups[0].className, property: groups[0].property))))
+            open(.backlinks(owner: ref, originClass: groups[0].className, property: groups[0].property))
             return
         }
         var o = ObjectScreen(object: ref, fromClassTable: fromClassTable)
@@ -369,7 +370,7 @@ extension AppState {
                     }
                 }
             case .incoming(let c, let p, _):
-                push(.table(TableScreen(source: .backlinks(owner: o.object, originClass: c, property: p))))
+                open(.backlinks(owner: o.object, originClass: c, property: p))
             }
         case .incomingLinks: try openIncoming(o.object, data: data, fromClassTable: o.fromClassTable)
         default: break

@@ -133,7 +133,7 @@ public struct Renderer {
         var x = 1
         if state.running != nil, let p = state.jobProgress {
             // Work in the background: what runs, how far, and how to stop it.
-            let text = "\(p.label)… \(p.percent) % · Esc cancels"
+            let text = "\(p.label)… " + (p.percent.map { "\($0) % · " } ?? "· ") + "Esc cancels"
             canvas.draw(Canvas.truncate(text, to: leftMax), x: x, y: y, maxWidth: leftMax, role: .statusMessage)
         } else if let m = state.message {
             let infoShort = Canvas.truncate(file, to: 20)
