@@ -90,8 +90,8 @@ public struct ColumnCursor {
 public struct LeafCursor {
     enum Storage {
         case native(LeafAccess, NodeSource)
-        /// A leaf of another kind of file (`ForeignLeaf`), with its keys.
-        case foreign(any ForeignLeaf, [ObjectKey])
+        /// A leaf of another kind of file (`ForeignLeaf`), with its count.
+        case foreign(any ForeignLeaf, Int)
     }
 
     let storage: Storage
@@ -103,14 +103,14 @@ public struct LeafCursor {
     public var count: Int {
         switch storage {
         case .native(let leaf, _): return leaf.count
-        case .foreign(_, let keys): return keys.count
+        case .foreign(_, let count): return count
         }
     }
 
     public func key(_ row: Int) -> ObjectKey {
         switch storage {
         case .native(let leaf, _): return ObjectKey(leaf.key(at: row))
-        case .foreign(_, let keys): return keys[row]
+        case .foreign(let f, _): return f.key(row)
         }
     }
 
@@ -253,6 +253,8 @@ extension ColumnCursor {
                     if hit { buf[out] = buf[j]; out += 1 }
                 }
             }
+        } else if let f = box.foreign, f.keepInts(&rows, in: lo, hi, negate: negate, nullMatches: nullMatches) {
+            return
         } else if let ints = box.decodedInts {
             // A leaf of another kind of file, its ints decoded (`ColumnCursor(foreign:ints:)`).
             let nulls = box.decodedNulls
@@ -279,6 +281,7 @@ extension ColumnCursor {
 extension ColumnCursor {
     /// Keeps in `rows` those whose string's UTF-8 bytes pass `test`; null rows are kept when `nullMatches`.
     public func keepStrings(_ rows: inout [Int32], nullMatches: Bool, where test: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        if let f = box.foreign, try f.keepStrings(&rows, nullMatches: nullMatches, where: test) { return }
         var out = 0
         if let reader = box.reader, reader.encoding == .bytes {
             for j in rows.indices {
@@ -305,6 +308,7 @@ extension ColumnCursor {
     /// Keeps in `rows` those whose string is `needle`, bytewise (is not, when `negate`); null rows are kept when
     /// `nullMatches`.
     public func keepStrings(_ rows: inout [Int32], equalTo needle: UnsafeRawBufferPointer, negate: Bool, nullMatches: Bool) throws {
+        if let f = box.foreign, try f.keepStrings(&rows, equalTo: needle, negate: negate, nullMatches: nullMatches) { return }
         let n = needle.count
         try keepStrings(&rows, nullMatches: nullMatches) { h in
             (h.count == n && (n == 0 || memcmp(h.baseAddress!, needle.baseAddress!, n) == 0)) != negate
@@ -317,7 +321,7 @@ extension LeafCursor {
     public func appendKeys(of rows: [Int32], to keys: inout [ObjectKey]) {
         switch storage {
         case .native(.clean(let v), _): for r in rows { keys.append(ObjectKey(v.key(at: Int(r)))) }
-        case .foreign(_, let all): for r in rows { keys.append(all[Int(r)]) }
+        case .foreign(let f, _): f.appendKeys(of: rows, to: &keys)
         default: for r in rows { keys.append(key(Int(r))) }
         }
     }
