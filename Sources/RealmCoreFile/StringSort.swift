@@ -2,141 +2,184 @@
 import Glibc
 #endif
 
-/// A stable sort of strings by their UTF-8 bytes, for `SORT` by one string property: a most-significant-first
-/// radix sort on 8-byte chunks (DECISIONS 110).
+/// A stable sort of strings by their UTF-8 bytes (shorter first on a common prefix), for the order of a string
+/// property (`keysInStringOrder`, DECISIONS 110).
 ///
-/// Each level sorts a run of strings that share their first `8·depth` bytes by the next 8 bytes, read as a
-/// big-endian number (zero past the end), and by how many bytes are left, capped at 9: two strings equal in
-/// both are equal if they end within the chunk (at most 8 bytes left), and go on to the next level together
-/// when both continue. The level is a least-significant-first radix sort, one byte a pass, skipping the bytes
-/// where the run's strings all agree; radix passes keep equal entries in the order they came, so equal strings
-/// keep their index order. Runs of fewer than 24 strings are sorted by insertion, comparing bytes.
+/// Each string becomes an entry holding its first 16 bytes as two big-endian numbers (zero past its end) and
+/// its length capped at 17, which orders the strings of up to 16 bytes exactly: equal entries are equal strings.
+/// The entries are sorted by a most-significant-first radix sort, a byte a level, with a digit all entries of a
+/// bucket share skipped without moving them and buckets of up to 32 entries sorted by insertion. Each pass moves
+/// entries in the order they came, so equal strings keep their order (their keys' order). Strings longer than
+/// 16 bytes that share their first 16 are then ordered by their remaining bytes, keys breaking ties.
 struct StringSort {
-    let bytes: UnsafeRawBufferPointer
-    /// String `i` is `bytes[offsets[i] ..< offsets[i + 1]]`.
-    let offsets: UnsafeBufferPointer<Int>
-    /// Called every so often with the number of strings handled since the last call (progress and cancelling).
-    let tick: (Int) throws -> Void
-
-    /// The indices of the non-null strings, in ascending order; equal strings in index order.
-    func ascending(_ indices: [Int32]) throws -> [Int32] {
-        var order = indices
-        try order.withUnsafeMutableBufferPointer { o in try sort(o, depth: 0) }
-        return order
+    /// A string: its first 16 bytes, its length (capped at 17), its object key, and where its bytes are kept
+    /// (strings longer than 16 bytes only).
+    struct Entry {
+        var hi: UInt64
+        var lo: UInt64
+        var key: Int64
+        var long: Int32
+        var length: UInt8
     }
 
-    /// `ascending` with equal strings grouped: the runs of equal strings in descending order of their value,
-    /// each run in index order.
-    func descending(_ indices: [Int32]) throws -> [Int32] {
-        let up = try ascending(indices)
-        var out: [Int32] = []
-        out.reserveCapacity(up.count)
-        var end = up.count
-        while end > 0 {
-            var start = end - 1
-            while start > 0 && equal(up[start - 1], up[start]) { start -= 1 }
-            out.append(contentsOf: up[start..<end])
-            end = start
+    var entries: [Entry] = []
+    /// The bytes of the strings longer than 16 bytes; `long` of such an entry indexes `longOffsets`.
+    var longBytes: [UInt8] = []
+    var longOffsets: [Int] = [0]
+
+    /// Adds the string `bytes` of the object `key`.
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeRawBufferPointer, key: Int64) {
+        let n = bytes.count
+        var e = Entry(hi: 0, lo: 0, key: key, long: -1, length: UInt8(min(n, 17)))
+        if n > 0 {
+            let p = bytes.baseAddress!
+            e.hi = Self.load(p, min(n, 8))
+            if n > 8 { e.lo = Self.load(p + 8, min(n - 8, 8)) }
         }
-        return out
-    }
-
-    @inline(__always) func string(_ i: Int32) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: bytes[offsets[Int(i)]..<offsets[Int(i) + 1]])
-    }
-
-    @inline(__always) func equal(_ a: Int32, _ b: Int32) -> Bool {
-        let x = string(a), y = string(b)
-        return x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
-    }
-
-    /// -1, 0 or 1: the bytes of `a` and `b` from `from` on, in byte order (shorter first on a common prefix).
-    @inline(__always) func compare(_ a: Int32, _ b: Int32, from: Int) -> Int {
-        let x = string(a), y = string(b)
-        let m = min(x.count, y.count) - from
-        if m > 0 {
-            let c = memcmp(x.baseAddress! + from, y.baseAddress! + from, m)
-            if c != 0 { return c < 0 ? -1 : 1 }
+        if n > 16 {
+            e.long = Int32(truncatingIfNeeded: longOffsets.count - 1)
+            longBytes.append(contentsOf: bytes)
+            longOffsets.append(longBytes.count)
         }
-        return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+        entries.append(e)
     }
 
-    /// The 8 bytes of string `i` from `from`, big-endian, zero past its end, and how many bytes it has from `from`
-    /// on, capped at 9 (9: it goes on past the chunk).
-    @inline(__always) func chunk(_ i: Int32, from: Int) -> (UInt64, UInt8) {
-        let s = string(i)
-        let left = s.count - from
+    /// `count` (0...8) bytes at `p` as the high bytes of a big-endian number.
+    @inline(__always)
+    static func load(_ p: UnsafeRawPointer, _ count: Int) -> UInt64 {
+        if count == 8 { return UInt64(bigEndian: p.loadUnaligned(as: UInt64.self)) }
         var v: UInt64 = 0
-        if left >= 8 {
-            v = UInt64(bigEndian: s.loadUnaligned(fromByteOffset: from, as: UInt64.self))
-        } else if left > 0 {
-            for j in 0..<left { v |= UInt64(s[from + j]) << UInt64(56 - 8 * j) }
-        }
-        return (v, UInt8(max(0, min(left, 9))))
+        for j in 0..<count { v |= UInt64(p.load(fromByteOffset: j, as: UInt8.self)) << UInt64(56 - 8 * j) }
+        return v
     }
 
-    /// Sorts `o`, whose strings share their first `8·depth` bytes.
-    func sort(_ o: UnsafeMutableBufferPointer<Int32>, depth: Int) throws {
-        let n = o.count
-        if n < 2 { return }
-        let from = 8 * depth
-        if n < 24 {
-            // Insertion sort: stable, since only a smaller string moves before another.
-            for i in 1..<n {
-                let x = o[i]
-                var j = i
-                while j > 0 && compare(x, o[j - 1], from: from) < 0 { o[j] = o[j - 1]; j -= 1 }
-                o[j] = x
+    /// Sorts the entries.
+    mutating func sort() {
+        let n = entries.count
+        let scratch = UnsafeMutableBufferPointer<Entry>.allocate(capacity: max(n, 1))
+        defer { scratch.deallocate() }
+        let all = longBytes, offsets = longOffsets
+        all.withUnsafeBytes { b in
+            offsets.withUnsafeBufferPointer { o in
+                entries.withUnsafeMutableBufferPointer { e in
+                    Level(bytes: b, offsets: o).sort(e, scratch)
+                }
             }
-            return
         }
-        // Keys: 8 chunk bytes then the length byte, least significant last; one histogram per key byte.
-        var keys = [UInt64](repeating: 0, count: n), lengths = [UInt8](repeating: 0, count: n)
-        var counts = [Int](repeating: 0, count: 9 * 256)
-        for i in 0..<n {
-            let (v, l) = chunk(o[i], from: from)
-            keys[i] = v
-            lengths[i] = l
-            for b in 0..<8 { counts[b * 256 + Int((v >> UInt64(56 - 8 * b)) & 0xFF)] += 1 }
-            counts[8 * 256 + Int(l)] += 1
+    }
+
+    /// Whether entries `a` and `b` (sorted) hold the same string.
+    func same(_ a: Int, _ b: Int) -> Bool {
+        let x = entries[a], y = entries[b]
+        guard x.hi == y.hi, x.lo == y.lo, x.length == y.length else { return false }
+        if x.length < 17 { return true }
+        return longBytes.withUnsafeBytes { b in
+            longOffsets.withUnsafeBufferPointer { o in Level(bytes: b, offsets: o).compareTails(x, y) == 0 }
         }
-        var keys2 = keys, lengths2 = lengths
-        var o2 = [Int32](repeating: 0, count: n)
-        var offsets = [Int](repeating: 0, count: 256)
-        // Passes from the least significant byte (the length) to the most; a byte all strings share is skipped.
-        for b in stride(from: 8, through: 0, by: -1) {
-            let base = b * 256
-            var sum = 0, single = false
-            for d in 0..<256 {
-                let c = counts[base + d]
-                if c == n { single = true; break }
-                offsets[d] = sum
+    }
+
+    /// The sort over the entries, with the bytes of the long strings.
+    private struct Level {
+        let bytes: UnsafeRawBufferPointer
+        let offsets: UnsafeBufferPointer<Int>
+
+        /// Digit `d` of an entry: bytes 0–15, then the length.
+        @inline(__always) static func digit(_ e: Entry, _ d: Int) -> Int {
+            if d < 8 { return Int(truncatingIfNeeded: (e.hi >> UInt64(56 - 8 * d)) & 0xFF) }
+            if d < 16 { return Int(truncatingIfNeeded: (e.lo >> UInt64(56 - 8 * (d - 8))) & 0xFF) }
+            return Int(e.length)
+        }
+
+        @inline(__always) static func less(_ a: Entry, _ b: Entry) -> Bool {
+            a.hi != b.hi ? a.hi < b.hi : (a.lo != b.lo ? a.lo < b.lo : a.length < b.length)
+        }
+
+        /// The bytes after the 16th of two long strings, in byte order: -1, 0 or 1.
+        func compareTails(_ a: Entry, _ b: Entry) -> Int {
+            let x = UnsafeRawBufferPointer(rebasing: bytes[offsets[Int(a.long)]..<offsets[Int(a.long) + 1]])
+            let y = UnsafeRawBufferPointer(rebasing: bytes[offsets[Int(b.long)]..<offsets[Int(b.long) + 1]])
+            let m = min(x.count, y.count) - 16
+            if m > 0 {
+                let c = memcmp(x.baseAddress! + 16, y.baseAddress! + 16, m)
+                if c != 0 { return c < 0 ? -1 : 1 }
+            }
+            return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+        }
+
+        /// Sorts `e`, using `tmp` (as long) as scratch. Each level sorts by a digit after those its entries share,
+        /// so the recursion is at most 17 deep.
+        func sort(_ e: UnsafeMutableBufferPointer<Entry>, _ tmp: UnsafeMutableBufferPointer<Entry>) {
+            let n = e.count
+            if n < 2 { return }
+            if n <= 32 {
+                // Insertion sort: stable, since only a smaller entry moves before another.
+                for i in 1..<n {
+                    let x = e[i]
+                    var j = i
+                    while j > 0 && Self.less(x, e[j - 1]) { e[j] = e[j - 1]; j -= 1 }
+                    e[j] = x
+                }
+                sortLongRuns(e)
+                return
+            }
+            // The first digit where the entries differ, found in one pass.
+            let f = e[0]
+            var dh: UInt64 = 0, dl: UInt64 = 0, dlength = false
+            for i in 1..<n {
+                dh |= e[i].hi ^ f.hi
+                dl |= e[i].lo ^ f.lo
+                dlength = dlength || e[i].length != f.length
+            }
+            let d: Int
+            if dh != 0 { d = dh.leadingZeroBitCount / 8 } else if dl != 0 { d = 8 + dl.leadingZeroBitCount / 8 } else if dlength { d = 16 } else {
+                // Every digit shared: one string of up to 16 bytes, or long strings sharing their first 16.
+                sortLongRuns(e)
+                return
+            }
+            let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: 256)
+            defer { counts.deallocate() }
+            counts.initialize(repeating: 0)
+            for i in 0..<n { counts[Self.digit(e[i], d)] += 1 }
+            var sum = 0
+            for k in 0..<256 {
+                let c = counts[k]
+                counts[k] = sum
                 sum += c
             }
-            if single { continue }
-            let shift = UInt64(b == 8 ? 0 : 56 - 8 * b)
             for i in 0..<n {
-                let d = b == 8 ? Int(lengths[i]) : Int((keys[i] >> shift) & 0xFF)
-                let to = offsets[d]
-                offsets[d] = to + 1
-                keys2[to] = keys[i]
-                lengths2[to] = lengths[i]
-                o2[to] = o[i]
+                let k = Self.digit(e[i], d)
+                tmp[counts[k]] = e[i]
+                counts[k] += 1
             }
-            swap(&keys, &keys2)
-            swap(&lengths, &lengths2)
-            for i in 0..<n { o[i] = o2[i] }
+            e.baseAddress!.update(from: tmp.baseAddress!, count: n)
+            // `counts[k]` now ends bucket k.
+            var start = 0
+            for k in 0..<256 {
+                let end = counts[k]
+                if end - start > 1 {
+                    sort(UnsafeMutableBufferPointer(rebasing: e[start..<end]), UnsafeMutableBufferPointer(rebasing: tmp[start..<end]))
+                }
+                start = end
+            }
         }
-        try tick(n)
-        // Runs of strings equal so far that go on past the chunk: on to the next 8 bytes.
-        var start = 0
-        while start < n {
-            var end = start + 1
-            while end < n && keys[end] == keys[start] && lengths[end] == lengths[start] { end += 1 }
-            if lengths[start] == 9 && end - start > 1 {
-                try sort(UnsafeMutableBufferPointer(rebasing: o[start..<end]), depth: depth + 1)
+
+        /// Orders each run of entries with the same 16 bytes and a length over 16 by the bytes after them (an
+        /// entry's key breaking ties: the order they came in).
+        func sortLongRuns(_ e: UnsafeMutableBufferPointer<Entry>) {
+            var start = 0
+            while start < e.count {
+                var end = start + 1
+                while end < e.count && e[end].hi == e[start].hi && e[end].lo == e[start].lo && e[end].length == e[start].length { end += 1 }
+                if e[start].length == 17 && end - start > 1 {
+                    var run = UnsafeMutableBufferPointer(rebasing: e[start..<end])
+                    run.sort { a, b in
+                        let c = compareTails(a, b)
+                        return c != 0 ? c < 0 : a.key < b.key
+                    }
+                }
+                start = end
             }
-            start = end
         }
     }
 }
@@ -146,39 +189,36 @@ extension RealmCoreFile {
     /// in key order, with where each run of equal strings starts: the column read in place, leaf by leaf, then
     /// sorted (`StringSort`). Realm Core's own index does not keep this order (DECISIONS 100, 110).
     public func keysInStringOrder(of cls: CoreClass, property: CoreProperty) throws -> (keys: [Int64], runStarts: [Int]) {
-        var keys: [Int64] = [], bytes: [UInt8] = [], offsets: [Int] = [0]
-        var nulls: [Int32] = [], strings: [Int32] = []
-        keys.reserveCapacity(cls.objectCount)
-        offsets.reserveCapacity(cls.objectCount + 1)
-        strings.reserveCapacity(cls.objectCount)
+        var sorter = StringSort()
+        var nulls: [Int64] = []
+        sorter.entries.reserveCapacity(cls.objectCount)
         try forEachLeaf(of: cls) { leaf in
             let column = try leaf.column(property)
+            if case .shortStrings(let node) = column.layout {
+                // The common leaf, read slot by slot.
+                let w = node.width, nullable = column.nullable
+                for i in 0..<leaf.count {
+                    if node.isNullShortString(i) {
+                        if nullable { nulls.append(leaf.key(i)) } else { sorter.append(UnsafeRawBufferPointer(start: nil, count: 0), key: leaf.key(i)) }
+                    } else {
+                        let pad = Int(node.payload.load(fromByteOffset: i * w + w - 1, as: UInt8.self))
+                        sorter.append(UnsafeRawBufferPointer(start: node.payload + i * w, count: w - 1 - pad), key: leaf.key(i))
+                    }
+                }
+                return true
+            }
             for i in 0..<leaf.count {
-                let row = Int32(truncatingIfNeeded: keys.count)
-                keys.append(leaf.key(i))
-                if try column.withStringBytes(i, { bytes.append(contentsOf: $0) }) { strings.append(row) } else { nulls.append(row) }
-                offsets.append(bytes.count)
+                let key = leaf.key(i)
+                if !(try column.withStringBytes(i, { sorter.append($0, key: key) })) { nulls.append(key) }
             }
             return true
         }
-        guard keys.count <= Int(Int32.max) else {
-            throw RealmCoreFileError.noSuchObject(className: cls.name, detail: "more than \(Int32.max) objects to sort")
-        }
-        var out: [Int64] = [], starts: [Int] = []
-        out.reserveCapacity(keys.count)
-        if !nulls.isEmpty {
-            starts.append(0)
-            for r in nulls { out.append(keys[Int(r)]) }
-        }
-        try bytes.withUnsafeBytes { b in
-            try offsets.withUnsafeBufferPointer { o in
-                let sorter = StringSort(bytes: b, offsets: o, tick: { _ in })
-                let order = try sorter.ascending(strings)
-                for (j, r) in order.enumerated() {
-                    if j == 0 || !sorter.equal(order[j - 1], r) { starts.append(out.count) }
-                    out.append(keys[Int(r)])
-                }
-            }
+        sorter.sort()
+        var out = nulls, starts: [Int] = nulls.isEmpty ? [] : [0]
+        out.reserveCapacity(nulls.count + sorter.entries.count)
+        for j in 0..<sorter.entries.count {
+            if j == 0 || !sorter.same(j - 1, j) { starts.append(out.count) }
+            out.append(sorter.entries[j].key)
         }
         return (out, starts)
     }
