@@ -10,38 +10,42 @@ import Glibc
 /// The entries are sorted by a most-significant-first radix sort, a byte a level, with a digit all entries of a
 /// bucket share skipped without moving them and buckets of up to 32 entries sorted by insertion. Each pass moves
 /// entries in the order they came, so equal strings keep their order (their keys' order). Strings longer than
-/// 16 bytes that share their first 16 are then ordered by their remaining bytes, keys breaking ties.
+/// 16 bytes that share their first 16 are then ordered by their remaining bytes, positions breaking ties.
 struct StringSort {
-    /// A string: its first 16 bytes, its length (capped at 17), its object key, and where its bytes are kept
-    /// (strings longer than 16 bytes only).
+    /// A string: its first 16 bytes, its length (capped at 17), and its position in `keys` (24 bytes: the sort
+    /// moves entries, and a smaller one is a faster sort).
     struct Entry {
         var hi: UInt64
         var lo: UInt64
-        var key: Int64
-        var long: Int32
+        var position: UInt32
         var length: UInt8
     }
 
     var entries: [Entry] = []
-    /// The bytes of the strings longer than 16 bytes; `long` of such an entry indexes `longOffsets`.
+    /// The object key of each string, in the order they were added (key order).
+    var keys: [Int64] = []
+    /// The bytes of the strings longer than 16 bytes, and for each such string (by position) where they start
+    /// and end in `longBytes`.
     var longBytes: [UInt8] = []
-    var longOffsets: [Int] = [0]
+    var longRanges: [UInt32: Range<Int>] = [:]
 
-    /// Adds the string `bytes` of the object `key`.
+    /// Adds the string `bytes` of the object `key` (at most `UInt32.max` strings).
     @inline(__always)
     mutating func append(_ bytes: UnsafeRawBufferPointer, key: Int64) {
         let n = bytes.count
-        var e = Entry(hi: 0, lo: 0, key: key, long: -1, length: UInt8(min(n, 17)))
+        let position = UInt32(truncatingIfNeeded: keys.count)
+        var e = Entry(hi: 0, lo: 0, position: position, length: UInt8(min(n, 17)))
         if n > 0 {
             let p = bytes.baseAddress!
             e.hi = Self.load(p, min(n, 8))
             if n > 8 { e.lo = Self.load(p + 8, min(n - 8, 8)) }
         }
         if n > 16 {
-            e.long = Int32(truncatingIfNeeded: longOffsets.count - 1)
+            let start = longBytes.count
             longBytes.append(contentsOf: bytes)
-            longOffsets.append(longBytes.count)
+            longRanges[position] = start..<longBytes.count
         }
+        keys.append(key)
         entries.append(e)
     }
 
@@ -59,12 +63,10 @@ struct StringSort {
         let n = entries.count
         let scratch = UnsafeMutableBufferPointer<Entry>.allocate(capacity: max(n, 1))
         defer { scratch.deallocate() }
-        let all = longBytes, offsets = longOffsets
+        let all = longBytes, ranges = longRanges
         all.withUnsafeBytes { b in
-            offsets.withUnsafeBufferPointer { o in
-                entries.withUnsafeMutableBufferPointer { e in
-                    Level(bytes: b, offsets: o).sort(e, scratch)
-                }
+            entries.withUnsafeMutableBufferPointer { e in
+                Level(bytes: b, ranges: ranges).sort(e, scratch, intoOther: false)
             }
         }
     }
@@ -74,15 +76,13 @@ struct StringSort {
         let x = entries[a], y = entries[b]
         guard x.hi == y.hi, x.lo == y.lo, x.length == y.length else { return false }
         if x.length < 17 { return true }
-        return longBytes.withUnsafeBytes { b in
-            longOffsets.withUnsafeBufferPointer { o in Level(bytes: b, offsets: o).compareTails(x, y) == 0 }
-        }
+        return longBytes.withUnsafeBytes { b in Level(bytes: b, ranges: longRanges).compareTails(x, y) == 0 }
     }
 
     /// The sort over the entries, with the bytes of the long strings.
     private struct Level {
         let bytes: UnsafeRawBufferPointer
-        let offsets: UnsafeBufferPointer<Int>
+        let ranges: [UInt32: Range<Int>]
 
         /// Digit `d` of an entry: bytes 0–15, then the length.
         @inline(__always) static func digit(_ e: Entry, _ d: Int) -> Int {
@@ -97,8 +97,8 @@ struct StringSort {
 
         /// The bytes after the 16th of two long strings, in byte order: -1, 0 or 1.
         func compareTails(_ a: Entry, _ b: Entry) -> Int {
-            let x = UnsafeRawBufferPointer(rebasing: bytes[offsets[Int(a.long)]..<offsets[Int(a.long) + 1]])
-            let y = UnsafeRawBufferPointer(rebasing: bytes[offsets[Int(b.long)]..<offsets[Int(b.long) + 1]])
+            let x = UnsafeRawBufferPointer(rebasing: bytes[ranges[a.position] ?? (0..<0)])
+            let y = UnsafeRawBufferPointer(rebasing: bytes[ranges[b.position] ?? (0..<0)])
             let m = min(x.count, y.count) - 16
             if m > 0 {
                 let c = memcmp(x.baseAddress! + 16, y.baseAddress! + 16, m)
@@ -107,20 +107,24 @@ struct StringSort {
             return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
         }
 
-        /// Sorts `e`, using `tmp` (as long) as scratch. Each level sorts by a digit after those its entries share,
-        /// so the recursion is at most 17 deep.
-        func sort(_ e: UnsafeMutableBufferPointer<Entry>, _ tmp: UnsafeMutableBufferPointer<Entry>) {
+        /// Sorts the entries of `e` into `e` (`intoOther` false) or into `other` (as long). A level scatters the
+        /// entries into the other buffer by their first digit that differs, and its buckets are sorted from there,
+        /// so that no level copies its entries back. Each level sorts by a digit after those its entries share, so
+        /// the recursion is at most 17 deep.
+        func sort(_ e: UnsafeMutableBufferPointer<Entry>, _ other: UnsafeMutableBufferPointer<Entry>, intoOther: Bool) {
             let n = e.count
-            if n < 2 { return }
             if n <= 32 {
                 // Insertion sort: stable, since only a smaller entry moves before another.
-                for i in 1..<n {
-                    let x = e[i]
-                    var j = i
-                    while j > 0 && Self.less(x, e[j - 1]) { e[j] = e[j - 1]; j -= 1 }
-                    e[j] = x
+                if n > 1 {
+                    for i in 1..<n {
+                        let x = e[i]
+                        var j = i
+                        while j > 0 && Self.less(x, e[j - 1]) { e[j] = e[j - 1]; j -= 1 }
+                        e[j] = x
+                    }
+                    sortLongRuns(e)
                 }
-                sortLongRuns(e)
+                if intoOther && n > 0 { other.baseAddress!.update(from: e.baseAddress!, count: n) }
                 return
             }
             // The first digit where the entries differ, found in one pass.
@@ -135,6 +139,7 @@ struct StringSort {
             if dh != 0 { d = dh.leadingZeroBitCount / 8 } else if dl != 0 { d = 8 + dl.leadingZeroBitCount / 8 } else if dlength { d = 16 } else {
                 // Every digit shared: one string of up to 16 bytes, or long strings sharing their first 16.
                 sortLongRuns(e)
+                if intoOther { other.baseAddress!.update(from: e.baseAddress!, count: n) }
                 return
             }
             let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: 256)
@@ -149,23 +154,25 @@ struct StringSort {
             }
             for i in 0..<n {
                 let k = Self.digit(e[i], d)
-                tmp[counts[k]] = e[i]
+                other[counts[k]] = e[i]
                 counts[k] += 1
             }
-            e.baseAddress!.update(from: tmp.baseAddress!, count: n)
-            // `counts[k]` now ends bucket k.
+            // The entries are in `other` now; `counts[k]` ends bucket k. A bucket sorted from there ends where asked.
             var start = 0
             for k in 0..<256 {
                 let end = counts[k]
                 if end - start > 1 {
-                    sort(UnsafeMutableBufferPointer(rebasing: e[start..<end]), UnsafeMutableBufferPointer(rebasing: tmp[start..<end]))
+                    sort(UnsafeMutableBufferPointer(rebasing: other[start..<end]), UnsafeMutableBufferPointer(rebasing: e[start..<end]),
+                         intoOther: !intoOther)
+                } else if end - start == 1 && !intoOther {
+                    e[start] = other[start]
                 }
                 start = end
             }
         }
 
         /// Orders each run of entries with the same 16 bytes and a length over 16 by the bytes after them (an
-        /// entry's key breaking ties: the order they came in).
+        /// entry's position breaking ties: the order they came in).
         func sortLongRuns(_ e: UnsafeMutableBufferPointer<Entry>) {
             var start = 0
             while start < e.count {
@@ -175,7 +182,7 @@ struct StringSort {
                     var run = UnsafeMutableBufferPointer(rebasing: e[start..<end])
                     run.sort { a, b in
                         let c = compareTails(a, b)
-                        return c != 0 ? c < 0 : a.key < b.key
+                        return c != 0 ? c < 0 : a.position < b.position
                     }
                 }
                 start = end
@@ -192,6 +199,10 @@ extension RealmCoreFile {
         var sorter = StringSort()
         var nulls: [Int64] = []
         sorter.entries.reserveCapacity(cls.objectCount)
+        sorter.keys.reserveCapacity(cls.objectCount)
+        guard cls.objectCount <= Int(UInt32.max) else {
+            throw RealmCoreFileError.noSuchObject(className: cls.name, detail: "more than \(UInt32.max) objects to sort")
+        }
         try forEachLeaf(of: cls) { leaf in
             let column = try leaf.column(property)
             if case .shortStrings(let node) = column.layout {
@@ -218,7 +229,7 @@ extension RealmCoreFile {
         out.reserveCapacity(nulls.count + sorter.entries.count)
         for j in 0..<sorter.entries.count {
             if j == 0 || !sorter.same(j - 1, j) { starts.append(out.count) }
-            out.append(sorter.entries[j].key)
+            out.append(sorter.keys[Int(sorter.entries[j].position)])
         }
         return (out, starts)
     }
