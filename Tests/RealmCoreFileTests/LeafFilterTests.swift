@@ -1,6 +1,7 @@
 import Foundation
 @testable import RealmCoreFile
 import Testing
+import TestSupport
 
 /// The leaf filters of `CoreColumnLeaf` (DECISIONS 110) against the column's row-by-row reads, on every int and
 /// string column of every fixture that opens: the same rows kept, for ranges that cut each leaf's values at
@@ -35,6 +36,31 @@ import Testing
         // Between them, these two hold leaves of every width, the second with the types' minima (negative).
         if name == "core/test_flx_metadata_tables_v1.realm" { #expect(widths.isSuperset(of: [0, 1, 2, 4, 8]), "\(widths)") }
         if name == "java/6.0.0-beta.2-alltypes-min.realm" { #expect(widths.isSuperset(of: [8, 16, 32, 64]), "\(widths)") }
+    }
+
+    /// A short-string slot whose padding byte claims more than the slot holds is an error naming the leaf when
+    /// its column is read, before any filter reads the slots in place.
+    @Test func aDamagedShortStringSlotIsAnError() throws {
+        let source = Fixtures.path("written/people-1k.realm")
+        let file = try RealmCoreFile(path: source)
+        let person = try #require(file.classes.first { $0.name == "Person" })
+        let city = try #require(person.properties.first { $0.name == "city" })
+        var slot: (ref: Int, width: Int)?
+        try file.forEachLeaf(of: person) { leaf in
+            if case .shortStrings(let node) = try leaf.column(city).layout, node.width > 0 { slot = (node.ref, node.width) }
+            return slot == nil
+        }
+        let (ref, width) = try #require(slot)
+        let dir = TempDir()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        bytes[ref + 8 + width - 1] = UInt8(width + 1)
+        try bytes.write(to: URL(fileURLWithPath: dir.file("damaged.realm")))
+        let damaged = try RealmCoreFile(path: dir.file("damaged.realm"))
+        let cls = try #require(damaged.classes.first { $0.name == "Person" })
+        #expect { try damaged.forEachLeaf(of: cls) { leaf in _ = try leaf.column(city); return true } } throws: { e in
+            guard case RealmCoreFileError.corrupt(let what, let offset, _) = e else { return false }
+            return what.contains("short string slot 0") && offset == ref
+        }
     }
 
     func checkInts(_ c: CoreColumnLeaf, _ all: [Int32], _ n: Int, _ name: String, _ property: String) throws {
