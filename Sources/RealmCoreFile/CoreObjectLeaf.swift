@@ -127,20 +127,6 @@ public struct CoreColumnLeaf {
         return true
     }
 
-    /// `int(i)` for every object of the leaf.
-    public var ints: [Int64] { (0..<leaf.count).map { int($0) } }
-    /// `double(i)` for every object of the leaf.
-    public var doubles: [Double] { (0..<leaf.count).map { double($0) } }
-    /// `isNull(i)` for every object of the leaf; nil when none is null.
-    public var nulls: [Bool]? {
-        var out: [Bool]?
-        for i in 0..<leaf.count where isNull(i) {
-            if out == nil { out = [Bool](repeating: false, count: leaf.count) }
-            out![i] = true
-        }
-        return out
-    }
-
     /// Whether the column may hold null (else a null pattern reads as the type's default).
     var nullable: Bool { column.isNullable || column.type == 12 }
 

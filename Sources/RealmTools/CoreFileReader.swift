@@ -96,8 +96,8 @@ public final class CoreFileReader: ObjectReader, @unchecked Sendable {  // immut
 
     public func keys(_ table: TableHandle) throws -> [ObjectKey] {
         var out: [ObjectKey] = []
-        try scan(table) { leaf in
-            for i in 0..<leaf.count { out.append(leaf.key(i)) }
+        try file.forEachLeaf(of: classes[try classNumber(table)]) { leaf in
+            for i in 0..<leaf.count { out.append(Self.ourKey(leaf.key(i))) }
             return true
         }
         return out

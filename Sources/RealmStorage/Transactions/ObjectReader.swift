@@ -180,14 +180,9 @@ extension LeafCursor {
 }
 
 extension ColumnCursor {
-    /// A column read through `foreign`. `ints` (ints and bools) or `doubles` (doubles and floats): its numbers
-    /// decoded for the leaf, with `nulls` (nil when none is null); the scans' per-row reads then read these.
-    package init(foreign: any ForeignColumn, property p: PropertyHandle, ints: [Int64]? = nil, doubles: [Double]? = nil,
-                 nulls: [Bool]? = nil) {
+    /// A column read in place through `foreign`.
+    package init(foreign: any ForeignColumn, property p: PropertyHandle) {
         self.init(reader: nil, values: nil, foreign: foreign, info: p.info, source: nil)
-        box.decodedInts = ints
-        box.decodedDoubles = doubles
-        box.decodedNulls = nulls
     }
 
     /// A column whose values are decoded for the leaf (the rarer types of another kind of file).

@@ -5,13 +5,9 @@ public struct ColumnCursor {
     final class Box {
         let reader: ColumnReader?
         let values: [Value]?
-        /// A column of another kind of file (`ForeignColumn`), when neither `reader` nor `values` is set; with its
-        /// numbers decoded for the leaf when it is a column of ints, bools or doubles, so that the per-row reads of a
-        /// scan are array reads (`decodedNulls` nil when none is null).
+        /// A column of another kind of file (`ForeignColumn`), when neither `reader` nor `values` is set: read in
+        /// place, its filters (`keepInts`, `keepStrings`) a call per leaf.
         let foreign: (any ForeignColumn)?
-        var decodedInts: [Int64]?
-        var decodedDoubles: [Double]?
-        var decodedNulls: [Bool]?
         let info: PropertyInfo
         /// Where `reader` reads nodes from (nil for the other two forms).
         let source: NodeSource?
@@ -51,7 +47,6 @@ public struct ColumnCursor {
     /// The integer at `row` of an int column (0 for null).
     @inline(__always) public func int(_ row: Int) -> Int64 {
         if box.reader != nil { return box.reader.unsafelyUnwrapped.int(at: row) }
-        if let ints = box.decodedInts { return ints[row] }
         if let vs = box.values { if case .int(let i) = vs[row] { return i } else { return 0 } }
         if let f = box.foreign { return f.int(row) }
         return box.defaultInt
@@ -59,7 +54,6 @@ public struct ColumnCursor {
 
     @inline(__always) public func isNull(_ row: Int) -> Bool {
         if box.reader != nil { return box.reader.unsafelyUnwrapped.isNull(row) }
-        if box.decodedInts != nil || box.decodedDoubles != nil { return box.decodedNulls?[row] ?? false }
         if let vs = box.values { return vs[row].isNull }
         if let f = box.foreign { return f.isNull(row) }
         return box.defaultIsNull
@@ -255,18 +249,6 @@ extension ColumnCursor {
             }
         } else if let f = box.foreign, f.keepInts(&rows, in: lo, hi, negate: negate, nullMatches: nullMatches) {
             return
-        } else if let ints = box.decodedInts {
-            // A leaf of another kind of file, its ints decoded (`ColumnCursor(foreign:ints:)`).
-            let nulls = box.decodedNulls
-            rows.withUnsafeMutableBufferPointer { buf in
-                ints.withUnsafeBufferPointer { values in
-                    for j in 0..<buf.count {
-                        let r = Int(buf[j])
-                        let hit = nulls?[r] == true ? nullMatches : ((values[r] >= lo && values[r] <= hi) != negate)
-                        if hit { buf[out] = buf[j]; out += 1 }
-                    }
-                }
-            }
         } else {
             for j in rows.indices {
                 let r = Int(rows[j])
