@@ -289,13 +289,23 @@ struct CoreLeafView: ForeignLeaf {
         }
         let property = cls.properties[column]
         let col = try leaf.column(property)
-        if col.isInPlace, property.collection == .none, [.int, .bool, .float, .double, .string, .link].contains(property.type) {
+        if col.isInPlace, property.collection == .none, Self.readsInPlace(property.type) {
             return ColumnCursor(foreign: CoreColumnView(reader: reader, cls: cls, property: property, column: col), property: p)
         }
         var values: [Value] = []
         values.reserveCapacity(leaf.count)
         for i in 0..<leaf.count { values.append(try reader.ours(try col.value(i), property, cls)) }
         return ColumnCursor(values: values, property: p)
+    }
+}
+
+extension CoreLeafView {
+    /// The types `CoreColumnView` reads in place (a switch: an array literal here was made once per leaf).
+    static func readsInPlace(_ type: CorePropertyType) -> Bool {
+        switch type {
+        case .int, .bool, .float, .double, .string, .link: return true
+        default: return false
+        }
     }
 }
 
