@@ -51,7 +51,11 @@ public struct CoreColumnLeaf {
         case links(CoreNode)
         case floats(CoreNode, nullable: Bool)
         case doubles(CoreNode, nullable: Bool)
-        /// `isNull[i]` decided when the column was made; the bytes are read per access.
+        /// Strings of up to 15 bytes in fixed-width slots (the last byte of a slot: width − 1 − length, width for
+        /// null), every slot checked when the column was made.
+        case shortStrings(CoreNode)
+        /// Other string leaves (medium, long, enumerated): `isNull[i]` decided when the column was made; the bytes
+        /// are read per access.
         case strings(CoreNode, enumKeys: Int?, isNull: [Bool])
         /// Anything else: values read one by one.
         case general
@@ -99,6 +103,14 @@ public struct CoreColumnLeaf {
         case .double:
             try check(node.scheme == 1 && (node.width == 8 || n == 0) && node.count >= n, "double")
             layout = .doubles(node, nullable: column.isNullable)
+        case .string(let enumKeys) where !node.hasRefs && node.scheme == 1:
+            try check(node.count >= n, "string")
+            let w = node.width
+            for i in 0..<(w == 0 ? 0 : n) where Int(node.payload.load(fromByteOffset: i * w + w - 1, as: UInt8.self)) > w {
+                throw RealmCoreFileError.corrupt(what: "short string slot \(i) with padding byte \(node.payload.load(fromByteOffset: i * w + w - 1, as: UInt8.self)) in width \(w)",
+                                                 offset: node.ref, context: "")
+            }
+            layout = .shortStrings(node)
         case .string(let enumKeys):
             try check(try group.leafCount(.string(enumKeys: enumKeys), node) >= n, "string")
             var isNull = [Bool](repeating: false, count: n)
@@ -115,20 +127,6 @@ public struct CoreColumnLeaf {
         return true
     }
 
-    /// `int(i)` for every object of the leaf.
-    public var ints: [Int64] { (0..<leaf.count).map { int($0) } }
-    /// `double(i)` for every object of the leaf.
-    public var doubles: [Double] { (0..<leaf.count).map { double($0) } }
-    /// `isNull(i)` for every object of the leaf; nil when none is null.
-    public var nulls: [Bool]? {
-        var out: [Bool]?
-        for i in 0..<leaf.count where isNull(i) {
-            if out == nil { out = [Bool](repeating: false, count: leaf.count) }
-            out![i] = true
-        }
-        return out
-    }
-
     /// Whether the column may hold null (else a null pattern reads as the type's default).
     var nullable: Bool { column.isNullable || column.type == 12 }
 
@@ -141,6 +139,7 @@ public struct CoreColumnLeaf {
         case let .floats(node, isNullable): return isNullable && node.payload.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self) == 0x7FC0_00AA
         case let .doubles(node, isNullable):
             return isNullable && node.payload.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self) == 0x7FF8_0000_0000_00AA
+        case .shortStrings(let node): return nullable && node.isNullShortString(i)
         case .strings(_, _, let isNull): return isNull[i] && nullable
         case .general: return false
         }
@@ -182,6 +181,15 @@ public struct CoreColumnLeaf {
     /// Calls `body` with the UTF-8 bytes of the string at `i`, in place; false (without calling it) for null.
     public func withStringBytes(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
         switch layout {
+        case .shortStrings(let node):
+            if node.isNullShortString(i) {
+                if nullable { return false }
+                try body(UnsafeRawBufferPointer(start: nil, count: 0))
+                return true
+            }
+            let w = node.width, pad = Int(node.payload.load(fromByteOffset: i * w + w - 1, as: UInt8.self))
+            try body(UnsafeRawBufferPointer(start: node.payload + i * w, count: w - 1 - pad))
+            return true
         case let .strings(node, enumKeys, isNull):
             if isNull[i] {
                 if nullable { return false }
@@ -211,6 +219,14 @@ public struct CoreColumnLeaf {
             if let cluster = leaf.cluster { return try group.modernValue(table, column, cluster, i) }
             return try group.legacyValue(column, leaf.firstPosition + i)
         }
+    }
+}
+
+extension CoreNode {
+    /// Whether slot `i` of a leaf of short strings (checked to hold it) is null.
+    @inline(__always)
+    func isNullShortString(_ i: Int) -> Bool {
+        width == 0 || Int(payload.load(fromByteOffset: i * width + width - 1, as: UInt8.self)) == width
     }
 }
 

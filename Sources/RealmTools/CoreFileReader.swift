@@ -96,8 +96,8 @@ public final class CoreFileReader: ObjectReader, @unchecked Sendable {  // immut
 
     public func keys(_ table: TableHandle) throws -> [ObjectKey] {
         var out: [ObjectKey] = []
-        try scan(table) { leaf in
-            for i in 0..<leaf.count { out.append(leaf.key(i)) }
+        try file.forEachLeaf(of: classes[try classNumber(table)]) { leaf in
+            for i in 0..<leaf.count { out.append(Self.ourKey(leaf.key(i))) }
             return true
         }
         return out
@@ -234,7 +234,14 @@ public final class CoreFileReader: ObjectReader, @unchecked Sendable {  // immut
 
     public func indexCandidates(_ p: PropertyHandle, mayEqual value: Value) throws -> [ObjectKey]? { nil }
     public func objects(_ p: PropertyHandle, withElement value: Value) throws -> [ObjectKey]? { nil }
-    public func keysInIndexOrder(_ p: PropertyHandle) throws -> (keys: [ObjectKey], runStarts: [Int])? { nil }
+    /// An indexed string property's order, read from the column rather than the index: Realm Core's index is not
+    /// in byte order (DECISIONS 100), so the column is sorted in place (`keysInStringOrder`, DECISIONS 107).
+    public func keysInIndexOrder(_ p: PropertyHandle) throws -> (keys: [ObjectKey], runStarts: [Int])? {
+        let (cls, property) = try resolve(p)
+        guard property.isIndexed, property.collection == .none, property.type == .string else { return nil }
+        let (keys, starts) = try file.keysInStringOrder(of: cls, property: property)
+        return (keys.map(Self.ourKey), starts)
+    }
 
     // MARK: Reading
 
@@ -268,7 +275,11 @@ struct CoreLeafView: ForeignLeaf {
     let classNumber: Int
     let leaf: CoreObjectLeaf
 
-    var keys: [ObjectKey] { leaf.keys.map(CoreFileReader.ourKey) }
+    var count: Int { leaf.count }
+    func key(_ row: Int) -> ObjectKey { CoreFileReader.ourKey(leaf.key(row)) }
+    func appendKeys(of rows: [Int32], to keys: inout [ObjectKey]) {
+        for r in rows { keys.append(CoreFileReader.ourKey(leaf.key(Int(r)))) }
+    }
 
     func column(_ p: PropertyHandle) throws -> ColumnCursor {
         let cls = reader.classes[classNumber]
@@ -278,16 +289,8 @@ struct CoreLeafView: ForeignLeaf {
         }
         let property = cls.properties[column]
         let col = try leaf.column(property)
-        if col.isInPlace, property.collection == .none, [.int, .bool, .float, .double, .string, .link].contains(property.type) {
-            let view = CoreColumnView(reader: reader, cls: cls, property: property, column: col)
-            switch property.type {
-            case .int, .bool:
-                return ColumnCursor(foreign: view, property: p, ints: col.ints, nulls: col.nulls)
-            case .float, .double:
-                return ColumnCursor(foreign: view, property: p, doubles: col.doubles, nulls: col.nulls)
-            default:
-                return ColumnCursor(foreign: view, property: p)
-            }
+        if col.isInPlace, property.collection == .none, Self.readsInPlace(property.type) {
+            return ColumnCursor(foreign: CoreColumnView(reader: reader, cls: cls, property: property, column: col), property: p)
         }
         var values: [Value] = []
         values.reserveCapacity(leaf.count)
@@ -296,7 +299,18 @@ struct CoreLeafView: ForeignLeaf {
     }
 }
 
-/// A column of single ints, bools, floats, doubles, strings or links, read in place.
+extension CoreLeafView {
+    /// The types `CoreColumnView` reads in place (a switch: an array literal here was made once per leaf).
+    static func readsInPlace(_ type: CorePropertyType) -> Bool {
+        switch type {
+        case .int, .bool, .float, .double, .string, .link: return true
+        default: return false
+        }
+    }
+}
+
+/// A column of single ints, bools, floats, doubles, strings or links, read in place: the scan's filters read the
+/// leaf where it lies (`keepInts`, `keepStrings`), nothing is decoded for the leaf first.
 final class CoreColumnView: ForeignColumn {
     let reader: CoreFileReader
     let cls: CoreClass
@@ -310,7 +324,27 @@ final class CoreColumnView: ForeignColumn {
         self.column = column
     }
 
-    func value(_ row: Int) throws -> Value { try reader.ours(try column.value(row), property, cls) }
+    func value(_ row: Int) throws -> Value {
+        // The values `ours` would make of what `column.value` reads, without going through `CoreValue`.
+        switch property.type {
+        case .int: return column.isNull(row) ? .null : .int(column.int(row))
+        case .bool: return column.isNull(row) ? .null : .bool(column.bool(row))
+        case .double: return column.isNull(row) ? .null : .double(column.double(row))
+        default: return try reader.ours(try column.value(row), property, cls)
+        }
+    }
+
+    func keepInts(_ rows: inout [Int32], in lo: Int64, _ hi: Int64, negate: Bool, nullMatches: Bool) -> Bool {
+        column.keepInts(&rows, in: lo, hi, negate: negate, nullMatches: nullMatches)
+    }
+
+    func keepStrings(_ rows: inout [Int32], equalTo needle: UnsafeRawBufferPointer, negate: Bool, nullMatches: Bool) throws -> Bool {
+        column.keepStrings(&rows, equalTo: needle, negate: negate, nullMatches: nullMatches)
+    }
+
+    func keepStrings(_ rows: inout [Int32], nullMatches: Bool, where test: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+        try column.keepStrings(&rows, nullMatches: nullMatches, where: test)
+    }
     func isNull(_ row: Int) -> Bool { column.isNull(row) }
     func int(_ row: Int) -> Int64 { column.int(row) }
     func double(_ row: Int) -> Double { column.double(row) }

@@ -16,6 +16,8 @@ struct Options {
     var objects = 1_000_000
     var quick = false
     var only: Set<String>?
+    /// With `--core-file`: the queries only (no browser, memory or `convert`/`import` rows).
+    var coreQueriesOnly = false
     var repeats = 5
     var directory: String?
     var changes = false
@@ -56,6 +58,7 @@ struct Options {
           --core-file PATH   instead: a Realm Core file read in place against its
                              conversion (browser, queries, memory, convert)
           --key-file PATH    with --core-file: its key, 128 hex digits
+          --queries-only     with --core-file: only the queries
           --space            after the insert, where the engine file's space goes
                              (as `realm-browser info --detail` prints it)
           --help             this text
@@ -132,6 +135,8 @@ struct Options {
                 let dir = try value()
                 guard !dir.isEmpty else { throw ParseError(message: "--dir needs a path") }
                 options.directory = dir
+            case "--queries-only":
+                options.coreQueriesOnly = true
             case "--only":
                 var names = Set<String>()
                 for raw in try value().split(separator: ",") {

@@ -4,7 +4,6 @@ extension ColumnCursor {
     /// The double at `row` of a double column (0 for null); check `isNull` where it matters.
     @inline(__always) public func double(_ row: Int) -> Double {
         if box.reader != nil { return box.reader.unsafelyUnwrapped.double(at: row) }
-        if let d = box.decodedDoubles { return d[row] }
         if let f = box.foreign { return f.double(row) }
         return Self.number(box.values?[row] ?? box.info.defaultValue)
     }
@@ -12,7 +11,6 @@ extension ColumnCursor {
     /// The float at `row` of a float column, widened (0 for null).
     @inline(__always) public func float(_ row: Int) -> Double {
         if box.reader != nil { return Double(box.reader.unsafelyUnwrapped.float(at: row)) }
-        if let d = box.decodedDoubles { return d[row] }
         if let f = box.foreign { return f.double(row) }
         return Self.number(box.values?[row] ?? box.info.defaultValue)
     }
@@ -20,7 +18,6 @@ extension ColumnCursor {
     /// The bool at `row` of a bool column (false for null).
     @inline(__always) public func bool(_ row: Int) -> Bool {
         if box.reader != nil { return box.reader.unsafelyUnwrapped.bool(at: row) }
-        if let ints = box.decodedInts { return ints[row] != 0 }
         if let f = box.foreign { return f.bool(row) }
         if case .bool(let b) = box.values?[row] ?? box.info.defaultValue { return b }
         return false

@@ -111,8 +111,12 @@ extension ObjectReader {
 /// One leaf of a table of another kind of file, for `LeafCursor`: its objects' keys, and a column cursor per
 /// property.
 public protocol ForeignLeaf {
-    /// The keys of the leaf's objects, in order (read once, when the cursor is made).
-    var keys: [ObjectKey] { get }
+    /// The number of objects in the leaf (read once, when the cursor is made).
+    var count: Int { get }
+    /// The key of the leaf's object `row` (below `count`).
+    func key(_ row: Int) -> ObjectKey
+    /// Appends the keys of `rows` to `keys`, in order: a scan reads the keys of the rows it keeps only.
+    func appendKeys(of rows: [Int32], to keys: inout [ObjectKey])
     func column(_ p: PropertyHandle) throws -> ColumnCursor
 }
 
@@ -129,6 +133,27 @@ public protocol ForeignColumn: AnyObject {
     func link(_ row: Int) -> ObjectKey?
     /// Calls `body` with the UTF-8 bytes of the string at `row`; false (without calling it) for null.
     func withUTF8(_ row: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool
+
+    // Leaf-at-a-time filters (`ColumnCursor.keepInts`, `keepStrings`), for the layouts a column reads where they
+    // lie: each keeps the rows that match and returns true, or returns false, `rows` unchanged, and the cursor
+    // filters row by row through the reads above. The defaults return false.
+
+    /// Keeps in `rows` those whose int lies in `lo...hi` (outside it when `negate`); nulls kept when `nullMatches`.
+    func keepInts(_ rows: inout [Int32], in lo: Int64, _ hi: Int64, negate: Bool, nullMatches: Bool) -> Bool
+    /// Keeps in `rows` those whose string is `needle` bytewise (is not, when `negate`); nulls kept when `nullMatches`.
+    func keepStrings(_ rows: inout [Int32], equalTo needle: UnsafeRawBufferPointer, negate: Bool, nullMatches: Bool) throws -> Bool
+    /// Keeps in `rows` those whose string's UTF-8 bytes pass `test`; nulls kept when `nullMatches`.
+    func keepStrings(_ rows: inout [Int32], nullMatches: Bool, where test: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool
+}
+
+extension ForeignColumn {
+    public func keepInts(_ rows: inout [Int32], in lo: Int64, _ hi: Int64, negate: Bool, nullMatches: Bool) -> Bool { false }
+    public func keepStrings(_ rows: inout [Int32], equalTo needle: UnsafeRawBufferPointer, negate: Bool, nullMatches: Bool) throws -> Bool {
+        false
+    }
+    public func keepStrings(_ rows: inout [Int32], nullMatches: Bool, where test: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+        false
+    }
 }
 
 extension TableHandle {
@@ -164,19 +189,14 @@ extension PropertyHandle {
 
 extension LeafCursor {
     package init(foreign: any ForeignLeaf) {
-        self.init(storage: .foreign(foreign, foreign.keys))
+        self.init(storage: .foreign(foreign, foreign.count))
     }
 }
 
 extension ColumnCursor {
-    /// A column read through `foreign`. `ints` (ints and bools) or `doubles` (doubles and floats): its numbers
-    /// decoded for the leaf, with `nulls` (nil when none is null); the scans' per-row reads then read these.
-    package init(foreign: any ForeignColumn, property p: PropertyHandle, ints: [Int64]? = nil, doubles: [Double]? = nil,
-                 nulls: [Bool]? = nil) {
+    /// A column read in place through `foreign`.
+    package init(foreign: any ForeignColumn, property p: PropertyHandle) {
         self.init(reader: nil, values: nil, foreign: foreign, info: p.info, source: nil)
-        box.decodedInts = ints
-        box.decodedDoubles = doubles
-        box.decodedNulls = nulls
     }
 
     /// A column whose values are decoded for the leaf (the rarer types of another kind of file).

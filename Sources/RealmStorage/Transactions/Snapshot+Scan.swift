@@ -5,13 +5,9 @@ public struct ColumnCursor {
     final class Box {
         let reader: ColumnReader?
         let values: [Value]?
-        /// A column of another kind of file (`ForeignColumn`), when neither `reader` nor `values` is set; with its
-        /// numbers decoded for the leaf when it is a column of ints, bools or doubles, so that the per-row reads of a
-        /// scan are array reads (`decodedNulls` nil when none is null).
+        /// A column of another kind of file (`ForeignColumn`), when neither `reader` nor `values` is set: read in
+        /// place, its filters (`keepInts`, `keepStrings`) a call per leaf.
         let foreign: (any ForeignColumn)?
-        var decodedInts: [Int64]?
-        var decodedDoubles: [Double]?
-        var decodedNulls: [Bool]?
         let info: PropertyInfo
         /// Where `reader` reads nodes from (nil for the other two forms).
         let source: NodeSource?
@@ -51,7 +47,6 @@ public struct ColumnCursor {
     /// The integer at `row` of an int column (0 for null).
     @inline(__always) public func int(_ row: Int) -> Int64 {
         if box.reader != nil { return box.reader.unsafelyUnwrapped.int(at: row) }
-        if let ints = box.decodedInts { return ints[row] }
         if let vs = box.values { if case .int(let i) = vs[row] { return i } else { return 0 } }
         if let f = box.foreign { return f.int(row) }
         return box.defaultInt
@@ -59,7 +54,6 @@ public struct ColumnCursor {
 
     @inline(__always) public func isNull(_ row: Int) -> Bool {
         if box.reader != nil { return box.reader.unsafelyUnwrapped.isNull(row) }
-        if box.decodedInts != nil || box.decodedDoubles != nil { return box.decodedNulls?[row] ?? false }
         if let vs = box.values { return vs[row].isNull }
         if let f = box.foreign { return f.isNull(row) }
         return box.defaultIsNull
@@ -90,8 +84,8 @@ public struct ColumnCursor {
 public struct LeafCursor {
     enum Storage {
         case native(LeafAccess, NodeSource)
-        /// A leaf of another kind of file (`ForeignLeaf`), with its keys.
-        case foreign(any ForeignLeaf, [ObjectKey])
+        /// A leaf of another kind of file (`ForeignLeaf`), with its count.
+        case foreign(any ForeignLeaf, Int)
     }
 
     let storage: Storage
@@ -103,14 +97,14 @@ public struct LeafCursor {
     public var count: Int {
         switch storage {
         case .native(let leaf, _): return leaf.count
-        case .foreign(_, let keys): return keys.count
+        case .foreign(_, let count): return count
         }
     }
 
     public func key(_ row: Int) -> ObjectKey {
         switch storage {
         case .native(let leaf, _): return ObjectKey(leaf.key(at: row))
-        case .foreign(_, let keys): return keys[row]
+        case .foreign(let f, _): return f.key(row)
         }
     }
 
@@ -266,18 +260,8 @@ extension ColumnCursor {
                     if hit { buf[out] = buf[j]; out += 1 }
                 }
             }
-        } else if let ints = box.decodedInts {
-            // A leaf of another kind of file, its ints decoded (`ColumnCursor(foreign:ints:)`).
-            let nulls = box.decodedNulls
-            rows.withUnsafeMutableBufferPointer { buf in
-                ints.withUnsafeBufferPointer { values in
-                    for j in 0..<buf.count {
-                        let r = Int(buf[j])
-                        let hit = nulls?[r] == true ? nullMatches : ((values[r] >= lo && values[r] <= hi) != negate)
-                        if hit { buf[out] = buf[j]; out += 1 }
-                    }
-                }
-            }
+        } else if let f = box.foreign, f.keepInts(&rows, in: lo, hi, negate: negate, nullMatches: nullMatches) {
+            return
         } else {
             for j in rows.indices {
                 let r = Int(rows[j])
@@ -292,6 +276,7 @@ extension ColumnCursor {
 extension ColumnCursor {
     /// Keeps in `rows` those whose string's UTF-8 bytes pass `test`; null rows are kept when `nullMatches`.
     public func keepStrings(_ rows: inout [Int32], nullMatches: Bool, where test: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        if let f = box.foreign, try f.keepStrings(&rows, nullMatches: nullMatches, where: test) { return }
         var out = 0
         if let reader = box.reader, reader.encoding == .bytes, let codes = reader.codes, reader.offsetsChecked {
             // Dictionary form: each distinct value is tested once, when a row first names it (every code was
@@ -346,6 +331,7 @@ extension ColumnCursor {
     /// Keeps in `rows` those whose string is `needle`, bytewise (is not, when `negate`); null rows are kept when
     /// `nullMatches`.
     public func keepStrings(_ rows: inout [Int32], equalTo needle: UnsafeRawBufferPointer, negate: Bool, nullMatches: Bool) throws {
+        if let f = box.foreign, try f.keepStrings(&rows, equalTo: needle, negate: negate, nullMatches: nullMatches) { return }
         let n = needle.count
         try keepStrings(&rows, nullMatches: nullMatches) { h in
             (h.count == n && (n == 0 || memcmp(h.baseAddress!, needle.baseAddress!, n) == 0)) != negate
@@ -358,7 +344,7 @@ extension LeafCursor {
     public func appendKeys(of rows: [Int32], to keys: inout [ObjectKey]) {
         switch storage {
         case .native(.clean(let v), _): for r in rows { keys.append(ObjectKey(v.key(at: Int(r)))) }
-        case .foreign(_, let all): for r in rows { keys.append(all[Int(r)]) }
+        case .foreign(let f, _): f.appendKeys(of: rows, to: &keys)
         default: for r in rows { keys.append(key(Int(r))) }
         }
     }
