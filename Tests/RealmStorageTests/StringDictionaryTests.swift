@@ -120,6 +120,30 @@ import Testing
         }
     }
 
+    /// Rows appended by a later commit extend a dictionary block when it already holds their values: the codes
+    /// are extended and the block is the one encoding all rows would write; a new value declines.
+    @Test func appendedRowsExtendADictionaryBlock() throws {
+        let cities: [Value] = [.string("Oslo"), .string("Lima"), .string("e\u{301}"), .null, .string("")]
+        let values = (0..<200).map { cities[$0 % cities.count] }
+        let (old, _) = Self.encode(values)
+        try #require(Self.isDictionary(old))
+        let more: [Value] = [.string("Lima"), .null, .string("e\u{301}"), .string("")]
+        var w = ByteWriter()
+        let extended = old.withUnsafeBytes {
+            ColumnCodec.appendColumn($0, oldCount: values.count, more[...], type: .string, nullable: true, into: &w)
+        }
+        #expect(extended)
+        #expect(w.bytes == Self.encode(values + more).bytes)
+        // A value the block does not hold ("\u{e9}" is canonically equal to "e\u{301}", not the same bytes).
+        for new in [Value.string("\u{e9}"), .string("Rome")] {
+            var v = ByteWriter()
+            let declined = !old.withUnsafeBytes {
+                ColumnCodec.appendColumn($0, oldCount: values.count, [new][...], type: .string, nullable: true, into: &v)
+            }
+            #expect(declined && v.bytes.isEmpty, "\(new)")
+        }
+    }
+
     @Test func aDatabaseOfDictionaryColumnsAnswersAsValuesDo() throws {
         let dir = TempDir()
         let path = dir.file("a.realm")
@@ -145,6 +169,12 @@ import Testing
                     try tx.set(k, city, .string("Lima"))
                     expected[i] = "Lima"
                 }
+            }
+            // Single commits append to the last leaf, extending its dictionary block.
+            for i in 0..<40 {
+                let city = cities[i % cities.count]
+                try db.write { tx in _ = try tx.createObject("P", ["name": .string("late \(i)"), "city": .string(city)]) }
+                expected.append(city)
             }
             #expect(try db.fileFormat == 8)
             #expect(try db.verify().isOK)

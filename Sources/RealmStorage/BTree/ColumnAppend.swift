@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Extending encoded blocks by rows appended after them (DECISIONS 46).
 ///
 /// A cluster handed from one commit to the next keeps the node it was encoded into; when the next commit
@@ -66,12 +70,72 @@ extension ColumnCodec {
                              nullable: Bool, linkStorage: LinkStorage = .plusOne, into w: inout ByteWriter) -> Bool {
         precondition(w.count & 7 == 0, "a column block must start 8-byte aligned")
         let mark = w.count
-        if appendColumnBody(old, oldCount: oldCount, values, type: type, nullable: nullable, linkStorage: linkStorage, into: &w) {
+        let extended = old.count >= 8 && old[1] == 1
+            ? type == .string && appendDictionary(old, oldCount: oldCount, values, nullable: nullable, into: &w)
+            : appendColumnBody(old, oldCount: oldCount, values, type: type, nullable: nullable, linkStorage: linkStorage, into: &w)
+        if extended {
             w.align(8)
             return true
         }
         w.bytes.removeSubrange(mark...)
         return false
+    }
+
+    /// A string block in dictionary form (`StringDictionary`) extended by a few rows whose values it already
+    /// holds (or nulls, when it has a null bitmap): its codes extended, its values as they were. Anything else
+    /// (a new value, a code past the array's width, many rows) declines, and the column is encoded whole.
+    private static func appendDictionary(_ old: UnsafeRawBufferPointer, oldCount: Int, _ values: ArraySlice<Value>,
+                                         nullable: Bool, into w: inout ByteWriter) -> Bool {
+        guard oldCount > 0, values.count <= 64, old.count >= 8, old[0] <= 1, old[1] == 1, old[2] == 0, old[3] == 0 else { return false }
+        let d = Int(old.u32(at: 4))
+        guard d >= 1, d <= oldCount else { return false }
+        let oldHasNulls = old[0] == 1
+        if values.contains(where: \.isNull) && !(nullable && oldHasNulls) { return false }
+        var pos = 8
+        w.raw(UnsafeRawBufferPointer(rebasing: old[0..<8]))
+        if oldHasNulls {
+            let first = values.startIndex
+            guard PackedInts.appendBitmapExtending(UnsafeRawBufferPointer(rebasing: old[pos...]), oldCount: oldCount,
+                                                   count: values.count, into: &w, { values[first + $0].isNull }) else { return false }
+            pos += BitmapReader.byteLength(count: oldCount)
+        }
+        guard pos <= old.count else { return false }
+        let codesSection = UnsafeRawBufferPointer(rebasing: old[pos...])
+        let codes: PackedIntsReader, ends: PackedIntsReader, flags: PackedIntsReader
+        do {
+            codes = try PackedIntsReader(codesSection, offset: 0, count: oldCount)
+            ends = try PackedIntsReader(codesSection, offset: codes.byteLength, count: d)
+            flags = try PackedIntsReader(codesSection, offset: codes.byteLength + ends.byteLength, count: d)
+        } catch { return false }
+        guard flags.width == 0, flags.base == 0 else { return false }
+        let entriesStart = codes.byteLength
+        let payloadStart = entriesStart + ends.byteLength + flags.byteLength
+        let payloadEnd = ends[d - 1]
+        guard payloadEnd >= 0, payloadStart + Int(payloadEnd) <= codesSection.count else { return false }
+        let payload = UnsafeRawBufferPointer(rebasing: codesSection[payloadStart..<payloadStart + Int(payloadEnd)])
+        var newCodes = [Int64](repeating: 0, count: values.count)
+        for (j, v) in values.enumerated() {
+            guard case .string(var s) = v else { continue }
+            let found: Int? = s.withUTF8 { b in
+                var start: Int64 = 0
+                for e in 0..<d {
+                    let end = ends[e]
+                    guard end >= start, end <= payloadEnd else { return nil }
+                    if Int(end - start) == b.count,
+                       b.count == 0 || memcmp(payload.baseAddress! + Int(start), b.baseAddress!, b.count) == 0 { return e }
+                    start = end
+                }
+                return nil
+            }
+            guard let found else { return false }
+            newCodes[j] = Int64(found)
+        }
+        let extendedCodes = newCodes.withUnsafeBufferPointer {
+            PackedInts.appendExtending(codesSection, oldCount: oldCount, $0, into: &w)
+        }
+        guard extendedCodes else { return false }
+        w.raw(UnsafeRawBufferPointer(rebasing: codesSection[entriesStart..<payloadStart + Int(payloadEnd)]))
+        return true
     }
 
     private static func appendColumnBody(_ old: UnsafeRawBufferPointer, oldCount: Int, _ values: ArraySlice<Value>,

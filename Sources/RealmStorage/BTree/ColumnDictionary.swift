@@ -25,6 +25,16 @@ extension ColumnCodec {
     static func encodeDictionary(_ values: ArraySlice<Value>, nullCount: Int, inlineLimit: Int,
                                  into w: inout ByteWriter) -> Bool {
         let n = values.count
+        // Every one of the first rows distinct: not worth copying and hashing the rest (a `Set<String>` may
+        // merge canonically equal strings, which only makes this test pass less often).
+        if n >= StringDictionary.sampleRows {
+            var seen = Set<String>(minimumCapacity: StringDictionary.sampleRows)
+            for v in values.prefix(StringDictionary.sampleRows) {
+                guard case .string(let s) = v else { break }
+                seen.insert(s)
+            }
+            if seen.count == StringDictionary.sampleRows { return false }
+        }
         // The rows' bytes, contiguous, with their end offsets (nulls are empty).
         var area = ByteWriter()
         var ends = [Int64](repeating: 0, count: n)
@@ -76,8 +86,6 @@ extension ColumnCodec {
                     }
                     at = (at + 1) & mask
                 }
-                // Every row distinct so far: not worth hashing the rest.
-                if j == StringDictionary.sampleRows - 1, firstRows.count == StringDictionary.sampleRows { return false }
             }
             let d = firstRows.count
             guard d > 0 else { return false }
