@@ -22,6 +22,18 @@ import Glibc
         }
     }
 
+    /// A sparse database closed again: its path, contents and size.
+    func makeSparseFile(_ dir: TempDir) throws -> (path: String, contents: Kit.Contents, size: Int) {
+        let path = dir.file("a.realm")
+        let contents: Kit.Contents
+        do {
+            let db = try Database.open(path: path)
+            try makeSparseDatabase(db)
+            contents = try Kit.contents(db)
+        }
+        return (path, contents, Kit.fileSize(path))
+    }
+
     func expectSameDatabase(_ a: Database, _ b: Database, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let ca = try Kit.contents(a), cb = try Kit.contents(b)
         #expect(ca == cb, "contents differ: \(ca) vs \(cb)", sourceLocation: sourceLocation)
@@ -162,14 +174,7 @@ import Glibc
 
     @Test func shouldCompactOnLaunch() throws {
         let dir = TempDir()
-        let path = dir.file("a.realm")
-        let expected: Kit.Contents
-        do {
-            let db = try Database.open(path: path)
-            try makeSparseDatabase(db)
-            expected = try Kit.contents(db)
-        }
-        let size = Kit.fileSize(path)
+        let (path, expected, size) = try makeSparseFile(dir)
         let calls = Kit.Locked<[(Int, Int)]>([])
         // Declined: called once with the sizes, nothing changes.
         do {
@@ -234,14 +239,7 @@ import Glibc
 
     @Test func launchCompactionHeldByAnotherHolderIsSkippedWithItsReason() throws {
         let dir = TempDir()
-        let path = dir.file("a.realm")
-        let expected: Kit.Contents
-        do {
-            let db = try Database.open(path: path)
-            try makeSparseDatabase(db)
-            expected = try Kit.contents(db)
-        }
-        let size = Kit.fileSize(path)
+        let (path, expected, size) = try makeSparseFile(dir)
         let holder = try LockHolder(path)
         defer { holder.release() }
         let db = try Database.open(path: path, options: DatabaseOptions(shouldCompactOnLaunch: { _, _ in true }))
@@ -257,14 +255,7 @@ import Glibc
 
     @Test func launchCompactionWaitsOutABriefHolder() throws {
         let dir = TempDir()
-        let path = dir.file("a.realm")
-        let expected: Kit.Contents
-        do {
-            let db = try Database.open(path: path)
-            try makeSparseDatabase(db)
-            expected = try Kit.contents(db)
-        }
-        let size = Kit.fileSize(path)
+        let (path, expected, size) = try makeSparseFile(dir)
         let holder = try LockHolder(path)
         defer { holder.release() }
         // The holder lets go a moment after the compaction was accepted, as a starting process does when it execs.
