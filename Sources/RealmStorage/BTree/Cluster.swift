@@ -380,8 +380,8 @@ final class DirtyLeaf {
         if block == fullBlock(values, p) { return true }
         guard p.clusterColumnType == .string else { return false }
         return block.withUnsafeBytes { raw in
-            guard let r = try? ColumnReader(node: raw, offset: 0, length: raw.count, count: values.count, encoding: .bytes,
-                                            type: .string) else { return false }  // debug check only: a block that does not read is a mismatch
+            let read = { try ColumnReader(node: raw, offset: 0, length: raw.count, count: values.count, encoding: .bytes, type: .string) }
+            guard let r = try? read() else { return false }  // debug check only: a block that does not read is a mismatch
             return values.indices.allSatisfy { (try? r.value(at: $0 - values.startIndex) { _, _ in [] }) == values[$0] }  // debug check only
         }
     }
