@@ -71,6 +71,23 @@ import Testing
         #expect(bytes.count < Self.encode(values, dictionary: false).bytes.count / 3)
     }
 
+    /// The number of distinct values fills bytes 4..<8: a dictionary of more than 65,535 values reads.
+    @Test func aDictionaryOfMoreThanSixteenBitsOfValuesReads() throws {
+        // Each value twice in a row: the sample repeats, half the rows are distinct, and codes are smaller than text.
+        let values = (0..<140_000).map { Value.string("v\($0 / 2)") }
+        let (bytes, _) = Self.encode(values)
+        try #require(Self.isDictionary(bytes))
+        #expect(bytes[4..<8] == [0x70, 0x11, 0x01, 0x00])  // 70,000
+        try bytes.withUnsafeBytes { raw in
+            let r = try Self.reader(raw, count: values.count)
+            #expect(r.entryCount == 70_000)
+            for i in [0, 1, 2, 69_999, 139_999] {
+                let v = try r.value(at: i) { _, _ in [] }
+                #expect(v == values[i], "row \(i)")
+            }
+        }
+    }
+
     @Test func damagedDictionaryBlocksAreErrors() throws {
         let values = (0..<64).map { Value.string(["a", "bb", "ccc"][$0 % 3]) }
         let (good, _) = Self.encode(values)

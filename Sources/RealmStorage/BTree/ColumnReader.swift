@@ -61,7 +61,7 @@ struct ColumnReader {
         // Byte 0: a null bitmap follows; byte 1: the dictionary form of a bytes block, with its number of
         // distinct values in bytes 4..<8 (format 8, `StringDictionary`).
         let isDictionary = header & 0xFF00 == 0x100
-        guard header & 0xFF <= 1, header & 0xFFFF_0000_FFFF_0000 == 0, header & 0xFF00 == 0 || (isDictionary && encoding == .bytes),
+        guard header & 0xFF <= 1, header & 0xFFFF_0000 == 0, header & 0xFF00 == 0 || (isDictionary && encoding == .bytes),
               isDictionary || header >> 32 == 0 else {
             throw CodecError("column block null header \(header)")
         }
@@ -264,10 +264,9 @@ struct ColumnReader {
     /// Whether the bytes of entry `e` lie inside the block.
     func entryBoundsOK(_ e: Int) -> Bool {
         guard e >= 0, e < entryCount else { return false }
-        let i = e
-        let start = i == 0 ? 0 : primary[i - 1], end = primary[i]
+        let start = e == 0 ? 0 : primary[e - 1], end = primary[e]
         guard start >= 0, start <= end, end <= Int64(payloadLength) else { return false }
-        if anyOutOfLine && secondary[i] != 0 && end - start != 16 { return false }
+        if anyOutOfLine && secondary[e] != 0 && end - start != 16 { return false }
         return true
     }
 
