@@ -113,13 +113,18 @@ extension BrowserApp {
             state.reduce(.jobFinished(id: job.id, .failed(QueryFailure(message: "\(error)", start: 0, width: 0))), data: data, keyMap: keyMap)
             return
         }
-        let shown = data.snapshot
+        runOnWorker(job, reading: snapshot, readFrom: data.snapshot)
+    }
+
+    /// Runs `job` on a worker over `snapshot`, waiting up to `quickJobMilliseconds` so quick work shows in the
+    /// same frame. `readFrom`: the reader shown when it started (nil for an update, read from a newer version).
+    private func runOnWorker(_ job: QueryJob, reading snapshot: any ObjectReader, readFrom: AnyObject?) {
         let w = QueryWorker(job: job, snapshot: snapshot, checkpoint: jobCheckpoint)
         worker = w
-        workerReadFrom = shown
+        workerReadFrom = readFrom
         if let outcome = w.wait(milliseconds: quickJobMilliseconds) {
             worker = nil
-            finish(job.id, outcome, readFrom: shown)
+            finish(job.id, outcome, readFrom: readFrom)
         }
     }
 
@@ -139,13 +144,7 @@ extension BrowserApp {
             finishUpdate(u, .failed(QueryFailure(message: "\(error)", start: 0, width: 0)))
             return
         }
-        let w = QueryWorker(job: job, snapshot: sibling, checkpoint: jobCheckpoint)
-        worker = w
-        workerReadFrom = nil
-        if let outcome = w.wait(milliseconds: quickJobMilliseconds) {
-            worker = nil
-            finish(job.id, outcome, readFrom: nil)
-        }
+        runOnWorker(job, reading: sibling, readFrom: nil)
     }
 
     /// A job ended: its outcome goes to the reducer. A collection read is kept for the version it was read
