@@ -106,6 +106,79 @@ import Testing
     }
 }
 
+/// `deleteAll` nulls the to-one links into the class in one walk of the origins' tree (many leaves, three
+/// levels), touching only the origins' rows: the rest, and leaves already changed in the transaction, stay as
+/// they were.
+@Suite struct DeleteAllLinkWalkTests {
+    static let schema: [ClassSchema] = [
+        ClassSchema(name: "Owner", properties: [PropertySchema(name: "id", type: .int, isPrimaryKey: true)]),
+        ClassSchema(name: "Vet", properties: [PropertySchema(name: "id", type: .int, isPrimaryKey: true)]),
+        ClassSchema(name: "Dog", properties: [
+            PropertySchema(name: "name", type: .string),
+            .link("owner", to: "Owner"),
+            .link("vet", to: "Vet"),
+        ]),
+    ]
+
+    func build(_ db: Database, bulk: Bool) throws {
+        var owners: [ObjectKey] = [], vets: [ObjectKey] = [], dogs: [ObjectKey] = []
+        try db.write { tx in
+            try tx.createClasses(Self.schema)
+            for i in 0..<300 { owners.append(try tx.createObject("Owner", ["id": .int(Int64(i))])) }
+            for i in 0..<20 { vets.append(try tx.createObject("Vet", ["id": .int(Int64(i))])) }
+            let t = try tx.table("Dog")
+            let columns = try ["name", "owner", "vet"].map { try tx.property(t, $0) }
+            // Dogs 0..<2000 own nothing; after them every third dog has no owner: whole leaves without an
+            // origin, then leaves of mixed rows.
+            for i in 0..<40_000 {
+                let owner: Value = i < 2000 || i % 3 == 0 ? .null : .link(owners[(i * 7) % owners.count])
+                dogs.append(try tx.createObject(t, columns: columns, values: [.string("dog \(i) 犬"), owner, .link(vets[i % vets.count])]))
+            }
+        }
+        try db.write { tx in
+            let t = try tx.table("Dog")
+            // Changes earlier in the same transaction: a dirty leaf, a link moved, a dog added at the end.
+            try tx.set(dogs[30_001], try tx.property(t, "name"), .string("renamed"))
+            try tx.set(dogs[30_002], try tx.property(t, "owner"), .link(owners[1]))
+            try tx.set(dogs[30_003], try tx.property(t, "owner"), .null)
+            try tx.createObject("Dog", ["name": .string("late"), "owner": .link(owners[2])])
+            let table = try tx.table("Owner")
+            if bulk {
+                try tx.deleteAll(table)
+            } else {
+                for k in try tx.keys(table) { try tx.delete(table, k) }
+            }
+        }
+    }
+
+    @Test func deleteAllNullsEveryIncomingLinkAsDeletingOneByOneDoes() throws {
+        let dir = TempDir()
+        let bulk = try Database.open(path: dir.file("bulk.realm"))
+        let single = try Database.open(path: dir.file("single.realm"))
+        try build(bulk, bulk: true)
+        try build(single, bulk: false)
+        let expected = try single.read { try dumpObjects($0) }
+        #expect(expected.count > 40_000)
+        #expect(try bulk.read { try dumpObjects($0) } == expected)
+        try bulk.read { s in
+            let t = try s.table("Dog")
+            let owner = try s.property(t, "owner"), vet = try s.property(t, "vet"), name = try s.property(t, "name")
+            let keys = try s.keys(t)
+            #expect(keys.count == 40_001)
+            for (i, k) in keys.enumerated() {
+                #expect(try s.value(k, owner) == .null)
+                // The late dog has no vet.
+                if i == 40_000 { continue }
+                if case .link = try s.value(k, vet) {} else { Issue.record("dog \(k) lost its vet") }
+            }
+            #expect(try s.value(keys[30_001], name) == .string("renamed"))
+            #expect(try s.value(keys[12_345], name) == .string("dog 12345 犬"))
+        }
+        let report = try bulk.verify()
+        #expect(report.isOK, "\(report)")
+    }
+}
+
 @Suite struct DeleteAllThenInsertTests {
     /// Inserting after `deleteAll` in the same transaction used index roots remembered from before it
     /// (the bulk-insert plan), which `deleteAll` had freed.

@@ -79,6 +79,31 @@ struct TreeMutator {
         }
     }
 
+    /// Hands `body` the dirty leaf and row of each key of `keys` (sorted, unique) present in the tree, in key
+    /// order, making dirty only the paths that lead to them: one descent for all the keys, where a
+    /// `leafForUpdate` per key would descend from the root each time. Absent keys are skipped.
+    func forEachRowForUpdate(_ child: inout TreeChild, keys: ArraySlice<UInt64>, _ body: (DirtyLeaf, Int) throws -> Void) throws {
+        if keys.isEmpty { return }
+        if case .clean(0) = child { return }
+        child = try dirty(child)
+        switch child {
+        case .leaf(let l):
+            for k in keys { if let row = l.row(of: k) { try body(l, row) } }
+        case .inner(let n):
+            var next = keys.startIndex
+            for i in n.children.indices {
+                // Child i holds the keys below the next child's first key (child 0 also those below its own).
+                let end = i + 1 < n.firstKeys.count
+                    ? keys[next...].firstIndex(where: { $0 >= n.firstKeys[i + 1] }) ?? keys.endIndex
+                    : keys.endIndex
+                if end > next { try forEachRowForUpdate(&n.children[i], keys: keys[next..<end], body) }
+                next = end
+                if next == keys.endIndex { break }
+            }
+        case .clean: preconditionFailure("dirty() returned a clean node")
+        }
+    }
+
     /// A row of default values, parallel to `properties`.
     var defaultRow: [Value] { properties.map(\.defaultValue) }
 

@@ -496,9 +496,23 @@ extension WriteTransaction {
         // Incoming: the origins, read from c's backlink trees.
         for bl in c.properties where bl.type == .backlink && bl.targetClassID != c.classID {
             guard let oc = catalogue.classInfo(id: bl.targetClassID), let op = oc.property(column: bl.originColumnID) else { continue }
+            var found: [UInt64] = []
+            try forEachBacklink(c.classID, bl) { _, o in if found.last != o { found.append(o) } }
+            found.sort()
             var origins: [UInt64] = []
-            try forEachBacklink(c.classID, bl) { _, o in if origins.last != o { origins.append(o) } }
-            for o in Set(origins).sorted() {
+            origins.reserveCapacity(found.count)
+            for o in found where origins.last != o { origins.append(o) }
+            if op.type == .link, !op.isCollection {
+                // Every to-one link of `op` points into `c`: each origin's becomes null, the origins' leaves
+                // reached in one walk of their tree.
+                var root = self.root(of: oc.classID)
+                try mutator(oc.classID).forEachRowForUpdate(&root, keys: origins[...]) { leaf, row in
+                    try leaf.set(row: row, property: op, .null)
+                }
+                roots[oc.classID] = root
+                continue
+            }
+            for o in origins {
                 guard let at = try locate(oc.classID, o) else { continue }
                 if op.type == .mixed {
                     // Typed links to any object of `c` go; the value's other links stay (their trees are others).
