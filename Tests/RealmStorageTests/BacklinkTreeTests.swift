@@ -161,7 +161,7 @@ import Testing
         try db.write { tx in
             let person = try tx.table("Person"), dog = try tx.table("Dog")
             for i in 0..<500 { people.append(try tx.createObject(person, ["id": .int(Int64(i)), "name": .string("p\(i)")])) }
-            for i in 0..<6000 {
+            for i in 0..<12_000 {
                 dogs.append(try tx.createObject(dog, ["name": .string("d\(i)"), "owner": .link(people[Int(rng.next() % 500)])]))
             }
         }

@@ -1,187 +1,6 @@
 import Testing
 @testable import RealmStorage
 
-// Helpers are file-private so other test files can define their own without clashing.
-
-/// An in-memory node store: refs count up from 2 by whole pages, freed refs are tracked. Misuse (double free,
-/// freeing an unknown ref, reading a freed node) fails the test, or in `hostile` mode (corruption tests, where
-/// a damaged tree may legitimately misbehave) throws `StorageError.corrupt`.
-private final class FakeStore: NodeSink {
-    private(set) var nodes: [UInt64: UnsafeMutableRawBufferPointer] = [:]
-    private(set) var nextRef: UInt64 = 2
-    private(set) var written: [UInt64] = []
-    private(set) var freed: Set<UInt64> = []
-    var hostile = false
-    let displayPath = "fake.realm"
-
-    init() {}
-
-    deinit { for b in nodes.values { b.deallocate() } }
-
-    /// A deep copy.
-    func clone() -> FakeStore {
-        let c = FakeStore()
-        for (ref, b) in nodes {
-            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: b.count, alignment: 8)
-            copy.copyMemory(from: UnsafeRawBufferPointer(b))
-            c.nodes[ref] = copy
-        }
-        c.nextRef = nextRef
-        c.written = written
-        c.freed = freed
-        return c
-    }
-
-    private func misuse(_ ref: UInt64, _ what: String) throws {
-        if hostile { throw corrupt(ref, what) }
-        Issue.record("FakeStore: \(what) (ref \(ref))")
-    }
-
-    func node(_ ref: UInt64, expected: NodeType?) throws -> UnsafeRawBufferPointer {
-        guard let b = nodes[ref] else { throw corrupt(ref, "no node at this ref") }
-        if freed.contains(ref) { try misuse(ref, "read of a freed node") }
-        let bytes = UnsafeRawBufferPointer(b)
-        guard bytes.u32(at: 4) == UInt32(bytes.count) else { throw corrupt(ref, "length field mismatch") }
-        if let expected, bytes[0] != expected.rawValue {
-            throw corrupt(ref, "type \(bytes[0]), expected \(expected.rawValue)")
-        }
-        guard bytes.u64(at: 8) == nodeChecksum(bytes) else { throw corrupt(ref, "checksum mismatch") }
-        return bytes
-    }
-
-    func write(_ node: inout [UInt8]) throws -> UInt64 {
-        let ref = nextRef
-        nextRef += UInt64(pagesFor(bytes: node.count))
-        let b = UnsafeMutableRawBufferPointer.allocate(byteCount: node.count, alignment: 8)
-        node.withUnsafeBytes { b.copyMemory(from: $0) }
-        nodes[ref] = b
-        written.append(ref)
-        #expect(nodeChecksum(UnsafeRawBufferPointer(b)) == UnsafeRawBufferPointer(b).u64(at: 8))
-        return ref
-    }
-
-    func free(_ ref: UInt64) throws {
-        guard nodes[ref] != nil else { return try misuse(ref, "free of an unknown ref") }
-        if !freed.insert(ref).inserted { try misuse(ref, "double free") }
-    }
-
-    func discard(_ ref: UInt64) throws { try free(ref) }
-
-    var liveCount: Int { nodes.count - freed.count }
-
-    /// XORs one byte of a node; `reseal` recomputes the checksum so only the tree's own checks can notice.
-    func damage(_ ref: UInt64, at offset: Int, xor: UInt8, reseal: Bool) {
-        let b = nodes[ref]!
-        b[offset] ^= xor
-        if reseal {
-            let sum = nodeChecksum(UnsafeRawBufferPointer(b))
-            withUnsafeBytes(of: sum.littleEndian) { for i in 0..<8 { b[8 + i] = $0[i] } }
-        }
-    }
-
-    func bytes(_ ref: UInt64) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(nodes[ref]!) }
-}
-
-/// A sorted array of distinct entries: the reference model.
-private struct SortedModel {
-    var entries: [[UInt8]] = []
-
-    func lowerBound(_ e: [UInt8]) -> (Int, Bool) {
-        var lo = 0, hi = entries.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            let c = compareBytes(entries[mid], e)
-            if c < 0 { lo = mid + 1 } else if c > 0 { hi = mid } else { return (mid, true) }
-        }
-        return (lo, false)
-    }
-
-    mutating func insert(_ e: [UInt8]) -> Bool {
-        let (i, found) = lowerBound(e)
-        if found { return false }
-        entries.insert(e, at: i)
-        return true
-    }
-
-    mutating func remove(_ e: [UInt8]) -> Bool {
-        let (i, found) = lowerBound(e)
-        if !found { return false }
-        entries.remove(at: i)
-        return true
-    }
-}
-
-/// Random entries with many shared prefixes and the boundary bytes 0x00 and 0xFF.
-private func randomEntry(_ rng: inout SplitMix64, maxLength: Int) -> [UInt8] {
-    let alphabet: [UInt8] = [0x00, 0x01, 0x41, 0x42, 0x7F, 0x80, 0xFE, 0xFF]
-    let length = rng.below(8) == 0 ? rng.below(maxLength + 1) : rng.below(min(24, maxLength) + 1)
-    return (0..<length).map { _ in alphabet[rng.below(alphabet.count)] }
-}
-
-/// A realistic index entry: a value prefix and an 8-byte big-endian object key.
-private func indexEntry(_ key: UInt64, prefix: [UInt8] = Array("user:".utf8)) -> [UInt8] {
-    prefix + withUnsafeBytes(of: key.bigEndian) { Array($0) }
-}
-
-private func scanAll(_ tree: EntryTree, from bound: [UInt8] = [], limit: Int = .max, _ source: NodeSource) throws -> [[UInt8]] {
-    var out: [[UInt8]] = []
-    try tree.scan(from: bound, source: source) { e in
-        out.append(Array(e))
-        return out.count < limit
-    }
-    return out
-}
-
-/// The entries starting with `prefix`, in order, at most `limit`.
-private func scanPrefix(_ tree: EntryTree, _ prefix: [UInt8], limit: Int = .max, _ source: NodeSource) throws -> [[UInt8]] {
-    var out: [[UInt8]] = []
-    try tree.scan(prefix: prefix, source: source) { e in
-        out.append(Array(e))
-        return out.count < limit
-    }
-    return out
-}
-
-private struct LevelStats {
-    var nodes = 0
-    var bytes = 0
-    /// (entry count, encoded size) of each node.
-    var shapes: [(count: Int, size: Int)] = []
-}
-
-/// Per-level node counts and encoded bytes of a committed tree.
-private func nodeStats(_ root: UInt64, _ store: FakeStore) -> [Int: LevelStats] {
-    var stats: [Int: LevelStats] = [:]
-    var stack = [root]
-    while let ref = stack.popLast() {
-        let b = store.bytes(ref)
-        let count = Int(b.u32(at: 16)), level = Int(b.u32(at: 20))
-        var s = stats[level] ?? LevelStats()
-        s.nodes += 1
-        s.bytes += b.count
-        s.shapes.append((count, b.count))
-        stats[level] = s
-        if level > 0 {
-            let refs = b.count - 8 * count
-            for i in 0..<count { stack.append(b.u64(at: refs + 8 * i)) }
-        }
-    }
-    return stats
-}
-
-/// No leak, no double free: the live refs and the freed refs partition everything ever written.
-private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation: SourceLocation = #_sourceLocation) {
-    let liveSet = Set(live)
-    let written = Set(store.written)
-    #expect(liveSet.count == live.count, "a ref reached twice", sourceLocation: sourceLocation)
-    let both = liveSet.intersection(store.freed)
-    #expect(both.isEmpty, "\(both.count) live refs were freed, e.g. \(both.sorted().prefix(5))", sourceLocation: sourceLocation)
-    let leaked = written.subtracting(liveSet).subtracting(store.freed)
-    #expect(leaked.isEmpty, "\(leaked.count) refs leaked, e.g. \(leaked.sorted().prefix(5))", sourceLocation: sourceLocation)
-    let unknown = liveSet.union(store.freed).subtracting(written)
-    #expect(unknown.isEmpty, "\(unknown.count) refs never written, e.g. \(unknown.sorted().prefix(5))", sourceLocation: sourceLocation)
-}
-
 @Suite struct EntryTreeTests {
     static let small = EntryTree.Limits(maxNodeBytes: 512, maxEntries: 12)
 
@@ -231,8 +50,11 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
 
     /// Random inserts and removes against a sorted-array model, in three phases (grow, shrink to nothing,
     /// grow again), committing at random points and reopening from the committed root.
-    @Test(arguments: [(UInt64(1), true), (UInt64(2), true), (UInt64(3), false)])
-    func randomOperationsMatchModel(seed: UInt64, smallNodes: Bool) throws {
+    /// With `format8`, some commits leave the tree's leaves in the layout of format 8, so the tree mixes them
+    /// with prefix leaves.
+    @Test(arguments: [(UInt64(1), true, false), (UInt64(2), true, false), (UInt64(3), false, false),
+                      (UInt64(4), true, true), (UInt64(5), false, true)])
+    func randomOperationsMatchModel(seed: UInt64, smallNodes: Bool, format8: Bool) throws {
         let limits = smallNodes ? Self.small : .standard
         let maxLength = smallNodes ? 90 : 260
         var rng = SplitMix64(seed: seed)
@@ -274,6 +96,7 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
                     #expect(!tree.isDirty)
                     #expect((root == 0) == model.entries.isEmpty)
                     if root != 0 { maxHeight = max(maxHeight, Int(store.bytes(root).u32(at: 20)) + 1) }
+                    if format8, root != 0, rng.below(2) == 0 { try store.rewriteLeavesInFormat8(root) }
                     tree = EntryTree(root: root, limits: limits)
                     #expect(try tree.checkInvariants(source: store) == model.entries.count, "\(context) reopened")
                 }
@@ -317,18 +140,24 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
         let stats = nodeStats(root, store)
         let entrySize = indexEntry(0).count
         for (level, s) in stats.sorted(by: { $0.key < $1.key }) where s.nodes > 1 {
-            // Full: one more entry (offset, bytes, child ref, padding) would pass a limit. At most one node per
-            // level (the one at the growing end) may be partial.
-            let extra = entrySize + 4 + (level > 0 ? 8 + 7 : 0)
-            let full = s.shapes.filter { $0.count == limits.maxEntries || $0.size + extra > limits.maxNodeBytes }.count
+            // Full: one more entry (an inner node's offset, bytes, child ref, padding; a leaf's 2-byte offset
+            // and at most the whole entry) would pass a limit. At most one node per level (the one at the
+            // growing end) may be partial.
+            let extra = level > 0 ? entrySize + 4 + 8 + 7 : entrySize + 2
+            let limit = limits.entryLimit(inner: level > 0)
+            let full = s.shapes.filter { $0.count == limit || $0.size + extra > limits.maxNodeBytes }.count
             #expect(full >= s.nodes - 1, "level \(level): \(full) of \(s.nodes) nodes full")
         }
         let leaves = stats[0]!
-        let perLeaf = min(limits.maxEntries, (limits.maxNodeBytes - 28) / (entrySize + 4))
-        #expect(leaves.nodes == (n + perLeaf - 1) / perLeaf)
-        if !smallNodes {
+        if smallNodes {
+            #expect(leaves.nodes == (n + limits.maxLeafEntries - 1) / limits.maxLeafEntries)
+        } else {
+            // The entries of a leaf share their first 10 or 11 bytes, stored once: a page holds more than three
+            // times the entries it would hold whole, and the pages are full.
+            let whole = (limits.maxNodeBytes - 28) / (entrySize + 4)
+            #expect(leaves.nodes * whole * 3 < n, "\(leaves.nodes) leaves")
             let fill = Double(leaves.bytes) / Double(leaves.nodes * limits.maxNodeBytes)
-            #expect(fill > 0.99, "leaf fill \(fill)")
+            #expect(fill > 0.95, "leaf fill \(fill)")
         }
         var live: [UInt64] = []
         try tree.collectRefs(source: store, into: &live)
@@ -343,15 +172,36 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
         let store = FakeStore()
         var old = EntryTree(root: 0, limits: earlier)
         let n = 20_000
-        for i in 0..<n { #expect(try old.insert(indexEntry(UInt64(2 * i)), sink: store)) }
+        // Keys spread over 64 bits and 16 bytes: the entries of a leaf share little but "user:", so even as a
+        // prefix leaf a two-page leaf needs two pages.
+        func entry(_ i: Int) -> [UInt8] {
+            let k = UInt64(i) &* 0x9E37_79B9_7F4A_7C15
+            return indexEntry(k) + withUnsafeBytes(of: (k ^ 0xA5A5_5A5A_0F0F_F0F0).bigEndian) { Array($0) }
+        }
+        for i in 0..<n { #expect(try old.insert(entry(i), sink: store)) }
         let oldRoot = try old.commit(sink: store)
+        // As the builds before prefix leaves wrote them.
+        try store.rewriteLeavesInFormat8(oldRoot)
         let oldLeaves = nodeStats(oldRoot, store)[0]!
         #expect(oldLeaves.shapes.contains { $0.size > 4096 }, "the earlier limits make two-page leaves")
 
         var tree = EntryTree(root: oldRoot)
         #expect(try tree.checkInvariants(source: store) == n)
-        // One insert in the middle: the leaf it lands in is split to fit the standard limits.
-        #expect(try tree.insert(indexEntry(UInt64(n + 1)), sink: store))
+        // One insert in the middle of a two-page leaf: that leaf is split to fit the standard limits.
+        var big: UInt64? = nil
+        var stack = [oldRoot]
+        while big == nil, let ref = stack.popLast() {
+            let b = store.bytes(ref)
+            if b.u32(at: 20) == 0 {
+                if b.count > 4096 { big = ref }
+                continue
+            }
+            let count = Int(b.u32(at: 16)), refs = b.count - 8 * count
+            for i in 0..<count { stack.append(b.u64(at: refs + 8 * i)) }
+        }
+        let leaf = try EntryNodeView(ref: try #require(big), level: 0, source: store)
+        let target = Array(try leaf.entry(1)) + [0]
+        #expect(try tree.insert(target, sink: store))
         let root = try tree.commit(sink: store)
         tree = EntryTree(root: root)
         #expect(try tree.checkInvariants(source: store) == n + 1)
@@ -511,7 +361,8 @@ private func expectPartition(live: [UInt64], _ store: FakeStore, sourceLocation:
                 let store = pristine.clone()
                 store.hostile = true
                 let m = Int(store.bytes(ref).u32(at: 16))
-                store.damage(ref, at: 24 + 4 * m, xor: delta, reseal: true)
+                // A leaf is a prefix leaf: 2-byte offsets after the prefix length.
+                store.damage(ref, at: ref == root ? 24 + 4 * m : 28 + 2 * m, xor: delta, reseal: true)
                 let context = "\(ref == root ? "root" : "leaf"), xor \(delta)"
                 var damaged = EntryTree(root: root, limits: Self.small)
                 #expect(throws: StorageError.self, "\(context)") { _ = try damaged.checkInvariants(source: store) }

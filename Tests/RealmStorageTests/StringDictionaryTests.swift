@@ -193,7 +193,7 @@ import Testing
                 try db.write { tx in _ = try tx.createObject("P", ["name": .string("late \(i)"), "city": .string(city)]) }
                 expected.append(city)
             }
-            #expect(try db.fileFormat == 8)
+            #expect(try db.fileFormat == Meta.formatVersion)
             #expect(try db.verify().isOK)
         }
         let db = try Database.open(path: path, options: DatabaseOptions(readOnly: true))

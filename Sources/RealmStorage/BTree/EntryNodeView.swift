@@ -18,7 +18,16 @@ struct EntryNodeView {
     let bytes: UnsafeRawBufferPointer
     let count: Int
     let level: Int
-    /// Offset of the entry area from the node start.
+    /// Offset of the end offsets from the node start, and their width: 4 bytes, or 2 in a prefix leaf.
+    let endsStart: Int
+    let endWidth: Int
+    /// A prefix leaf's shared prefix: where it starts and its length (0 in any other node). Entry i is the
+    /// prefix followed by the bytes the end offsets delimit in the entry area.
+    let prefixStart: Int
+    let prefixLength: Int
+    /// Where the entries of a prefix leaf with a nonempty prefix are put back together (`entry(_:)`).
+    let joined: JoinedEntries?
+    /// Offset of the entry area from the node start (a prefix leaf: of the bytes after the prefix).
     let entryStart: Int
     /// Bound of every end offset: the bytes between the offsets and the child refs (inner nodes; the last
     /// end offset may be up to 7 less, for the padding) or the node's end (leaves; the last end offset equals it).
@@ -44,8 +53,9 @@ struct EntryNodeView {
         guard type == NodeType.indexLeaf.rawValue || type == NodeType.indexInner.rawValue else {
             throw source.corrupt(ref, "node type \(type) where an index node was expected")
         }
-        guard b[1] == 0, b[2] == 0, b[3] == 0 else {
-            throw source.corrupt(ref, "index node header has nonzero flags or reserved bytes")
+        let isPrefixLeaf = b[1] == EntryTree.prefixLeafFlag && type == NodeType.indexLeaf.rawValue
+        guard b[1] == 0 || isPrefixLeaf, b[2] == 0, b[3] == 0 else {
+            throw source.corrupt(ref, "index node header has unknown flags or nonzero reserved bytes")
         }
         let m = Int(b.u32(at: 16))
         let lvl = Int(b.u32(at: 20))
@@ -57,11 +67,39 @@ struct EntryNodeView {
         }
         guard lvl <= EntryTree.maxLevel else { throw source.corrupt(ref, "index node level \(lvl) is implausible") }
         guard m >= 1 else { throw source.corrupt(ref, "index node has no entries") }
+        if isPrefixLeaf {
+            let fixed = EntryTree.prefixLeafFixedSize
+            guard b.count >= fixed + 4 else {
+                throw source.corrupt(ref, "prefix leaf of \(b.count) bytes is shorter than its fixed part")
+            }
+            let p = Int(b.u32(at: EntryTree.fixedSize))
+            // m and p are at most the node's length, so neither sum overflows.
+            guard m <= b.count, p <= b.count, fixed + 2 * (m + 1) + p <= b.count else {
+                throw source.corrupt(ref, "prefix leaf of \(b.count) bytes cannot hold the offsets of \(m) entries and a prefix of \(p) bytes")
+            }
+            guard b.u16(at: fixed) == 0 else { throw source.corrupt(ref, "index node's first entry offset is not 0") }
+            count = m
+            level = 0
+            endsStart = fixed
+            endWidth = 2
+            prefixStart = fixed + 2 * (m + 1)
+            prefixLength = p
+            entryStart = prefixStart + p
+            entryLimit = b.count - entryStart
+            refsStart = b.count
+            joined = p > 0 ? JoinedEntries(capacity: m * p + entryLimit) : nil
+            return
+        }
         let start = fixed + 4 * (m + 1)
         guard start <= b.count else {
             throw source.corrupt(ref, "index node of \(b.count) bytes cannot hold the offsets of \(m) entries")
         }
         guard b.u32(at: fixed) == 0 else { throw source.corrupt(ref, "index node's first entry offset is not 0") }
+        endsStart = fixed
+        endWidth = 4
+        prefixStart = start
+        prefixLength = 0
+        joined = nil
         let refs: Int
         if lvl == 0 {
             refs = b.count
@@ -86,8 +124,18 @@ struct EntryNodeView {
 
     /// End offset `i` (0 ≤ i ≤ count), relative to the entry area, unchecked.
     @inline(__always)
-    private func end(_ i: Int) -> Int {
-        Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: EntryTree.fixedSize &+ 4 &* i, as: UInt32.self)))
+    func end(_ i: Int) -> Int {
+        if endWidth == 2 {
+            return Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: endsStart &+ 2 &* i, as: UInt16.self)))
+        }
+        return Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: endsStart &+ 4 &* i, as: UInt32.self)))
+    }
+
+    /// The byte length this node's layout implies for its count and entry bytes `z` (the last end offset).
+    func layoutSize(entryBytes z: Int) -> Int {
+        if endWidth == 2 { return EntryTree.prefixLeafFixedSize + 2 * (count + 1) + prefixLength + z }
+        let end = EntryTree.fixedSize + 4 * (count + 1) + z
+        return isLeaf ? end : ((end + 7) & ~7) + 8 * count
     }
 
     /// Whether `z`, the last end offset, matches the layout: the entry area ends at the node's end (leaf) or
@@ -110,13 +158,16 @@ struct EntryNodeView {
         return z
     }
 
-    /// Entry `i` (0 ≤ i < count) as a slice of the mapped node.
+    /// Entry `i` (0 ≤ i < count): a slice of the mapped node, or for a prefix leaf with a nonempty prefix the
+    /// entry put back together in memory this view owns (valid while the view is).
     @inline(__always)
     func entry(_ i: Int) throws -> UnsafeRawBufferPointer {
         precondition(i >= 0 && i < count, "EntryNodeView: entry index out of range")
         let a = end(i), z = end(i &+ 1)
         guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
-        return UnsafeRawBufferPointer(start: base + (entryStart &+ a), count: z &- a)
+        guard let joined else { return UnsafeRawBufferPointer(start: base + (entryStart &+ a), count: z &- a) }
+        // Entry i's place in the joined area is where it would be if every entry held the prefix.
+        return joined.join(base + prefixStart, prefixLength, base + (entryStart &+ a), z &- a, at: i &* prefixLength &+ a)
     }
 
     @inline(never)
@@ -127,7 +178,7 @@ struct EntryNodeView {
 
     @inline(never)
     private func badArea(_ z: Int) -> StorageError {
-        let layout = EntryTree.encodedSize(count: count, entryBytes: z, inner: !isLeaf)
+        let layout = layoutSize(entryBytes: z)
         return source.corrupt(ref, "index \(isLeaf ? "leaf" : "inner node") is \(bytes.count) bytes, its layout \(layout)")
     }
 
@@ -145,11 +196,21 @@ struct EntryNodeView {
         source.corrupt(ref, "index inner node child \(i) has ref \(r)")
     }
 
-    /// First index whose entry is >= `key`, and whether it equals `key`.
+    /// First index whose entry is >= `key`, and whether it equals `key`. In a prefix leaf the key is compared
+    /// with the prefix once, and what follows it with the entries' suffixes.
     @inline(__always)
     func lowerBound(_ key: UnsafeRawBufferPointer) throws -> (index: Int, found: Bool) {
         let area = base + entryStart
-        let kp = key.baseAddress, kn = key.count
+        var kp = key.baseAddress, kn = key.count
+        if prefixLength > 0 {
+            let p = prefixLength, n = min(kn, p)
+            let c = compareEntryBytes(kp, n, base + prefixStart, n)
+            // A key below the prefix, or a proper prefix of it, precedes every entry; one above it follows all.
+            if c < 0 || (c == 0 && kn < p) { return (0, false) }
+            if c > 0 { return (count, false) }
+            kp = kp.unsafelyUnwrapped + p
+            kn &-= p
+        }
         var lo = 0, hi = count
         while lo < hi {
             let mid = (lo &+ hi) &>> 1
@@ -170,7 +231,7 @@ struct EntryNodeView {
     func lowerBound(_ key: UnsafeRawBufferPointer, low: UnsafeRawBufferPointer, high: UnsafeRawBufferPointer?) throws
         -> (index: Int, found: Bool)
     {
-        guard let high, count >= 16 else { return try lowerBound(key) }
+        guard let high, count >= 16, prefixLength == 0 else { return try lowerBound(key) }
         return try gallop(key, from: interpolate(key, low: low, high: high, count: count))
     }
 
@@ -207,6 +268,25 @@ struct EntryNodeView {
             guard previous <= z, z <= area else { throw badEntry(i, previous, z) }
             previous = z
         }
+        if endWidth == 2 {
+            // A prefix leaf: its entries whole, with 32-bit offsets, as a dirty node holds them.
+            let p = prefixLength
+            var ends = [UInt32](repeating: 0, count: count + 1)
+            var whole = [UInt8](repeating: 0, count: count * p + area)
+            whole.withUnsafeMutableBytes { out in
+                for i in 0..<count {
+                    let a = end(i), z = end(i + 1), at = i * p + a
+                    if p > 0 { (out.baseAddress! + at).copyMemory(from: base + prefixStart, byteCount: p) }
+                    if z > a { (out.baseAddress! + at + p).copyMemory(from: base + entryStart + a, byteCount: z - a) }
+                    ends[i + 1] = UInt32(at + p + z - a).littleEndian
+                }
+            }
+            return whole.withUnsafeBytes { w in
+                ends.withUnsafeBytes { e in
+                    EntryTreeNode(level: 0, area: w, ends: e.baseAddress!, count: count, children: [])
+                }
+            }
+        }
         var children: [EntryTree.Child] = []
         if !isLeaf {
             children.reserveCapacity(count + 8)
@@ -214,7 +294,7 @@ struct EntryNodeView {
         }
         return EntryTreeNode(
             level: level, area: UnsafeRawBufferPointer(start: base + entryStart, count: area),
-            ends: base + EntryTree.fixedSize, count: count, children: children)
+            ends: base + endsStart, count: count, children: children)
     }
 
     /// Checks the last end offset against the layout, every end offset is non-decreasing, the padding before
@@ -262,9 +342,16 @@ extension EntryNodeView {
     /// Throws when the entry's offsets are bad or it is shorter than 8 bytes.
     @inline(__always)
     func leadingKey(_ i: Int) throws -> UInt64 {
-        let a = end(i), z = end(i &+ 1)
-        guard isValidEntry(i, a, z), z &- a >= 8 else { throw badEntry(i, a, z) }
-        return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: entryStart &+ a, as: UInt64.self))
+        let a = end(i), z = end(i &+ 1), p = prefixLength
+        guard isValidEntry(i, a, z), z &- a &+ p >= 8 else { throw badEntry(i, a, z) }
+        if p == 0 { return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: entryStart &+ a, as: UInt64.self)) }
+        if p >= 8 { return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: prefixStart, as: UInt64.self)) }
+        var word: UInt64 = 0
+        withUnsafeMutableBytes(of: &word) { w in
+            w.baseAddress!.copyMemory(from: base + prefixStart, byteCount: p)
+            (w.baseAddress! + p).copyMemory(from: base + (entryStart &+ a), byteCount: 8 &- p)
+        }
+        return UInt64(bigEndian: word)
     }
 
     /// The first index whose entry's leading key is >= `key` (entries longer than 8 bytes: an entry led by
@@ -280,5 +367,23 @@ extension EntryNodeView {
             }
         }
         return try gallopLowerBound(count: count, from: start) { i in try leadingKey(i) < key ? -1 : 1 }.index
+    }
+}
+
+/// The entries of a prefix leaf put back together, each at the place it would have if every entry held the
+/// prefix (so each has its own bytes, and a pointer to one stays valid while the view that made it lives).
+final class JoinedEntries {
+    private let buffer: UnsafeMutableRawPointer
+
+    init(capacity: Int) { buffer = .allocate(byteCount: max(capacity, 1), alignment: 8) }
+
+    deinit { buffer.deallocate() }
+
+    @inline(__always)
+    func join(_ prefix: UnsafeRawPointer, _ p: Int, _ suffix: UnsafeRawPointer, _ n: Int, at offset: Int) -> UnsafeRawBufferPointer {
+        let out = buffer + offset
+        out.copyMemory(from: prefix, byteCount: p)
+        if n > 0 { (out + p).copyMemory(from: suffix, byteCount: n) }
+        return UnsafeRawBufferPointer(start: out, count: p &+ n)
     }
 }

@@ -40,8 +40,13 @@ extension EntryTree {
     /// The finished bytes of a node whose children are all committed (see docs/FILE_FORMAT.md, "Index nodes"):
     /// its exact size is known, so the bytes are stored straight into a new array, or into `buffer`'s storage
     /// when it has room (a recycled node buffer, `NodeSink.nodeBuffer`).
-    static func encode(_ node: EntryTreeNode, reusing buffer: consuming [UInt8] = []) -> [UInt8] {
-        let size = node.encodedSize
+    /// `prefixLeaf: false` writes a leaf in the form of format 8 (for tests of reading it).
+    static func encode(_ node: EntryTreeNode, reusing buffer: consuming [UInt8] = [], prefixLeaf: Bool = true) -> [UInt8] {
+        let shared = node.sharedPrefix
+        if node.isLeaf, prefixLeaf, EntryTree.isPrefixLeaf(count: node.count, entryBytes: node.entryBytes, shared: shared) {
+            return encodePrefixLeaf(node, shared: shared, reusing: buffer)
+        }
+        let size = node.isLeaf ? EntryTree.fixedSize + 4 * (node.count + 1) + node.entryBytes : node.encodedSize
         let areaStart = nodeHeaderSize + 8
         let areaEnd = areaStart + 4 * (node.count + 1) + node.entryBytes
         precondition(size == (node.isLeaf ? areaEnd : (areaEnd + 7) / 8 * 8 + 8 * node.count), "index node size")
@@ -61,6 +66,22 @@ extension EntryTree {
             fill($0.baseAddress!)
         }
         sealNode(&bytes, type: node.isLeaf ? .indexLeaf : .indexInner)
+        return bytes
+    }
+
+    /// A leaf as a prefix leaf: the bytes its entries share stored once, then what follows them in each.
+    private static func encodePrefixLeaf(_ node: EntryTreeNode, shared: Int, reusing buffer: consuming [UInt8]) -> [UInt8] {
+        let size = EntryTree.encodedSize(count: node.count, entryBytes: node.entryBytes, inner: false, shared: shared)
+        var bytes = [UInt8].filled(count: size, reusing: consume buffer, minimumCapacity: EntryTree.nodeBufferCapacity) {
+            let raw = $0.baseAddress!
+            raw.initializeMemory(as: UInt8.self, repeating: 0, count: nodeHeaderSize)
+            raw.storeBytes(of: EntryTree.prefixLeafFlag, toByteOffset: 1, as: UInt8.self)
+            raw.storeBytes(of: UInt32(node.count).littleEndian, toByteOffset: nodeHeaderSize, as: UInt32.self)
+            raw.storeBytes(of: UInt32(0), toByteOffset: nodeHeaderSize + 4, as: UInt32.self)
+            raw.storeBytes(of: UInt32(shared).littleEndian, toByteOffset: nodeHeaderSize + 8, as: UInt32.self)
+            node.writePrefixLeafArea(to: raw + EntryTree.prefixLeafFixedSize, shared: shared)
+        }
+        sealNode(&bytes, type: .indexLeaf)
         return bytes
     }
 
@@ -132,7 +153,10 @@ private struct CheckWalk {
             let view = try EntryNodeView(ref: ref, level: level, source: source)
             try view.validateAll()
             let lvl = view.level
-            try checkShape(child, path, lvl, count: view.count, entryBytes: view.areaLength(), actualSize: view.bytes.count)
+            try checkShape(child, path, lvl, count: view.count, size: view.layoutSize(entryBytes: view.areaLength()),
+                           actualSize: view.bytes.count)
+            // A prefix leaf's entries are in memory its view owns: it lives through the checks below.
+            defer { withExtendedLifetime(view) {} }
             if let firstEntry, try firstEntry.withUnsafeBytes({ try compareEntries(view.entry(0), $0) }) != 0 {
                 throw fail(child, path, lvl, "first entry differs from the parent's entry for it")
             }
@@ -158,7 +182,7 @@ private struct CheckWalk {
             guard node.entryBytes == (0..<node.count).reduce(0, { $0 + node.entry($1).count }) else {
                 throw fail(child, path, lvl, "cached entry byte count is stale")
             }
-            try checkShape(child, path, lvl, count: node.count, entryBytes: node.entryBytes, actualSize: nil)
+            try checkShape(child, path, lvl, count: node.count, size: node.encodedSize, actualSize: nil)
             if let firstEntry, firstEntry.withUnsafeBytes({ compareEntries(node.entry(0), $0) }) != 0 {
                 throw fail(child, path, lvl, "first entry differs from the parent's entry for it")
             }
@@ -175,10 +199,8 @@ private struct CheckWalk {
         }
     }
 
-    private func checkShape(
-        _ child: EntryTree.Child, _ path: [Int], _ lvl: Int, count: Int, entryBytes: Int, actualSize: Int?
-    ) throws {
-        let size = EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: lvl > 0)
+    /// `size`: the byte length the node's layout implies.
+    private func checkShape(_ child: EntryTree.Child, _ path: [Int], _ lvl: Int, count: Int, size: Int, actualSize: Int?) throws {
         if let actualSize, actualSize != size {
             throw fail(child, path, lvl, "node is \(actualSize) bytes, its layout \(size)")
         }

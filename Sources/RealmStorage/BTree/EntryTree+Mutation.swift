@@ -65,7 +65,11 @@ extension EntryTree {
             let (pos, found) = leaf.lowerBoundForInsert(key)
             if found { return false }
             let count = leaf.count + 1, bytes = leaf.entryBytes + key.count
-            guard pos > 0 || isRoot, limits.fits(count: count, entryBytes: bytes, inner: false),
+            // Sorted entries share what the first and the last share (the key is not the new first here
+            // unless the leaf is empty or the root).
+            let shared = leaf.count == 0 ? 0
+                : commonPrefixLength(pos == 0 ? key : leaf.entry(0), pos == leaf.count ? key : leaf.entry(leaf.count - 1))
+            guard pos > 0 || isRoot, limits.fits(count: count, entryBytes: bytes, inner: false, shared: shared),
                   isRoot || !isUnderfull(count: count, entryBytes: bytes, inner: false)
             else { return nil }
             leaf.insert(key, at: pos)
@@ -223,10 +227,14 @@ extension EntryTree {
     func split(_ node: EntryTreeNode, mode: SplitMode, after: Int? = nil) -> [EntryTreeNode] {
         let inner = !node.isLeaf
         let n = node.count
-        if limits.fits(count: n, entryBytes: node.entryBytes, inner: inner) || n < 2 { return [] }
+        if limits.fits(count: n, entryBytes: node.entryBytes, inner: inner, shared: node.sharedPrefix) || n < 2 { return [] }
         var prefix = [Int](repeating: 0, count: n + 1)  // prefix[i]: bytes of entries 0..<i
         for i in 0..<n { prefix[i + 1] = prefix[i] + node.entry(i).count }
-        func fits(_ a: Int, _ b: Int) -> Bool { limits.fits(count: b - a, entryBytes: prefix[b] - prefix[a], inner: inner) }
+        // What the entries a..<b of a leaf share, which its prefix leaf stores once.
+        func shared(_ a: Int, _ b: Int) -> Int { inner ? 0 : node.sharedPrefix(a, b - 1) }
+        func fits(_ a: Int, _ b: Int) -> Bool {
+            limits.fits(count: b - a, entryBytes: prefix[b] - prefix[a], inner: inner, shared: shared(a, b))
+        }
 
         // Balanced: the cut that best halves the encoded bytes (each entry also costs its offset).
         var mid = 1
@@ -244,8 +252,9 @@ extension EntryTree {
             // entries of a bulk load are followed by single inserts anywhere, and a node left full splits at the
             // first of them, which doubled a later single commit's pages (DECISIONS 102).
             var s = min(p + 1, n - 1)
-            while s > 1 && (8 * s > 7 * limits.maxEntries
-                            || 8 * EntryTree.encodedSize(count: s, entryBytes: prefix[s], inner: inner) > 7 * limits.maxNodeBytes) { s -= 1 }
+            while s > 1 && (8 * s > 7 * limits.entryLimit(inner: inner)
+                            || 8 * EntryTree.encodedSize(count: s, entryBytes: prefix[s], inner: inner, shared: shared(0, s))
+                                > 7 * limits.maxNodeBytes) { s -= 1 }
             candidates.insert(s, at: 0)
         }
         for s in candidates where fits(0, s) && fits(s, n) { return [node.cut(from: s)] }
@@ -264,12 +273,12 @@ extension EntryTree {
     }
 
     private func isUnderfull(count: Int, entryBytes: Int, inner: Bool) -> Bool {
-        4 * count < limits.maxEntries
+        4 * count < limits.entryLimit(inner: inner)
             && 4 * EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner) < limits.maxNodeBytes
     }
 
     private func fitsMerged(count: Int, entryBytes: Int, inner: Bool) -> Bool {
-        4 * count <= 3 * limits.maxEntries
+        4 * count <= 3 * limits.entryLimit(inner: inner)
             && 4 * EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner) <= 3 * limits.maxNodeBytes
     }
 

@@ -4,7 +4,7 @@ extension EntryNodeView {
     /// overlap. Reads only inside the node (an implausible offset is not followed).
     func touch(near start: Int) -> UInt64 {
         let i = min(max(start, 0), count &- 1)
-        let a = Int(bytes.u32(at: EntryTree.fixedSize &+ 4 &* i))
+        let a = end(i)
         let at = entryStart &+ a
         return UInt64(a) &+ (at < bytes.count ? UInt64(bytes[at]) : 0)
     }
@@ -64,7 +64,8 @@ extension EntryTree {
             guard let low = leaves[k].low, let high = leaves[k].high, high > low, key > low, key < high else { continue }
             touched &+= v.touch(near: Int(Double(key &- low) / Double(high &- low) * Double(v.count)))
         }
-        // 4. The searches.
+        // 4. The searches (`views` keeps every leaf's view, and the entries a prefix leaf joins, alive).
+        defer { withExtendedLifetime(views) {} }
         for (k, key) in keys.enumerated() {
             let v = views[k], leaf = leaves[k]
             var i = try v.lowerBound(leadingKey: key, low: leaf.low, high: leaf.high)
@@ -137,7 +138,7 @@ extension EntryTree {
             switch leaf {
             case .clean(let ref):
                 let v = try EntryNodeView(ref: ref, level: 0, source: source)
-                for i in 0..<v.count { try body(v.entry(i)) }
+                try withExtendedLifetime(v) { for i in 0..<v.count { try body(v.entry(i)) } }
             case .dirty(let node):
                 for i in 0..<node.count { try body(node.entry(i)) }
             }

@@ -47,34 +47,47 @@ struct EntryTree {
     struct Limits: Sendable, Equatable {
         /// Largest encoded node, header included.
         let maxNodeBytes: Int
-        /// Most entries (or children) in one node.
+        /// Most entries (children) in one inner node.
         let maxEntries: Int
+        /// Most entries in one leaf: more than in an inner node, as a leaf stores its entries' shared prefix
+        /// once and a page then holds more of them (DECISIONS 109).
+        let maxLeafEntries: Int
 
         /// Largest node (bytes, entries) a committed tree may hold: at least the limits new nodes are split at,
         /// more where files written under earlier limits are still valid.
         let acceptedNodeBytes: Int
         let acceptedEntries: Int
 
-        init(maxNodeBytes: Int, maxEntries: Int, acceptedNodeBytes: Int? = nil, acceptedEntries: Int? = nil) {
+        init(maxNodeBytes: Int, maxEntries: Int, maxLeafEntries: Int? = nil, acceptedNodeBytes: Int? = nil,
+             acceptedEntries: Int? = nil) {
             precondition(maxNodeBytes >= 256 && maxNodeBytes <= 1 << 24, "EntryTree: node byte limit out of range")
             precondition(maxEntries >= 4, "EntryTree: entry limit below 4")
             self.maxNodeBytes = maxNodeBytes
             self.maxEntries = maxEntries
+            self.maxLeafEntries = max(maxLeafEntries ?? maxEntries, maxEntries)
             self.acceptedNodeBytes = max(acceptedNodeBytes ?? maxNodeBytes, maxNodeBytes)
-            self.acceptedEntries = max(acceptedEntries ?? maxEntries, maxEntries)
+            self.acceptedEntries = max(acceptedEntries ?? maxEntries, maxEntries, self.maxLeafEntries)
         }
 
-        /// The limits of every index in the file format: new nodes fit one page (DECISIONS 47); nodes of up
-        /// to two pages and 512 entries, which builds before that wrote, stay valid and split on their next
-        /// change.
-        static let standard = Limits(maxNodeBytes: 4096, maxEntries: 256, acceptedNodeBytes: 8192, acceptedEntries: 512)
+        /// The limits of every index in the file format: new nodes fit one page (DECISIONS 47), leaves hold up
+        /// to 1,024 entries (DECISIONS 109); nodes of up to two pages, which builds before DECISIONS 47 wrote,
+        /// stay valid and split on their next change.
+        static let standard = Limits(maxNodeBytes: 4096, maxEntries: 256, maxLeafEntries: 1024, acceptedNodeBytes: 8192,
+                                     acceptedEntries: 1024)
+
+        /// Most entries in a node of the kind.
+        @inline(__always)
+        func entryLimit(inner: Bool) -> Int { inner ? maxEntries : maxLeafEntries }
 
         /// Longest entry accepted by `insert`: small enough that halving any overfull node gives two nodes
         /// within the byte limit (4096 → 992 bytes; real entries are at most ~260).
         var maxEntryBytes: Int { (maxNodeBytes - 128) / 4 }
 
-        func fits(count: Int, entryBytes: Int, inner: Bool) -> Bool {
-            count <= maxEntries && EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner) <= maxNodeBytes
+        /// Whether a node of `count` entries totalling `entryBytes` fits; `shared` is the length of the prefix the
+        /// entries of a leaf share (0 when unknown: the size is then an upper bound).
+        func fits(count: Int, entryBytes: Int, inner: Bool, shared: Int = 0) -> Bool {
+            count <= entryLimit(inner: inner)
+                && EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner, shared: shared) <= maxNodeBytes
         }
     }
 
@@ -89,8 +102,24 @@ struct EntryTree {
     /// Deepest level accepted when reading (a tree of 2^64 entries is far shallower).
     static let maxLevel = 48
 
-    /// Encoded byte length of a node with `count` entries totalling `entryBytes` bytes.
-    static func encodedSize(count: Int, entryBytes: Int, inner: Bool) -> Int {
+    /// Fixed part of a prefix leaf (format 9): the fixed part, then the length of the shared prefix.
+    static let prefixLeafFixedSize = 28
+    /// Header flag (byte 1) of a prefix leaf.
+    static let prefixLeafFlag: UInt8 = 1
+
+    /// Whether a leaf whose entries total `entryBytes` and share their first `shared` bytes is written as a
+    /// prefix leaf: when its suffixes' offsets fit 16 bits (always, for nodes within the limits).
+    @inline(__always)
+    static func isPrefixLeaf(count: Int, entryBytes: Int, shared: Int) -> Bool {
+        entryBytes &- count &* shared <= Int(UInt16.max)
+    }
+
+    /// Encoded byte length of a node with `count` entries totalling `entryBytes` bytes; a leaf's entries share
+    /// their first `shared` bytes, which a prefix leaf stores once (docs/FILE_FORMAT.md, "Index nodes").
+    static func encodedSize(count: Int, entryBytes: Int, inner: Bool, shared: Int = 0) -> Int {
+        if !inner, isPrefixLeaf(count: count, entryBytes: entryBytes, shared: shared) {
+            return prefixLeafFixedSize + 2 * (count + 1) + shared + (entryBytes - count * shared)
+        }
         let end = fixedSize + 4 * (count + 1) + entryBytes
         return inner ? ((end + 7) & ~7) + 8 * count : end
     }
@@ -161,8 +190,9 @@ struct EntryTree {
         // The parent's entry for the node descended into (its first entry), nil at the root. With `next`, the
         // range of the node's entries: committed nodes start their search from an interpolated position.
         var low: UnsafeRawBufferPointer? = nil
-        // The last entry passed to body.
-        var last: UnsafeRawBufferPointer? = nil
+        // The last entry passed to body, copied when its leaf ran out (a prefix leaf's entries live only as
+        // long as its view).
+        var last: [UInt8]? = nil
         descent: while true {
             if let current = dirty {
                 let isLeaf = current._withUnsafeGuaranteedRef { node -> Bool in
@@ -179,25 +209,34 @@ struct EntryTree {
                 if !isLeaf { continue descent }
                 let node = current.takeUnretainedValue()
                 var i = node.lowerBound(prefix).index
+                var seen: UnsafeRawBufferPointer? = nil
                 while i < node.count {
                     let e = node.entry(i)
                     if !entryHasPrefix(e, prefix) { return }
                     if try !body(e) { return }
-                    last = e
+                    seen = e
                     i += 1
                 }
+                last = seen.map { Array($0) }
                 break descent
             }
             let view = try EntryNodeView(ref: ref, level: level, source: source)
             if view.isLeaf {
-                var i = try (low.map { try view.lowerBound(prefix, low: $0, high: next) } ?? view.lowerBound(prefix)).index
-                while i < view.count {
-                    let e = try view.entry(i)
-                    if !entryHasPrefix(e, prefix) { return }
-                    if try !body(e) { return }
-                    last = e
-                    i += 1
+                // The view lives through the loop: a prefix leaf's entries are in memory it owns.
+                let ranOut: Bool = try withExtendedLifetime(view) {
+                    var i = try (low.map { try view.lowerBound(prefix, low: $0, high: next) } ?? view.lowerBound(prefix)).index
+                    var seen: UnsafeRawBufferPointer? = nil
+                    while i < view.count {
+                        let e = try view.entry(i)
+                        if !entryHasPrefix(e, prefix) { return false }
+                        if try !body(e) { return false }
+                        seen = e
+                        i += 1
+                    }
+                    last = seen.map { Array($0) }
+                    return true
                 }
+                if !ranOut { return }
                 break descent
             }
             let i = try low.map { try view.childIndex(for: prefix, low: $0, high: next) } ?? view.childIndex(for: prefix)
@@ -234,12 +273,16 @@ struct EntryTree {
         case .clean(let ref):
             let view = try EntryNodeView(ref: ref, level: level, source: source)
             if view.level == 0 {
-                var i = 0
-                if let bound { i = try view.lowerBound(bound).index }
-                while i < view.count {
-                    if try !body(view.entry(i)) { return false }
-                    i += 1
+                let completed: Bool = try withExtendedLifetime(view) {
+                    var i = 0
+                    if let bound { i = try view.lowerBound(bound).index }
+                    while i < view.count {
+                        if try !body(view.entry(i)) { return false }
+                        i += 1
+                    }
+                    return true
                 }
+                if !completed { return false }
                 try boundary?(path)
             } else {
                 var i = 0

@@ -68,7 +68,17 @@ final class EntryTreeNode {
     }
 
     var isLeaf: Bool { level == 0 }
-    var encodedSize: Int { EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: !isLeaf) }
+    var encodedSize: Int {
+        EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: !isLeaf, shared: sharedPrefix)
+    }
+
+    /// The length of the prefix entries `a...b` share (entries are sorted, so it is that of `a` and `b`).
+    @inline(__always)
+    func sharedPrefix(_ a: Int, _ b: Int) -> Int { commonPrefixLength(entry(a), entry(b)) }
+
+    /// The length of the prefix every entry of a leaf shares (0 for an inner node, whose entries are stored
+    /// whole).
+    var sharedPrefix: Int { isLeaf && count > 0 ? sharedPrefix(0, count - 1) : 0 }
 
     /// Entry `i` (0 ≤ i < count), valid until the node is next changed.
     @inline(__always)
@@ -296,6 +306,24 @@ final class EntryTreeNode {
 
     // MARK: Encoding
 
+    /// Writes a prefix leaf's part after its fixed part: the m + 1 little-endian 16-bit end offsets of the
+    /// suffixes, the `shared` bytes every entry starts with, then each entry's bytes after them (room for
+    /// `2 * (count + 1) + shared + entryBytes - count * shared` bytes).
+    func writePrefixLeafArea(to out: UnsafeMutableRawPointer, shared: Int) {
+        precondition(isLeaf && (count == 0 ? shared == 0 : shared <= Int(ends[1])), "EntryTreeNode: prefix longer than an entry")
+        var at = 2 * (count + 1)
+        if count > 0 { (out + at).copyMemory(from: area, byteCount: shared) }
+        at += shared
+        let suffixes = at
+        out.storeBytes(of: UInt16(0), toByteOffset: 0, as: UInt16.self)
+        for i in 0..<count {
+            let a = Int(ends[i]) + shared, z = Int(ends[i + 1])
+            if z > a { (out + at).copyMemory(from: area + a, byteCount: z - a) }
+            at += z - a
+            out.storeBytes(of: UInt16(at - suffixes).littleEndian, toByteOffset: 2 * (i + 1), as: UInt16.self)
+        }
+    }
+
     /// Writes the m + 1 little-endian end offsets, then the entry bytes, to `out` (which must have room for
     /// `4 * (count + 1) + entryBytes` bytes).
     func writeEntryArea(to out: UnsafeMutableRawPointer) {
@@ -307,6 +335,23 @@ final class EntryTreeNode {
         let n = entryBytes
         if n > 0 { (out + 4 * (count + 1)).copyMemory(from: area, byteCount: n) }
     }
+}
+
+/// The number of leading bytes `a` and `b` have in common.
+@inline(__always)
+func commonPrefixLength(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    let n = min(a.count, b.count)
+    if n == 0 { return 0 }
+    let pa = a.baseAddress.unsafelyUnwrapped, pb = b.baseAddress.unsafelyUnwrapped
+    var i = 0
+    while i &+ 8 <= n {
+        let x = UInt64(bigEndian: pa.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            ^ UInt64(bigEndian: pb.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        if x != 0 { return i &+ x.leadingZeroBitCount &>> 3 }
+        i &+= 8
+    }
+    while i < n && pa.load(fromByteOffset: i, as: UInt8.self) == pb.load(fromByteOffset: i, as: UInt8.self) { i &+= 1 }
+    return i
 }
 
 /// Unsigned lexicographic comparison; a proper prefix sorts first. Negative, zero or positive.

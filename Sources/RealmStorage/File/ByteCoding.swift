@@ -186,6 +186,9 @@ struct ByteReader {
 }
 
 extension UnsafeRawBufferPointer {
+    @inline(__always) func u16(at offset: Int) -> UInt16 {
+        UInt16(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+    }
     @inline(__always) func u32(at offset: Int) -> UInt32 {
         UInt32(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }

@@ -12,8 +12,10 @@ struct Meta: Equatable {
     /// 16 and 17), which a build reading format 6 would misread; a format-6 file is valid format 7, so its first
     /// commit by this build writes 7. 8: string columns of clusters may be in dictionary form (null header byte 1,
     /// `StringDictionary`, DECISIONS 105), which a build reading format 7 would take for damage; a format-7 file
-    /// is valid format 8, so its first commit by this build writes 8.
-    static let formatVersion: UInt32 = 8
+    /// is valid format 8, so its first commit by this build writes 8. 9: index leaves may be prefix leaves (node
+    /// flags byte 1, DECISIONS 109), which a build reading format 8 would take for damage; a format-8 file is
+    /// valid format 9, so its first commit by this build writes 9.
+    static let formatVersion: UInt32 = 9
     /// The newest format whose nodes' checksums are not bound to their pages. A file of this format or older
     /// is upgraded (compacted into a file of `formatVersion`) when opened writable by the only process that has
     /// it open; until then every commit to it keeps to this format (`Database.upgradeNodeChecksumsIfNeeded`).

@@ -19,7 +19,7 @@ extension Database {
     /// from upgrading: `inUseByAnotherProcess` while another process has the file open, a full disk (the new
     /// file needs room beside the old one).
     ///
-    /// A file of format 6 or 7 needs no rewriting (formats 7 and 8 only add structures): one empty commit marks
+    /// A file of format 6, 7 or 8 needs no rewriting (formats 7, 8 and 9 only add structures): one empty commit marks
     /// it with the current format, which every commit of this build does anyway.
     public func upgradeFileFormat() throws {
         if isReadOnly { throw StorageError.readOnly(path: path) }

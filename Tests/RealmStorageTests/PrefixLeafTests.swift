@@ -1,0 +1,109 @@
+import Testing
+@testable import RealmStorage
+
+/// Index leaves store the prefix their entries share once (format 9, DECISIONS 109): searches compare a key
+/// with the prefix and then with the suffixes, entries read back whole, and damage is an error.
+@Suite struct PrefixLeafTests {
+    /// One committed leaf holding `entries` (sorted), and its view.
+    func leaf(_ entries: [[UInt8]], _ store: FakeStore) throws -> (EntryTree, UInt64) {
+        var tree = EntryTree(root: 0)
+        for e in entries { #expect(try tree.insert(e, sink: store)) }
+        let root = try tree.commit(sink: store)
+        #expect(store.bytes(root)[1] == EntryTree.prefixLeafFlag)
+        return (EntryTree(root: root), root)
+    }
+
+    @Test func searchesAroundThePrefixAnswerAsTheWholeEntries() throws {
+        let b = { (s: String) in Array(s.utf8) }
+        // The first entry is the shared prefix itself; a NUL and 0xFF follow it in others.
+        let entries = [b("ab"), b("ab") + [0], b("abc"), b("abc") + [0xFF], b("abd"), b("abz")]
+        let store = FakeStore()
+        let (tree, root) = try leaf(entries, store)
+        let view = try EntryNodeView(ref: root, level: 0, source: store)
+        #expect(view.prefixLength == 2)
+        #expect(try (0..<view.count).map { Array(try view.entry($0)) } == entries)
+        let model = SortedModel(entries: entries)
+        let probes = [b(""), b("a"), b("aa"), b("ab"), b("ab") + [0], b("ab") + [0, 0], b("abb"), b("abc"), b("abca"),
+                      b("abe"), b("abzz"), b("ac"), b("b"), [0xFF]]
+        for key in probes {
+            let (index, found) = try key.withUnsafeBytes { try view.lowerBound($0) }
+            #expect(index == model.lowerBound(key).0 && found == model.lowerBound(key).1, "\(key)")
+            #expect(try tree.contains(key, source: store) == model.lowerBound(key).1, "\(key)")
+            #expect(try scanAll(tree, from: key, store) == Array(entries[model.lowerBound(key).0...]), "\(key)")
+            let matching = entries.filter { $0.starts(with: key) }
+            #expect(try scanPrefix(tree, key, store) == matching, "\(key)")
+        }
+    }
+
+    /// The first 8 bytes of an entry (backlink trees search by them) come from the prefix, the suffix, or both.
+    @Test(arguments: [0, 3, 8, 11])
+    func leadingKeysJoinPrefixAndSuffix(shared: Int) throws {
+        let store = FakeStore()
+        let head = [UInt8](repeating: 0x5A, count: shared)
+        let entries = (0..<40).map { i -> [UInt8] in
+            let e = head + [UInt8(i)] + (0..<15).map { UInt8(truncatingIfNeeded: i &* 7 &+ $0 &* 13) }
+            return e
+        }
+        let (_, root) = try leaf(entries, store)
+        let view = try EntryNodeView(ref: root, level: 0, source: store)
+        #expect(view.prefixLength == shared)
+        for (i, e) in entries.enumerated() {
+            let expected = e.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            #expect(try view.leadingKey(i) == expected)
+        }
+    }
+
+    /// A damaged prefix length or offset is a `corrupt` error from every read of the leaf, never a crash or an
+    /// entry read from outside the node.
+    @Test func damageToAPrefixLeafIsAnError() throws {
+        let pristine = FakeStore()
+        let entries = (0..<200).map { indexEntry(UInt64(1_000_000 + $0)) }
+        let (_, root) = try leaf(entries, pristine)
+        let m = Int(pristine.bytes(root).u32(at: 16))
+        let length = pristine.bytes(root).count
+        // The prefix length (bytes 24..<28), the first, a middle and the last offset.
+        for (at, xor) in [(24, UInt8(0x40)), (25, 0x01), (26, 0x80), (27, 0x01), (28, 0x01),
+                          (28 + m, 0x10), (28 + 2 * m, 0x01), (29 + 2 * m, 0x01)] {
+            let store = pristine.clone()
+            store.hostile = true
+            store.damage(root, at: at, xor: xor, reseal: true)
+            let tree = EntryTree(root: root)
+            let context = "byte \(at) of \(length), xor \(xor)"
+            #expect(throws: StorageError.self, "\(context)") { _ = try tree.checkInvariants(source: store) }
+            // Reads either fail or give back entries that are not the stored ones: the checks say which.
+            do {
+                let read = try scanAll(tree, store)
+                #expect(read != entries, "\(context): damage went unnoticed by a scan")
+            } catch is StorageError {}
+        }
+    }
+
+    /// Leaves of format 8 (whole entries) and prefix leaves answer alike, and a format-8 leaf that changes is
+    /// written as a prefix leaf.
+    @Test func format8LeavesReadAndAreRewrittenAsPrefixLeaves() throws {
+        let store = FakeStore()
+        // Format 8's limits: at most 256 entries a leaf, one page of whole entries.
+        var tree = EntryTree(root: 0, limits: EntryTree.Limits(maxNodeBytes: 4096, maxEntries: 256))
+        let entries = (0..<3000).map { indexEntry(UInt64($0) * 7919) }
+        for e in entries { #expect(try tree.insert(e, sink: store)) }
+        let root = try tree.commit(sink: store)
+        try store.rewriteLeavesInFormat8(root)
+        var old = EntryTree(root: root)
+        #expect(try old.checkInvariants(source: store) == entries.count)
+        #expect(try scanAll(old, store) == entries.sorted { compareBytes($0, $1) < 0 })
+        #expect(try old.contains(indexEntry(7919 * 17), source: store))
+        #expect(try old.insert(indexEntry(5), sink: store))
+        let changed = try old.commit(sink: store)
+        var flags: [UInt8: Int] = [:]
+        var stack = [changed]
+        while let ref = stack.popLast() {
+            let b = store.bytes(ref)
+            if b.u32(at: 20) == 0 { flags[b[1], default: 0] += 1; continue }
+            let count = Int(b.u32(at: 16)), refs = b.count - 8 * count
+            for i in 0..<count { stack.append(b.u64(at: refs + 8 * i)) }
+        }
+        #expect(flags[EntryTree.prefixLeafFlag] == 1, "\(flags)")
+        #expect((flags[0] ?? 0) >= 1)
+        #expect(try EntryTree(root: changed).checkInvariants(source: store) == entries.count + 1)
+    }
+}
