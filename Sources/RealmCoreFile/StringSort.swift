@@ -1,9 +1,10 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A stable sort of strings by their UTF-8 bytes (shorter first on a common prefix), for the order of a string
-/// property (`keysInStringOrder`, DECISIONS 107).
+/// property (`keysInStringOrder`, DECISIONS 107, 120).
 ///
 /// Each string becomes an entry holding its first 16 bytes as two big-endian numbers (zero past its end) and
 /// its length capped at 17, which orders the strings of up to 16 bytes exactly: equal entries are equal strings.
@@ -11,8 +12,18 @@ import Glibc
 /// bucket share skipped without moving them and buckets of up to 32 entries sorted by insertion. Each pass moves
 /// entries in the order they came, so equal strings keep their order (their keys' order). Strings longer than
 /// 16 bytes that share their first 16 are then ordered by their remaining bytes, positions breaking ties.
-struct StringSort {
-    /// A string: its first 16 bytes, its length (capped at 17), and its position in `keys` (24 bytes: the sort
+///
+/// The column is read in runs of leaves, one per thread (`RealmCoreFile.forEachLeaf(of:firsts:)`), each run
+/// writing the entries of its objects into its own part of one buffer and noting where its entries first
+/// differ; the first level's scatter is done run by run on the same threads (a run's entries go after those of
+/// the runs before it in each bucket, so the order stays stable), and its buckets are shared out between them.
+final class StringSort: @unchecked Sendable {
+    // Safe: run `i` writes only `parts[i]`, the `keys` slots of the objects of its leaves and the `entries` slots
+    // from its first leaf's position on (at most one a object, so below the next run's first); in the sort, run
+    // `i` writes only its own counts and the scatter slots they give it, then only the slots of its buckets.
+    // Every phase ends (`concurrentPerform` returns) before the next reads what it wrote.
+
+    /// A string: its first 16 bytes, its length (capped at 17), and its object's position (24 bytes: the sort
     /// moves entries, and a smaller one is a faster sort).
     struct Entry {
         var hi: UInt64
@@ -21,32 +32,121 @@ struct StringSort {
         var length: UInt8
     }
 
-    var entries: [Entry] = []
-    /// The object key of each string, in the order they were added (key order).
-    var keys: [Int64] = []
-    /// The bytes of the strings longer than 16 bytes, and for each such string (by position) where they start
-    /// and end in `longBytes`.
-    var longBytes: [UInt8] = []
-    var longRanges: [UInt32: Range<Int>] = [:]
+    /// What one run read: where its entries start in `entries`, how many, the keys of its nulls, the bytes of
+    /// its strings longer than 16 bytes (by position: where they lie in `longBytes`), and the bits in which its
+    /// entries differ from its first.
+    struct Part {
+        var start = 0
+        /// The position after its last leaf.
+        var end = 0
+        var count = 0
+        var nulls: [Int64] = []
+        var longBytes: [UInt8] = []
+        var longRanges: [UInt32: Range<Int>] = [:]
+        var first: Entry?
+        var differentHi: UInt64 = 0
+        var differentLo: UInt64 = 0
+        var differentLength = false
+        /// Why the run stopped, if it failed.
+        var error: (any Error)?
+    }
 
-    /// Adds the string `bytes` of the object `key` (at most `UInt32.max` strings).
+    let objects: Int
+    let runs: Int
+    /// The entries, then (after `sort`) the sorted entries in `0..<sortedCount`.
+    let entries: UnsafeMutableBufferPointer<Entry>
+    let scratch: UnsafeMutableBufferPointer<Entry>
+    /// The object key at each position.
+    let keys: UnsafeMutableBufferPointer<Int64>
+    let parts: UnsafeMutablePointer<Part>
+    private(set) var sortedCount = 0
+    /// The bytes of every string longer than 16 bytes, and where each one's lie (by position).
+    private(set) var longBytes: [UInt8] = []
+    private(set) var longRanges: [UInt32: Range<Int>] = [:]
+
+    init(objects: Int, runs: Int) {
+        self.objects = objects
+        self.runs = runs
+        entries = .allocate(capacity: max(objects, 1))
+        scratch = .allocate(capacity: max(objects, 1))
+        keys = .allocate(capacity: max(objects, 1))
+        parts = .allocate(capacity: runs)
+        parts.initialize(repeating: Part(), count: runs)
+    }
+
+    deinit {
+        entries.deallocate()
+        scratch.deallocate()
+        keys.deallocate()
+        parts.deinitialize(count: runs)
+        parts.deallocate()
+    }
+
+    /// Run `i`'s part of `cls`'s column of `property`: the leaves starting in `firsts`.
+    func read(run i: Int, of file: RealmCoreFile, _ cls: CoreClass, _ property: CoreProperty, firsts: Range<Int>) throws {
+        var part = Part()
+        var started = false
+        try file.forEachLeaf(of: cls, firsts: firsts) { leaf in
+            let base = leaf.firstPosition
+            if !started {
+                part.start = base
+                started = true
+            }
+            guard base >= 0, leaf.count <= objects - base else {
+                throw RealmCoreFileError.corrupt(what: "a leaf of \(leaf.count) objects at position \(base) in a class of \(objects)",
+                                                 offset: leaf.cluster?.ref ?? 0, context: "class '\(cls.name)'")
+            }
+            part.end = base + leaf.count
+            let column = try leaf.column(property)
+            if case .shortStrings(let node) = column.layout {
+                // The common leaf, read slot by slot.
+                let w = node.width, nullable = column.nullable
+                for j in 0..<leaf.count {
+                    let key = leaf.key(j)
+                    keys[base + j] = key
+                    if node.isNullShortString(j) {
+                        if nullable { part.nulls.append(key) } else { add(UnsafeRawBufferPointer(start: nil, count: 0), base + j, &part) }
+                    } else {
+                        let pad = Int(node.payload.load(fromByteOffset: j * w + w - 1, as: UInt8.self))
+                        add(UnsafeRawBufferPointer(start: node.payload + j * w, count: w - 1 - pad), base + j, &part)
+                    }
+                }
+                return true
+            }
+            for j in 0..<leaf.count {
+                let key = leaf.key(j)
+                keys[base + j] = key
+                if !(try column.withStringBytes(j, { add($0, base + j, &part) })) { part.nulls.append(key) }
+            }
+            return true
+        }
+        parts[i] = part
+    }
+
+    /// Adds the string `bytes` of the object at `position` to `part`.
     @inline(__always)
-    mutating func append(_ bytes: UnsafeRawBufferPointer, key: Int64) {
+    private func add(_ bytes: UnsafeRawBufferPointer, _ position: Int, _ part: inout Part) {
         let n = bytes.count
-        let position = UInt32(truncatingIfNeeded: keys.count)
-        var e = Entry(hi: 0, lo: 0, position: position, length: UInt8(min(n, 17)))
+        var e = Entry(hi: 0, lo: 0, position: UInt32(truncatingIfNeeded: position), length: UInt8(min(n, 17)))
         if n > 0 {
             let p = bytes.baseAddress!
             e.hi = Self.load(p, min(n, 8))
             if n > 8 { e.lo = Self.load(p + 8, min(n - 8, 8)) }
         }
         if n > 16 {
-            let start = longBytes.count
-            longBytes.append(contentsOf: bytes)
-            longRanges[position] = start..<longBytes.count
+            let start = part.longBytes.count
+            part.longBytes.append(contentsOf: bytes)
+            part.longRanges[e.position] = start..<part.longBytes.count
         }
-        keys.append(key)
-        entries.append(e)
+        if let f = part.first {
+            part.differentHi |= e.hi ^ f.hi
+            part.differentLo |= e.lo ^ f.lo
+            part.differentLength = part.differentLength || e.length != f.length
+        } else {
+            part.first = e
+        }
+        entries[part.start + part.count] = e
+        part.count += 1
     }
 
     /// `count` (0...8) bytes at `p` as the high bytes of a big-endian number.
@@ -58,20 +158,98 @@ struct StringSort {
         return v
     }
 
-    /// Sorts the entries.
-    mutating func sort() {
-        let n = entries.count
-        let scratch = UnsafeMutableBufferPointer<Entry>.allocate(capacity: max(n, 1))
-        defer { scratch.deallocate() }
+    /// The keys of the nulls, run after run (key order).
+    var nulls: [Int64] { (0..<runs).flatMap { parts[$0].nulls } }
+
+    /// Sorts the entries read into `entries[0..<sortedCount]`.
+    func sort() {
+        var first: Entry?
+        var dh: UInt64 = 0, dl: UInt64 = 0, dlength = false, total = 0
+        for i in 0..<runs {
+            let p = parts[i]
+            total += p.count
+            guard let f = p.first else { continue }
+            if first == nil { first = f }
+            dh |= p.differentHi | (f.hi ^ first!.hi)
+            dl |= p.differentLo | (f.lo ^ first!.lo)
+            dlength = dlength || p.differentLength || f.length != first!.length
+            if !p.longRanges.isEmpty {
+                let shift = longBytes.count
+                longBytes += p.longBytes
+                for (position, range) in p.longRanges { longRanges[position] = (range.lowerBound + shift)..<(range.upperBound + shift) }
+            }
+        }
+        sortedCount = total
+        let d: Int
+        if dh != 0 { d = dh.leadingZeroBitCount / 8 } else if dl != 0 { d = 8 + dl.leadingZeroBitCount / 8 } else if dlength { d = 16 } else { d = -1 }
         let all = longBytes, ranges = longRanges
-        all.withUnsafeBytes { b in
-            entries.withUnsafeMutableBufferPointer { e in
-                Level(bytes: b, ranges: ranges).sort(e, scratch, intoOther: false)
+        guard runs > 1, total > 32, d >= 0 else {
+            // One run, few entries or one string: the entries together at the start, sorted there.
+            var at = 0
+            for i in 0..<runs {
+                let p = parts[i]
+                if p.start != at && p.count > 0 { (entries.baseAddress! + at).update(from: entries.baseAddress! + p.start, count: p.count) }
+                at += p.count
+            }
+            all.withUnsafeBytes { b in
+                Level(bytes: b, ranges: ranges).sort(UnsafeMutableBufferPointer(rebasing: entries[0..<total]),
+                                                     UnsafeMutableBufferPointer(rebasing: scratch[0..<total]), intoOther: false)
+            }
+            return
+        }
+        // The first level: every run counts its entries by digit `d`, then scatters them into `scratch`, after
+        // those of the runs before it in each bucket.
+        let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: runs * 256)
+        defer { counts.deallocate() }
+        counts.initialize(repeating: 0)
+        concurrently(runs) { i in
+            let p = self.parts[i]
+            for j in p.start..<(p.start + p.count) { counts[i * 256 + Level.digit(self.entries[j], d)] += 1 }
+        }
+        var bucketEnds = [Int](repeating: 0, count: 256)
+        var sum = 0
+        for b in 0..<256 {
+            for i in 0..<runs {
+                let c = counts[i * 256 + b]
+                counts[i * 256 + b] = sum
+                sum += c
+            }
+            bucketEnds[b] = sum
+        }
+        concurrently(runs) { i in
+            let p = self.parts[i]
+            for j in p.start..<(p.start + p.count) {
+                let e = self.entries[j]
+                let slot = i * 256 + Level.digit(e, d)
+                self.scratch[counts[slot]] = e
+                counts[slot] += 1
+            }
+        }
+        // The buckets, shared out by size: run `i` sorts those that start in its share of the entries, from
+        // `scratch` into `entries`.
+        let ends = bucketEnds
+        concurrently(runs) { i in
+            let from = total * i / self.runs, to = total * (i + 1) / self.runs
+            all.withUnsafeBytes { b in
+                let level = Level(bytes: b, ranges: ranges)
+                var start = 0
+                for k in 0..<256 {
+                    let end = ends[k]
+                    defer { start = end }
+                    guard start >= from, start < to else { continue }
+                    if end - start > 1 {
+                        level.sort(UnsafeMutableBufferPointer(rebasing: self.scratch[start..<end]),
+                                   UnsafeMutableBufferPointer(rebasing: self.entries[start..<end]), intoOther: true)
+                    } else if end - start == 1 {
+                        self.entries[start] = self.scratch[start]
+                    }
+                }
             }
         }
     }
 
-    /// Whether entries `a` and `b` (sorted) hold the same string.
+    /// Whether sorted entries `a` and `b` hold the same string.
+    @inline(__always)
     func same(_ a: Int, _ b: Int) -> Bool {
         let x = entries[a], y = entries[b]
         guard x.hi == y.hi, x.lo == y.lo, x.length == y.length else { return false }
@@ -79,8 +257,22 @@ struct StringSort {
         return longBytes.withUnsafeBytes { b in Level(bytes: b, ranges: longRanges).compareTails(x, y) == 0 }
     }
 
+    /// Runs `work(i)` for `i` in `0..<count`, each on a thread of its own (on this one for one).
+    func concurrently(_ count: Int, _ work: @escaping (Int) -> Void) {
+        if count == 1 { return work(0) }
+        let box = Work(work)
+        DispatchQueue.concurrentPerform(iterations: count) { i in box.work(i) }
+    }
+
+    /// A closure the threads of `concurrently` share, held on the heap.
+    private final class Work: @unchecked Sendable {
+        // Safe: `work` does not change; what it writes is described on `StringSort`.
+        let work: (Int) -> Void
+        init(_ work: @escaping (Int) -> Void) { self.work = work }
+    }
+
     /// The sort over the entries, with the bytes of the long strings.
-    private struct Level {
+    struct Level {
         let bytes: UnsafeRawBufferPointer
         let ranges: [UInt32: Range<Int>]
 
@@ -194,42 +386,42 @@ struct StringSort {
 extension RealmCoreFile {
     /// The keys of `cls`'s objects ordered by the string property's UTF-8 bytes, nulls first and equal strings
     /// in key order, with where each run of equal strings starts: the column read in place, leaf by leaf, then
-    /// sorted (`StringSort`). Realm Core's own index does not keep this order (DECISIONS 100, 110).
-    public func keysInStringOrder(of cls: CoreClass, property: CoreProperty) throws -> (keys: [Int64], runStarts: [Int]) {
-        var sorter = StringSort()
-        var nulls: [Int64] = []
-        sorter.entries.reserveCapacity(cls.objectCount)
-        sorter.keys.reserveCapacity(cls.objectCount)
-        guard cls.objectCount <= Int(UInt32.max) else {
+    /// sorted (`StringSort`), both in `runs` runs on as many threads. Realm Core's own index does not keep this
+    /// order (DECISIONS 100, 110).
+    public func keysInStringOrder(of cls: CoreClass, property: CoreProperty, runs: Int = 1) throws -> (keys: [Int64], runStarts: [Int]) {
+        let n = cls.objectCount
+        guard n <= Int(UInt32.max) else {
             throw RealmCoreFileError.noSuchObject(className: cls.name, detail: "more than \(UInt32.max) objects to sort")
         }
-        try forEachLeaf(of: cls) { leaf in
-            let column = try leaf.column(property)
-            if case .shortStrings(let node) = column.layout {
-                // The common leaf, read slot by slot.
-                let w = node.width, nullable = column.nullable
-                for i in 0..<leaf.count {
-                    if node.isNullShortString(i) {
-                        if nullable { nulls.append(leaf.key(i)) } else { sorter.append(UnsafeRawBufferPointer(start: nil, count: 0), key: leaf.key(i)) }
-                    } else {
-                        let pad = Int(node.payload.load(fromByteOffset: i * w + w - 1, as: UInt8.self))
-                        sorter.append(UnsafeRawBufferPointer(start: node.payload + i * w, count: w - 1 - pad), key: leaf.key(i))
-                    }
-                }
-                return true
+        _ = try check(cls)
+        let k = max(1, min(runs, n))
+        let sort = StringSort(objects: n, runs: k)
+        sort.concurrently(k) { i in
+            // The first run from 0 and the last to the end, whatever the counts say: nothing falls between runs.
+            let firsts = (i == 0 ? 0 : n * i / k)..<(i == k - 1 ? Int.max : n * (i + 1) / k)
+            do {
+                try sort.read(run: i, of: self, cls, property, firsts: firsts)
+            } catch {
+                sort.parts[i].error = error
             }
-            for i in 0..<leaf.count {
-                let key = leaf.key(i)
-                if !(try column.withStringBytes(i, { sorter.append($0, key: key) })) { nulls.append(key) }
-            }
-            return true
         }
-        sorter.sort()
+        for i in 0..<k { if let error = sort.parts[i].error { throw error } }
+        // Each run wrote its entries from its first leaf's position on: the runs' leaves must not overlap.
+        var end = 0
+        for i in 0..<k where sort.parts[i].end > 0 {
+            guard sort.parts[i].start >= end else {
+                throw RealmCoreFileError.corrupt(what: "leaves of the class read twice (at position \(sort.parts[i].start))", offset: 0,
+                                                 context: "class '\(cls.name)'")
+            }
+            end = sort.parts[i].end
+        }
+        sort.sort()
+        let nulls = sort.nulls
         var out = nulls, starts: [Int] = nulls.isEmpty ? [] : [0]
-        out.reserveCapacity(nulls.count + sorter.entries.count)
-        for j in 0..<sorter.entries.count {
-            if j == 0 || !sorter.same(j - 1, j) { starts.append(out.count) }
-            out.append(sorter.keys[Int(sorter.entries[j].position)])
+        out.reserveCapacity(nulls.count + sort.sortedCount)
+        for j in 0..<sort.sortedCount {
+            if j == 0 || !sort.same(j - 1, j) { starts.append(out.count) }
+            out.append(sort.keys[Int(sort.entries[j].position)])
         }
         return (out, starts)
     }
