@@ -161,8 +161,9 @@ final class StringSort: @unchecked Sendable {
     /// The keys of the nulls, run after run (key order).
     var nulls: [Int64] { (0..<runs).flatMap { parts[$0].nulls } }
 
-    /// Sorts the entries read into `entries[0..<sortedCount]`.
-    func sort() {
+    /// Sorts the entries read into `entries[0..<sortedCount]`; the first level takes two digits at once from
+    /// `wideFrom` entries on.
+    func sort(wideFrom: Int = 65_536) {
         var first: Entry?
         var dh: UInt64 = 0, dl: UInt64 = 0, dlength = false, total = 0
         for i in 0..<runs {
@@ -183,8 +184,8 @@ final class StringSort: @unchecked Sendable {
         let d: Int
         if dh != 0 { d = dh.leadingZeroBitCount / 8 } else if dl != 0 { d = 8 + dl.leadingZeroBitCount / 8 } else if dlength { d = 16 } else { d = -1 }
         let all = longBytes, ranges = longRanges
-        guard runs > 1, total > 32, d >= 0 else {
-            // One run, few entries or one string: the entries together at the start, sorted there.
+        guard total > 32, d >= 0 else {
+            // Few entries or one string: the entries together at the start, sorted there.
             var at = 0
             for i in 0..<runs {
                 let p = parts[i]
@@ -197,32 +198,40 @@ final class StringSort: @unchecked Sendable {
             }
             return
         }
-        // The first level: every run counts its entries by digit `d`, then scatters them into `scratch`, after
-        // those of the runs before it in each bucket.
-        let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: runs * 256)
+        // The first level, by digits `d` and `d + 1` together when there are two (one pass over the whole class
+        // fewer; the deeper levels sort buckets that fit in the caches): every run counts its entries by digit,
+        // then scatters them into `scratch`, after those of the runs before it in each bucket.
+        let wide = d < 16 && total >= wideFrom
+        let buckets = wide ? 65_536 : 256
+        @inline(__always) func digit(_ e: Entry) -> Int {
+            wide ? Level.digit(e, d) << 8 | Level.digit(e, d + 1) : Level.digit(e, d)
+        }
+        let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: runs * buckets)
         defer { counts.deallocate() }
         counts.initialize(repeating: 0)
         concurrently(runs) { i in
             let p = self.parts[i]
-            for j in p.start..<(p.start + p.count) { counts[i * 256 + Level.digit(self.entries[j], d)] += 1 }
+            let mine = counts.baseAddress! + i * buckets
+            for j in p.start..<(p.start + p.count) { mine[digit(self.entries[j])] += 1 }
         }
-        var bucketEnds = [Int](repeating: 0, count: 256)
+        var bucketEnds = [Int](repeating: 0, count: buckets)
         var sum = 0
-        for b in 0..<256 {
+        for b in 0..<buckets {
             for i in 0..<runs {
-                let c = counts[i * 256 + b]
-                counts[i * 256 + b] = sum
+                let c = counts[i * buckets + b]
+                counts[i * buckets + b] = sum
                 sum += c
             }
             bucketEnds[b] = sum
         }
         concurrently(runs) { i in
             let p = self.parts[i]
+            let mine = counts.baseAddress! + i * buckets
             for j in p.start..<(p.start + p.count) {
                 let e = self.entries[j]
-                let slot = i * 256 + Level.digit(e, d)
-                self.scratch[counts[slot]] = e
-                counts[slot] += 1
+                let k = digit(e)
+                self.scratch[mine[k]] = e
+                mine[k] += 1
             }
         }
         // The buckets, shared out by size: run `i` sorts those that start in its share of the entries, from
@@ -233,7 +242,7 @@ final class StringSort: @unchecked Sendable {
             all.withUnsafeBytes { b in
                 let level = Level(bytes: b, ranges: ranges)
                 var start = 0
-                for k in 0..<256 {
+                for k in 0..<buckets {
                     let end = ends[k]
                     defer { start = end }
                     guard start >= from, start < to else { continue }
@@ -389,6 +398,12 @@ extension RealmCoreFile {
     /// sorted (`StringSort`), both in `runs` runs on as many threads. Realm Core's own index does not keep this
     /// order (DECISIONS 100, 110).
     public func keysInStringOrder(of cls: CoreClass, property: CoreProperty, runs: Int = 1) throws -> (keys: [Int64], runStarts: [Int]) {
+        try keysInStringOrder(of: cls, property: property, runs: runs, wideFrom: 65_536)
+    }
+
+    /// `keysInStringOrder`, the first level of the sort by two digits from `wideFrom` entries on (tests take it
+    /// down to sort small classes that way).
+    func keysInStringOrder(of cls: CoreClass, property: CoreProperty, runs: Int, wideFrom: Int) throws -> (keys: [Int64], runStarts: [Int]) {
         let n = cls.objectCount
         guard n <= Int(UInt32.max) else {
             throw RealmCoreFileError.noSuchObject(className: cls.name, detail: "more than \(UInt32.max) objects to sort")
@@ -415,7 +430,7 @@ extension RealmCoreFile {
             }
             end = sort.parts[i].end
         }
-        sort.sort()
+        sort.sort(wideFrom: wideFrom)
         let nulls = sort.nulls
         var out = nulls, starts: [Int] = nulls.isEmpty ? [] : [0]
         out.reserveCapacity(nulls.count + sort.sortedCount)

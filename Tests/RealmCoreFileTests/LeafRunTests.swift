@@ -163,10 +163,13 @@ import TestSupport
                 }.map(\.element)
                 let keys = order.map(\.key)
                 let starts = order.indices.filter { $0 == 0 || order[$0 - 1].bytes != order[$0].bytes }
+                // The first level by one digit, and by two (as for 65,536 strings and more).
                 for k in LeafRunTests.runCounts {
-                    let got = try file.keysInStringOrder(of: cls, property: p, runs: k)
-                    #expect(got.keys == keys, "\(name): \(cls.name).\(p.name) in \(k) runs")
-                    #expect(got.runStarts == starts, "\(name): \(cls.name).\(p.name) in \(k) runs")
+                    for wideFrom in [65_536, 0] {
+                        let got = try file.keysInStringOrder(of: cls, property: p, runs: k, wideFrom: wideFrom)
+                        #expect(got.keys == keys, "\(name): \(cls.name).\(p.name) in \(k) runs, wide from \(wideFrom)")
+                        #expect(got.runStarts == starts, "\(name): \(cls.name).\(p.name) in \(k) runs, wide from \(wideFrom)")
+                    }
                 }
                 sorted += 1
             }
