@@ -257,6 +257,34 @@ final class StringSort: @unchecked Sendable {
         }
     }
 
+    /// The keys in order, nulls first, and where each run of equal strings starts; written in `runs` parts on as
+    /// many threads.
+    func output() -> (keys: [Int64], runStarts: [Int]) {
+        let nulls = self.nulls
+        let m = sortedCount, skip = nulls.count
+        let starts = UnsafeMutablePointer<[Int]>.allocate(capacity: runs)
+        starts.initialize(repeating: [], count: runs)
+        defer {
+            starts.deinitialize(count: runs)
+            starts.deallocate()
+        }
+        let keys = [Int64](unsafeUninitializedCapacity: skip + m) { buffer, count in
+            let out = buffer.baseAddress!
+            for (i, k) in nulls.enumerated() { (out + i).initialize(to: k) }
+            concurrently(runs) { c in
+                let from = m * c / self.runs, to = m * (c + 1) / self.runs
+                var mine: [Int] = []
+                for j in from..<to {
+                    if j == 0 || !self.same(j - 1, j) { mine.append(skip + j) }
+                    (out + skip + j).initialize(to: self.keys[Int(self.entries[j].position)])
+                }
+                starts[c] = mine
+            }
+            count = skip + m
+        }
+        return (keys, (skip > 0 ? [0] : []) + (0..<runs).flatMap { starts[$0] })
+    }
+
     /// Whether sorted entries `a` and `b` hold the same string.
     @inline(__always)
     func same(_ a: Int, _ b: Int) -> Bool {
@@ -431,13 +459,6 @@ extension RealmCoreFile {
             end = sort.parts[i].end
         }
         sort.sort(wideFrom: wideFrom)
-        let nulls = sort.nulls
-        var out = nulls, starts: [Int] = nulls.isEmpty ? [] : [0]
-        out.reserveCapacity(nulls.count + sort.sortedCount)
-        for j in 0..<sort.sortedCount {
-            if j == 0 || !sort.same(j - 1, j) { starts.append(out.count) }
-            out.append(sort.keys[Int(sort.entries[j].position)])
-        }
-        return (out, starts)
+        return sort.output()
     }
 }
