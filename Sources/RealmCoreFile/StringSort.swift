@@ -6,12 +6,13 @@ import Glibc
 /// A stable sort of strings by their UTF-8 bytes (shorter first on a common prefix), for the order of a string
 /// property (`keysInStringOrder`, DECISIONS 107, 120).
 ///
-/// Each string becomes an entry holding its first 16 bytes as two big-endian numbers (zero past its end) and
-/// its length capped at 17, which orders the strings of up to 16 bytes exactly: equal entries are equal strings.
+/// Each string becomes an entry of 16 bytes holding its first 11 bytes as big-endian numbers (zero past its end),
+/// its length capped at 12 and its position, which orders the strings of up to 11 bytes exactly (equal strings
+/// by position, so any sort of the entries is stable).
 /// The entries are sorted by a most-significant-first radix sort, a byte a level, with a digit all entries of a
 /// bucket share skipped without moving them and buckets of up to 32 entries sorted by insertion. Each pass moves
 /// entries in the order they came, so equal strings keep their order (their keys' order). Strings longer than
-/// 16 bytes that share their first 16 are then ordered by their remaining bytes, positions breaking ties.
+/// 11 bytes that share their first 11 are then ordered by their remaining bytes, positions breaking ties.
 ///
 /// The column is read in runs of leaves, one per thread (`RealmCoreFile.forEachLeaf(of:firsts:)`), each run
 /// writing the entries of its objects into its own part of one buffer and noting where its entries first
@@ -23,17 +24,26 @@ final class StringSort: @unchecked Sendable {
     // `i` writes only its own counts and the scatter slots they give it, then only the slots of its buckets.
     // Every phase ends (`concurrentPerform` returns) before the next reads what it wrote.
 
-    /// A string: its first 16 bytes, its length (capped at 17), and its object's position (24 bytes: the sort
-    /// moves entries, and a smaller one is a faster sort).
+    /// A string: its first 11 bytes, its length (capped at 12) and its object's position, in 16 bytes (the sort
+    /// moves entries: a smaller one is a faster sort). Compared as (`hi`, `lo`), entries are in byte order, then
+    /// by length, then by position.
     struct Entry {
+        /// Bytes 0–7, big-endian.
         var hi: UInt64
+        /// Bytes 8–10 (big-endian, in the top three bytes), the length capped at 12, then the position.
         var lo: UInt64
-        var position: UInt32
-        var length: UInt8
+
+        var position: UInt32 { UInt32(truncatingIfNeeded: lo) }
+        var length: Int { Int(truncatingIfNeeded: (lo >> 32) & 0xFF) }
+        /// `lo` without the position: what the string's entry holds of it beyond its first 8 bytes.
+        var rest: UInt64 { lo >> 32 }
     }
 
+    /// The bytes of a string an entry holds; a longer one has the capped length `prefix + 1`.
+    static let prefix = 11
+
     /// What one run read: where its entries start in `entries`, how many, the keys of its nulls, the bytes of
-    /// its strings longer than 16 bytes (by position: where they lie in `longBytes`), and the bits in which its
+    /// its strings longer than `prefix` bytes (by position: where they lie in `longBytes`), and the bits in which its
     /// entries differ from its first.
     struct Part {
         var start = 0
@@ -45,8 +55,8 @@ final class StringSort: @unchecked Sendable {
         var longRanges: [UInt32: Range<Int>] = [:]
         var first: Entry?
         var differentHi: UInt64 = 0
-        var differentLo: UInt64 = 0
-        var differentLength = false
+        /// Of `lo`, the bytes and the length only (`Entry.rest`).
+        var differentRest: UInt64 = 0
         /// Why the run stopped, if it failed.
         var error: (any Error)?
     }
@@ -60,7 +70,7 @@ final class StringSort: @unchecked Sendable {
     let keys: UnsafeMutableBufferPointer<Int64>
     let parts: UnsafeMutablePointer<Part>
     private(set) var sortedCount = 0
-    /// The bytes of every string longer than 16 bytes, and where each one's lie (by position).
+    /// The bytes of every string longer than `prefix` bytes, and where each one's lie (by position).
     private(set) var longBytes: [UInt8] = []
     private(set) var longRanges: [UInt32: Range<Int>] = [:]
 
@@ -127,21 +137,20 @@ final class StringSort: @unchecked Sendable {
     @inline(__always)
     private func add(_ bytes: UnsafeRawBufferPointer, _ position: Int, _ part: inout Part) {
         let n = bytes.count
-        var e = Entry(hi: 0, lo: 0, position: UInt32(truncatingIfNeeded: position), length: UInt8(min(n, 17)))
+        var e = Entry(hi: 0, lo: UInt64(min(n, Self.prefix + 1)) << 32 | UInt64(UInt32(truncatingIfNeeded: position)))
         if n > 0 {
             let p = bytes.baseAddress!
             e.hi = Self.load(p, min(n, 8))
-            if n > 8 { e.lo = Self.load(p + 8, min(n - 8, 8)) }
+            if n > 8 { e.lo |= Self.load(p + 8, min(n - 8, 3)) }
         }
-        if n > 16 {
+        if n > Self.prefix {
             let start = part.longBytes.count
             part.longBytes.append(contentsOf: bytes)
             part.longRanges[e.position] = start..<part.longBytes.count
         }
         if let f = part.first {
             part.differentHi |= e.hi ^ f.hi
-            part.differentLo |= e.lo ^ f.lo
-            part.differentLength = part.differentLength || e.length != f.length
+            part.differentRest |= e.rest ^ f.rest
         } else {
             part.first = e
         }
@@ -165,15 +174,14 @@ final class StringSort: @unchecked Sendable {
     /// `wideFrom` entries on.
     func sort(wideFrom: Int = 65_536) {
         var first: Entry?
-        var dh: UInt64 = 0, dl: UInt64 = 0, dlength = false, total = 0
+        var dh: UInt64 = 0, dr: UInt64 = 0, total = 0
         for i in 0..<runs {
             let p = parts[i]
             total += p.count
             guard let f = p.first else { continue }
             if first == nil { first = f }
             dh |= p.differentHi | (f.hi ^ first!.hi)
-            dl |= p.differentLo | (f.lo ^ first!.lo)
-            dlength = dlength || p.differentLength || f.length != first!.length
+            dr |= p.differentRest | (f.rest ^ first!.rest)
             if !p.longRanges.isEmpty {
                 let shift = longBytes.count
                 longBytes += p.longBytes
@@ -181,8 +189,7 @@ final class StringSort: @unchecked Sendable {
             }
         }
         sortedCount = total
-        let d: Int
-        if dh != 0 { d = dh.leadingZeroBitCount / 8 } else if dl != 0 { d = 8 + dl.leadingZeroBitCount / 8 } else if dlength { d = 16 } else { d = -1 }
+        let d = Level.firstDigit(differentHi: dh, differentRest: dr) ?? -1
         let all = longBytes, ranges = longRanges
         guard total > 32, d >= 0 else {
             // Few entries or one string: the entries together at the start, sorted there.
@@ -201,7 +208,7 @@ final class StringSort: @unchecked Sendable {
         // The first level, by digits `d` and `d + 1` together when there are two (one pass over the whole class
         // fewer; the deeper levels sort buckets that fit in the caches): every run counts its entries by digit,
         // then scatters them into `scratch`, after those of the runs before it in each bucket.
-        let wide = d < 16 && total >= wideFrom
+        let wide = d < Level.digits - 1 && total >= wideFrom
         let buckets = wide ? 65_536 : 256
         @inline(__always) func digit(_ e: Entry) -> Int {
             wide ? Level.digit(e, d) << 8 | Level.digit(e, d + 1) : Level.digit(e, d)
@@ -289,8 +296,8 @@ final class StringSort: @unchecked Sendable {
     @inline(__always)
     func same(_ a: Int, _ b: Int) -> Bool {
         let x = entries[a], y = entries[b]
-        guard x.hi == y.hi, x.lo == y.lo, x.length == y.length else { return false }
-        if x.length < 17 { return true }
+        guard x.hi == y.hi, x.rest == y.rest else { return false }
+        if x.length <= Self.prefix { return true }
         return longBytes.withUnsafeBytes { b in Level(bytes: b, ranges: longRanges).compareTails(x, y) == 0 }
     }
 
@@ -313,24 +320,35 @@ final class StringSort: @unchecked Sendable {
         let bytes: UnsafeRawBufferPointer
         let ranges: [UInt32: Range<Int>]
 
-        /// Digit `d` of an entry: bytes 0–15, then the length.
+        /// Digits of an entry: bytes 0–10, then the length.
+        static let digits = 12
+
+        /// Digit `d` of an entry: bytes 0–7 from `hi`, 8–10 and then the length from the top of `lo`.
         @inline(__always) static func digit(_ e: Entry, _ d: Int) -> Int {
             if d < 8 { return Int(truncatingIfNeeded: (e.hi >> UInt64(56 - 8 * d)) & 0xFF) }
-            if d < 16 { return Int(truncatingIfNeeded: (e.lo >> UInt64(56 - 8 * (d - 8))) & 0xFF) }
-            return Int(e.length)
+            return Int(truncatingIfNeeded: (e.lo >> UInt64(56 - 8 * (d - 8))) & 0xFF)
         }
 
+        /// The first digit in which entries differ, from the bits in which their `hi` and `rest` differ; nil when
+        /// they share every digit.
+        @inline(__always) static func firstDigit(differentHi dh: UInt64, differentRest dr: UInt64) -> Int? {
+            if dh != 0 { return dh.leadingZeroBitCount / 8 }
+            if dr != 0 { return 8 + (dr << 32).leadingZeroBitCount / 8 }
+            return nil
+        }
+
+        /// Byte order, then length, then position.
         @inline(__always) static func less(_ a: Entry, _ b: Entry) -> Bool {
-            a.hi != b.hi ? a.hi < b.hi : (a.lo != b.lo ? a.lo < b.lo : a.length < b.length)
+            a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo
         }
 
-        /// The bytes after the 16th of two long strings, in byte order: -1, 0 or 1.
+        /// The bytes after the `prefix`th of two long strings, in byte order: -1, 0 or 1.
         func compareTails(_ a: Entry, _ b: Entry) -> Int {
             let x = UnsafeRawBufferPointer(rebasing: bytes[ranges[a.position] ?? (0..<0)])
             let y = UnsafeRawBufferPointer(rebasing: bytes[ranges[b.position] ?? (0..<0)])
-            let m = min(x.count, y.count) - 16
+            let m = min(x.count, y.count) - StringSort.prefix
             if m > 0 {
-                let c = memcmp(x.baseAddress! + 16, y.baseAddress! + 16, m)
+                let c = memcmp(x.baseAddress! + StringSort.prefix, y.baseAddress! + StringSort.prefix, m)
                 if c != 0 { return c < 0 ? -1 : 1 }
             }
             return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
@@ -339,11 +357,11 @@ final class StringSort: @unchecked Sendable {
         /// Sorts the entries of `e` into `e` (`intoOther` false) or into `other` (as long). A level scatters the
         /// entries into the other buffer by their first digit that differs, and its buckets are sorted from there,
         /// so that no level copies its entries back. Each level sorts by a digit after those its entries share, so
-        /// the recursion is at most 17 deep.
+        /// the recursion is at most 12 deep.
         func sort(_ e: UnsafeMutableBufferPointer<Entry>, _ other: UnsafeMutableBufferPointer<Entry>, intoOther: Bool) {
             let n = e.count
             if n <= 32 {
-                // Insertion sort: stable, since only a smaller entry moves before another.
+                // Insertion sort (entries of equal strings differ by position).
                 if n > 1 {
                     for i in 1..<n {
                         let x = e[i]
@@ -358,15 +376,13 @@ final class StringSort: @unchecked Sendable {
             }
             // The first digit where the entries differ, found in one pass.
             let f = e[0]
-            var dh: UInt64 = 0, dl: UInt64 = 0, dlength = false
+            var dh: UInt64 = 0, dr: UInt64 = 0
             for i in 1..<n {
                 dh |= e[i].hi ^ f.hi
-                dl |= e[i].lo ^ f.lo
-                dlength = dlength || e[i].length != f.length
+                dr |= e[i].rest ^ f.rest
             }
-            let d: Int
-            if dh != 0 { d = dh.leadingZeroBitCount / 8 } else if dl != 0 { d = 8 + dl.leadingZeroBitCount / 8 } else if dlength { d = 16 } else {
-                // Every digit shared: one string of up to 16 bytes, or long strings sharing their first 16.
+            guard let d = Self.firstDigit(differentHi: dh, differentRest: dr) else {
+                // Every digit shared: one string of up to `prefix` bytes, or long strings sharing their first ones.
                 sortLongRuns(e)
                 if intoOther { other.baseAddress!.update(from: e.baseAddress!, count: n) }
                 return
@@ -400,14 +416,14 @@ final class StringSort: @unchecked Sendable {
             }
         }
 
-        /// Orders each run of entries with the same 16 bytes and a length over 16 by the bytes after them (an
-        /// entry's position breaking ties: the order they came in).
+        /// Orders each run of entries with the same first bytes and a length over `prefix` by the bytes after
+        /// them (an entry's position breaking ties: the order they came in).
         func sortLongRuns(_ e: UnsafeMutableBufferPointer<Entry>) {
             var start = 0
             while start < e.count {
                 var end = start + 1
-                while end < e.count && e[end].hi == e[start].hi && e[end].lo == e[start].lo && e[end].length == e[start].length { end += 1 }
-                if e[start].length == 17 && end - start > 1 {
+                while end < e.count && e[end].hi == e[start].hi && e[end].rest == e[start].rest { end += 1 }
+                if e[start].length > StringSort.prefix && end - start > 1 {
                     var run = UnsafeMutableBufferPointer(rebasing: e[start..<end])
                     run.sort { a, b in
                         let c = compareTails(a, b)
