@@ -267,29 +267,37 @@ final class StringSort: @unchecked Sendable {
     /// The keys in order, nulls first, and where each run of equal strings starts; written in `runs` parts on as
     /// many threads.
     func output() -> (keys: [Int64], runStarts: [Int]) {
+        var starts: [Int] = []
+        let keys = [Int64](unsafeUninitializedCapacity: objects) { buffer, count in
+            (count, starts) = output(into: buffer)
+        }
+        return (keys, starts)
+    }
+
+    /// `output`, the keys written into `buffer` (at least `objects` long): how many, and the run starts.
+    func output(into buffer: UnsafeMutableBufferPointer<Int64>) -> (count: Int, runStarts: [Int]) {
         let nulls = self.nulls
         let m = sortedCount, skip = nulls.count
+        // Every object read once (the runs' leaves do not overlap), as a null or an entry.
+        precondition(skip + m <= objects && buffer.count >= objects, "a buffer of \(buffer.count) for \(skip + m) keys")
         let starts = UnsafeMutablePointer<[Int]>.allocate(capacity: runs)
         starts.initialize(repeating: [], count: runs)
         defer {
             starts.deinitialize(count: runs)
             starts.deallocate()
         }
-        let keys = [Int64](unsafeUninitializedCapacity: skip + m) { buffer, count in
-            let out = buffer.baseAddress!
-            for (i, k) in nulls.enumerated() { (out + i).initialize(to: k) }
-            concurrently(runs) { c in
-                let from = m * c / self.runs, to = m * (c + 1) / self.runs
-                var mine: [Int] = []
-                for j in from..<to {
-                    if j == 0 || !self.same(j - 1, j) { mine.append(skip + j) }
-                    (out + skip + j).initialize(to: self.keys[Int(self.entries[j].position)])
-                }
-                starts[c] = mine
+        let out = buffer.baseAddress!
+        for (i, k) in nulls.enumerated() { (out + i).initialize(to: k) }
+        concurrently(runs) { c in
+            let from = m * c / self.runs, to = m * (c + 1) / self.runs
+            var mine: [Int] = []
+            for j in from..<to {
+                if j == 0 || !self.same(j - 1, j) { mine.append(skip + j) }
+                (out + skip + j).initialize(to: self.keys[Int(self.entries[j].position)])
             }
-            count = skip + m
+            starts[c] = mine
         }
-        return (keys, (skip > 0 ? [0] : []) + (0..<runs).flatMap { starts[$0] })
+        return (skip + m, (skip > 0 ? [0] : []) + (0..<runs).flatMap { starts[$0] })
     }
 
     /// Whether sorted entries `a` and `b` hold the same string.
@@ -445,9 +453,23 @@ extension RealmCoreFile {
         try keysInStringOrder(of: cls, property: property, runs: runs, wideFrom: 65_536)
     }
 
+    /// `keysInStringOrder`, the keys written into `buffer`, which holds at least `cls.objectCount` (a caller
+    /// that keeps keys of another type of the same layout writes them where they end up): how many were
+    /// written, and where each run of equal strings starts.
+    public func keysInStringOrder(of cls: CoreClass, property: CoreProperty, runs: Int = 1,
+                                  into buffer: UnsafeMutableBufferPointer<Int64>) throws -> (count: Int, runStarts: [Int]) {
+        precondition(buffer.count >= cls.objectCount, "a buffer of \(buffer.count) for \(cls.objectCount) keys")
+        return try sortByString(cls, property, runs: runs, wideFrom: 65_536).output(into: buffer)
+    }
+
     /// `keysInStringOrder`, the first level of the sort by two digits from `wideFrom` entries on (tests take it
     /// down to sort small classes that way).
     func keysInStringOrder(of cls: CoreClass, property: CoreProperty, runs: Int, wideFrom: Int) throws -> (keys: [Int64], runStarts: [Int]) {
+        try sortByString(cls, property, runs: runs, wideFrom: wideFrom).output()
+    }
+
+    /// The column of `property` read and sorted.
+    func sortByString(_ cls: CoreClass, _ property: CoreProperty, runs: Int, wideFrom: Int) throws -> StringSort {
         let n = cls.objectCount
         guard n <= Int(UInt32.max) else {
             throw RealmCoreFileError.noSuchObject(className: cls.name, detail: "more than \(UInt32.max) objects to sort")
@@ -475,6 +497,6 @@ extension RealmCoreFile {
             end = sort.parts[i].end
         }
         sort.sort(wideFrom: wideFrom)
-        return sort.output()
+        return sort
     }
 }

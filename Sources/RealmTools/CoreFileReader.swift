@@ -240,8 +240,14 @@ public final class CoreFileReader: ObjectReader, @unchecked Sendable {  // immut
     public func keysInIndexOrder(_ p: PropertyHandle) throws -> (keys: [ObjectKey], runStarts: [Int])? {
         let (cls, property) = try resolve(p)
         guard property.isIndexed, property.collection == .none, property.type == .string else { return nil }
-        let (keys, starts) = try file.keysInStringOrder(of: cls, property: property, runs: ParallelReads.runs(objects: cls.objectCount))
-        return (keys.map(Self.ourKey), starts)
+        // Our keys are Realm Core's, bit for bit (`ourKey`): written where they end up, not copied after.
+        var starts: [Int] = []
+        let keys = try [ObjectKey](unsafeUninitializedCapacity: cls.objectCount) { buffer, count in
+            try buffer.withMemoryRebound(to: Int64.self) { raw in
+                (count, starts) = try file.keysInStringOrder(of: cls, property: property, runs: ParallelReads.runs(objects: cls.objectCount), into: raw)
+            }
+        }
+        return (keys, starts)
     }
 
     // MARK: Reading
