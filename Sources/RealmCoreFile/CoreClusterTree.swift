@@ -26,14 +26,14 @@ extension CoreGroup {
     }
 
     /// Key offset of child `c` of the inner node `node` (`keys` = its offsets node, if any).
-    private func childOffset(_ node: CoreNode, _ keys: CoreNode?, _ c: Int, shift: Int) throws -> Int64 {
+    func childOffset(_ node: CoreNode, _ keys: CoreNode?, _ c: Int, shift: Int) throws -> Int64 {
         if let keys { return Int64(bitPattern: try keys.unsigned(c)) }
         let depth = try node.tagged(1)
         guard depth > 0, depth < 8, depth * Int64(shift) < 56 else { throw badCluster(node) }
         return Int64(c) << (depth * Int64(shift))
     }
 
-    private func innerParts(_ node: CoreNode) throws -> (keys: CoreNode?, children: Int) {
+    func innerParts(_ node: CoreNode) throws -> (keys: CoreNode?, children: Int) {
         guard node.count >= 4 else { throw badCluster(node) }
         let keys = try node.ref(0).map { try reader.node($0) }
         let children = node.count - 3
@@ -143,23 +143,72 @@ extension CoreGroup {
         }
     }
 
-    /// `forEachClusterLeaf`, with the key offset of each leaf (its objects' keys are the offset plus their
-    /// relative keys); `body` returns false to stop, and so does this.
+    /// The leaves of the cluster tree at `root` whose first object's position lies in `firsts`, in key order, with
+    /// their object count, key offset (their objects' keys are the offset plus their relative keys) and first
+    /// position; `body` returns false to stop, and so does this. A subtree whose objects all lie before `firsts`
+    /// is skipped by its count and the walk stops at the first leaf past it, so runs of positions that tile
+    /// `0..<n` visit each leaf exactly once between them (`RealmCoreFile.forEachLeaf(of:firsts:)`).
+    ///
+    /// The counts a walk skips by are checked where a walk reads what they count: every leaf must end within
+    /// the count of each subtree holding it, and a subtree walked to its end must hold exactly its count. So two
+    /// runs never disagree about where a leaf lies (a leaf read twice or by neither); a count that does not add
+    /// up is an error.
     @discardableResult
-    func forEachClusterLeaf(_ node: CoreNode, budget: inout WalkBudget, keyOffset: Int64, shift: Int, depth: Int = 0,
-                            _ body: (CoreNode, Int, Int64) throws -> Bool) throws -> Bool {
-        try budget.spend(node.ref)
-        guard node.isInner else { return try body(node, try clusterCount(node), keyOffset) }
-        guard depth < CoreNodeReader.maximumDepth else { throw badCluster(node) }
-        let (keys, children) = try innerParts(node)
-        for c in 0..<children {
-            guard let ref = try node.ref(3 + c) else { throw badCluster(node) }
-            let offset = keyOffset &+ (try childOffset(node, keys, c, shift: shift))
-            guard try forEachClusterLeaf(try reader.node(ref), budget: &budget, keyOffset: offset, shift: shift, depth: depth + 1, body) else {
-                return false
+    func forEachClusterLeaf(root: CoreNode, shift: Int, firsts: Range<Int>,
+                            _ body: (CoreNode, Int, Int64, Int) throws -> Bool) throws -> Bool {
+        var walk = ClusterWalk(group: self, shift: shift, firsts: firsts, budget: WalkBudget(reader))
+        let n = try clusterCount(root)
+        return try walk.visit(root, count: n, keyOffset: 0, depth: 0, body)
+    }
+
+    /// One walk of `forEachClusterLeaf(root:shift:firsts:_:)`: where it is, and the nodes it may still visit.
+    private struct ClusterWalk {
+        let group: CoreGroup
+        let shift: Int
+        let firsts: Range<Int>
+        var budget: WalkBudget
+        /// The position of the next object the walk meets.
+        var position = 0
+
+        /// Visits `node`, which holds `count` objects by its own header (checked against what it holds) and
+        /// starts at `position`.
+        mutating func visit(_ node: CoreNode, count: Int, keyOffset: Int64, depth: Int,
+                            _ body: (CoreNode, Int, Int64, Int) throws -> Bool) throws -> Bool {
+            try budget.spend(node.ref)
+            guard position < firsts.upperBound else { return false }
+            let end = position + count
+            guard node.isInner else {
+                guard position >= firsts.lowerBound else {
+                    position = end
+                    return true
+                }
+                guard try body(node, count, keyOffset, position) else { return false }
+                position = end
+                return true
             }
+            guard depth < CoreNodeReader.maximumDepth else { throw group.badCluster(node) }
+            let (keys, children) = try group.innerParts(node)
+            for c in 0..<children {
+                guard position < firsts.upperBound else { return false }
+                guard let ref = try node.ref(3 + c) else { throw group.badCluster(node) }
+                let child = try group.reader.node(ref)
+                let n = try group.clusterCount(child)
+                guard n <= end - position else { throw countsDisagree(node) }
+                if position + n <= firsts.lowerBound {
+                    // Every leaf of the child starts before the run.
+                    position += n
+                    continue
+                }
+                let offset = keyOffset &+ (try group.childOffset(node, keys, c, shift: shift))
+                guard try visit(child, count: n, keyOffset: offset, depth: depth + 1, body) else { return false }
+            }
+            guard position == end else { throw countsDisagree(node) }
+            return true
         }
-        return true
+
+        func countsDisagree(_ node: CoreNode) -> RealmCoreFileError {
+            .corrupt(what: "cluster node whose object count disagrees with its children's", offset: node.ref, context: "")
+        }
     }
 
     /// Bits per level of the compact inner nodes' key offsets: 8 in release builds of core, 2 in the test builds

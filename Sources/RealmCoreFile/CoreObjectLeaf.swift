@@ -285,12 +285,21 @@ extension RealmCoreFile {
     /// Calls `body` with each leaf of `cls`'s objects in key order (formats ≥ 10: its clusters; formats ≤ 9: 256
     /// rows at a time) until it returns false.
     public func forEachLeaf(of cls: CoreClass, _ body: (CoreObjectLeaf) throws -> Bool) throws {
+        try forEachLeaf(of: cls, firsts: 0..<Int.max, body)
+    }
+
+    /// `forEachLeaf` over the leaves whose first object's position lies in `firsts` only: runs of positions
+    /// that tile `0..<objectCount` (the first from 0, the last to `Int.max`) visit each leaf exactly once between
+    /// them, in key order run after run, each run reading no leaf before its own (a subtree before it is skipped
+    /// by its count). Runs may be read on several threads at once: a walk shares nothing mutable with another.
+    public func forEachLeaf(of cls: CoreClass, firsts: Range<Int>, _ body: (CoreObjectLeaf) throws -> Bool) throws {
         let group = try check(cls)
         let table = group.tables[cls.table]
         try within("table '\(table.name)'") {
             if group.format < 10 {
-                var start = 0
-                while start < table.objectCount {
+                // Leaves of 256 rows: the first one starting in `firsts` is the first multiple of 256 from its start.
+                var start = (min(max(firsts.lowerBound, 0), table.objectCount) + 255) / 256 * 256
+                while start < table.objectCount, start < firsts.upperBound {
                     let n = min(256, table.objectCount - start)
                     let leaf = CoreObjectLeaf(group: group, table: cls.table, cluster: nil, keyOffset: 0, relativeKeys: nil,
                                               firstPosition: start, count: n)
@@ -300,14 +309,10 @@ extension RealmCoreFile {
                 return
             }
             guard let root = table.clusterRoot else { return }
-            var budget = WalkBudget(group.reader)
-            var position = 0
-            try group.forEachClusterLeaf(try group.reader.node(root), budget: &budget, keyOffset: 0, shift: table.clusterShift) { node, n, offset in
+            try group.forEachClusterLeaf(root: try group.reader.node(root), shift: table.clusterShift, firsts: firsts) { node, n, offset, position in
                 let keys = try group.relativeKeys(node, count: n)
-                let leaf = CoreObjectLeaf(group: group, table: cls.table, cluster: node, keyOffset: offset, relativeKeys: keys,
-                                          firstPosition: position, count: n)
-                position += n
-                return try body(leaf)
+                return try body(CoreObjectLeaf(group: group, table: cls.table, cluster: node, keyOffset: offset, relativeKeys: keys,
+                                               firstPosition: position, count: n))
             }
         }
     }

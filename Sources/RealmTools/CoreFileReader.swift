@@ -235,12 +235,19 @@ public final class CoreFileReader: ObjectReader, @unchecked Sendable {  // immut
     public func indexCandidates(_ p: PropertyHandle, mayEqual value: Value) throws -> [ObjectKey]? { nil }
     public func objects(_ p: PropertyHandle, withElement value: Value) throws -> [ObjectKey]? { nil }
     /// An indexed string property's order, read from the column rather than the index: Realm Core's index is not
-    /// in byte order (DECISIONS 100), so the column is sorted in place (`keysInStringOrder`, DECISIONS 107).
+    /// in byte order (DECISIONS 100), so the column is sorted in place (`keysInStringOrder`, DECISIONS 107), on as
+    /// many threads as a scan of the class (DECISIONS 110).
     public func keysInIndexOrder(_ p: PropertyHandle) throws -> (keys: [ObjectKey], runStarts: [Int])? {
         let (cls, property) = try resolve(p)
         guard property.isIndexed, property.collection == .none, property.type == .string else { return nil }
-        let (keys, starts) = try file.keysInStringOrder(of: cls, property: property)
-        return (keys.map(Self.ourKey), starts)
+        // Our keys are Realm Core's, bit for bit (`ourKey`): written where they end up, not copied after.
+        var starts: [Int] = []
+        let keys = try [ObjectKey](unsafeUninitializedCapacity: cls.objectCount) { buffer, count in
+            try buffer.withMemoryRebound(to: Int64.self) { raw in
+                (count, starts) = try file.keysInStringOrder(of: cls, property: property, runs: ParallelReads.runs(objects: cls.objectCount), into: raw)
+            }
+        }
+        return (keys, starts)
     }
 
     // MARK: Reading
