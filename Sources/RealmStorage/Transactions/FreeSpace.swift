@@ -45,6 +45,13 @@ struct FreeSpace {
         // Return what is left of the old arena, then pick the next one.
         if let a = arena { insertReusable(a) }
         arena = nil
+        // Once holes have piled up, one of exactly the size wanted is taken first: a small commit frees the old
+        // copies of the nodes it writes, of the same sizes, and taking the largest extent every time left each
+        // such hole in the free list for good (with 10,000,000 objects it grew by two entries a commit, and the
+        // commit root that holds it with them; DECISIONS 111).
+        if reusable.count > FreeSpace.exactFitThreshold, let i = reusable.firstIndex(where: { $0.count == n }) {
+            return reusable.remove(at: i).page
+        }
         var best: Int?
         for i in reusable.indices where reusable[i].count >= n {
             if best == nil || reusable[i].count > reusable[best!].count { best = i }
@@ -61,6 +68,9 @@ struct FreeSpace {
         endPage += n
         return page
     }
+
+    /// Reusable extents above which an allocation takes a hole of its exact size before the largest extent.
+    static let exactFitThreshold = 16
 
     private mutating func insertReusable(_ e: Extent) {
         let i = reusable.firstIndex { $0.page > e.page } ?? reusable.count
