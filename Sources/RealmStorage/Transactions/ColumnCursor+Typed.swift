@@ -39,3 +39,51 @@ extension ColumnCursor {
         }
     }
 }
+
+extension ColumnCursor {
+    /// The string at `row` of a string column, nil for null: what `value(row)` gives as `.string`, without
+    /// making a `Value`. In dictionary form each distinct value of the leaf is decoded once, when a row first
+    /// names it, and shared by the rows that repeat it (a `String` is a value: nothing a caller does to its
+    /// copy reaches the others). On a column of another type, the value when it is a string, else nil.
+    /// Throws as `value(row)` does (a string that is not valid UTF-8 is `StorageError.corrupt`).
+    public func string(_ row: Int) throws -> String? {
+        let box = self.box
+        guard box.readsStrings else {
+            guard case .string(let s) = try value(row) else { return nil }
+            return s
+        }
+        return try box.string(row)
+    }
+}
+
+extension ColumnCursor.Box {
+    /// `ColumnCursor.string` on a committed string column.
+    @inline(__always) func string(_ row: Int) throws -> String? {
+        let r = reader.unsafelyUnwrapped
+        if r.isNull(row) { return nil }
+        if keepsEntries {
+            let e = r.entry(row)
+            if e < entryStrings.count, let s = entryStrings[e] { return s }
+            return try decodeEntry(e, row)
+        }
+        // Inline and in bounds (nil: out of line, or bounds not checked up front and wrong): decoded in place.
+        if let decoded = r.withBytes(at: row, { decodeUTF8($0) }), let s = decoded { return s }
+        return try slowString(row)
+    }
+
+    /// Decodes entry `e` (named by `row`) of a dictionary-form column and keeps it.
+    @inline(never) func decodeEntry(_ e: Int, _ row: Int) throws -> String? {
+        let r = reader.unsafelyUnwrapped
+        if entryStrings.isEmpty { entryStrings = [String?](repeating: nil, count: r.entryCount) }
+        guard let s = decodeUTF8(r.entryBytes(e)) else { return try slowString(row) }
+        entryStrings[e] = s
+        return s
+    }
+
+    /// The general read: out-of-line strings, and the error for a row that does not decode.
+    @inline(never) func slowString(_ row: Int) throws -> String? {
+        let v = try reader.unsafelyUnwrapped.value(at: row, source: source.unsafelyUnwrapped, location: "row \(row) of \(info.name)")
+        guard case .string(let s) = v else { return nil }
+        return s
+    }
+}

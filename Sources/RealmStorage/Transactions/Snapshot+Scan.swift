@@ -13,6 +13,14 @@ public struct ColumnCursor {
         let source: NodeSource?
         let defaultInt: Int64
         let defaultIsNull: Bool
+        /// Whether `string(_:)` reads `reader` directly: a committed string column.
+        let readsStrings: Bool
+        /// Whether `string(_:)` keeps each distinct value it decodes: a string column in dictionary form whose
+        /// codes were all checked against its values when the reader was made (DECISIONS 105).
+        let keepsEntries: Bool
+        /// The distinct values of a dictionary-form column decoded so far, by entry (`keepsEntries`); made
+        /// when a row first names one, so a leaf decodes each of its distinct strings once.
+        var entryStrings: [String?] = []
 
         init(reader: ColumnReader?, values: [Value]?, foreign: (any ForeignColumn)?, info: PropertyInfo, source: NodeSource?) {
             self.reader = reader
@@ -22,6 +30,8 @@ public struct ColumnCursor {
             self.source = source
             if case .int(let i) = info.defaultValue { defaultInt = i } else { defaultInt = 0 }
             defaultIsNull = info.defaultValue.isNull
+            readsStrings = reader.map { $0.type == .string && $0.encoding == .bytes } ?? false
+            keepsEntries = readsStrings && reader!.codes != nil && reader!.offsetsChecked
         }
     }
 
