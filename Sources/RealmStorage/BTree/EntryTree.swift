@@ -232,8 +232,19 @@ struct EntryTree {
     private func scanCommitted(
         prefix: UnsafeRawBufferPointer, root: UInt64, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        try withUnsafeTemporaryAllocation(of: (view: EntryNodeView, index: Int).self, capacity: EntryTree.maxLevel + 1) { path in
+        // Each inner node on the path by ref, with the child taken and its count and level: 16 bytes a level, so
+        // that the whole path (`maxLevel` + 1 levels) stays under the 1,024 bytes a temporary allocation takes
+        // from the stack without asking the system where the stack ends.
+        typealias Step = (ref: UInt64, index: UInt32, count: UInt16, level: UInt16)
+        try withUnsafeTemporaryAllocation(of: Step.self, capacity: EntryTree.maxLevel + 1) { path in
             var depth = 0
+            func push(_ v: EntryNodeView, _ i: Int) throws {
+                guard depth < path.count, v.count <= Int(UInt16.max) else {
+                    throw source.corrupt(v.ref, "index node of level \(v.level) and \(v.count) entries below \(depth) levels")
+                }
+                (path.baseAddress! + depth).initialize(to: (v.ref, UInt32(i), UInt16(v.count), UInt16(v.level)))
+                depth += 1
+            }
             var view = try EntryNodeView(ref: root, level: nil, source: source)
             // The parent's entries for the node descended into and for its next sibling (see `scan(prefix:)`).
             var low: UnsafeRawBufferPointer? = nil
@@ -242,9 +253,7 @@ struct EntryTree {
                 let i = try low.map { try view.childIndex(for: prefix, low: $0, high: next) } ?? view.childIndex(for: prefix)
                 low = try view.entry(i)
                 if i + 1 < view.count { next = try view.entry(i + 1) }
-                guard depth < path.count else { throw source.corrupt(view.ref, "index deeper than \(EntryTree.maxLevel) levels") }
-                (path.baseAddress! + depth).initialize(to: (view, i))
-                depth += 1
+                try push(view, i)
                 view = try EntryNodeView(ref: view.child(i), level: view.level - 1, source: source)
             }
             var i = try (low.map { try view.lowerBound(prefix, low: $0, high: next) } ?? view.lowerBound(prefix)).index
@@ -257,17 +266,16 @@ struct EntryTree {
                 }
                 // The leaf ran out: up to the nearest node with a next child, unless that child's first entry (its
                 // entry in the parent) is past the prefix, then down its first children to the next leaf.
-                while depth > 0, path[depth - 1].index + 1 >= path[depth - 1].view.count { depth -= 1 }
+                while depth > 0, Int(path[depth - 1].index) + 1 >= Int(path[depth - 1].count) { depth -= 1 }
                 if depth == 0 { return }
-                let parent = path[depth - 1].view
-                let c = path[depth - 1].index + 1
+                let step = path[depth - 1]
+                let parent = try EntryNodeView(ref: step.ref, level: Int(step.level), source: source)
+                let c = Int(step.index) + 1
                 if !entryHasPrefix(try parent.entry(c), prefix) { return }
-                path[depth - 1].index = c
+                path[depth - 1].index = UInt32(c)
                 view = try EntryNodeView(ref: parent.child(c), level: parent.level - 1, source: source)
                 while !view.isLeaf {
-                    guard depth < path.count else { throw source.corrupt(view.ref, "index deeper than \(EntryTree.maxLevel) levels") }
-                    (path.baseAddress! + depth).initialize(to: (view, 0))
-                    depth += 1
+                    try push(view, 0)
                     view = try EntryNodeView(ref: view.child(0), level: view.level - 1, source: source)
                 }
                 i = 0
