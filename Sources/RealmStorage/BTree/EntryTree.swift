@@ -146,7 +146,6 @@ struct EntryTree {
         prefix: UnsafeRawBufferPointer, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         guard let root else { return }
-        if case .clean(let r) = root { return try scanCommitted(prefix: prefix, root: r, source: source, body) }
         // The node descended into: a committed one by ref, or a dirty one (unretained: the tree holds it).
         var ref: UInt64 = 0
         var dirty: Unmanaged<EntryTreeNode>? = nil
@@ -222,64 +221,6 @@ struct EntryTree {
         try scan(from: bound, source: source) { e in
             guard entryHasPrefix(e, prefix) else { return false }
             return try body(e)
-        }
-    }
-
-    /// `scan(prefix:source:_:)` of a tree whose nodes are all committed: the inner nodes descended through are
-    /// kept (on the stack), so when the matches run past a leaf the scan goes on to the next leaf from its
-    /// parent, instead of descending from the root again. An index lookup of a value shared by a few hundred
-    /// objects does that nearly every time (a leaf holds at most 4,096 bytes of entries).
-    private func scanCommitted(
-        prefix: UnsafeRawBufferPointer, root: UInt64, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool
-    ) throws {
-        // Each inner node on the path by ref, with the child taken and its count and level: 16 bytes a level, so
-        // that the whole path (`maxLevel` + 1 levels) stays under the 1,024 bytes a temporary allocation takes
-        // from the stack without asking the system where the stack ends.
-        typealias Step = (ref: UInt64, index: UInt32, count: UInt16, level: UInt16)
-        try withUnsafeTemporaryAllocation(of: Step.self, capacity: EntryTree.maxLevel + 1) { path in
-            var depth = 0
-            func push(_ v: EntryNodeView, _ i: Int) throws {
-                guard depth < path.count, v.count <= Int(UInt16.max) else {
-                    throw source.corrupt(v.ref, "index node of level \(v.level) and \(v.count) entries below \(depth) levels")
-                }
-                (path.baseAddress! + depth).initialize(to: (v.ref, UInt32(i), UInt16(v.count), UInt16(v.level)))
-                depth += 1
-            }
-            var view = try EntryNodeView(ref: root, level: nil, source: source)
-            // The parent's entries for the node descended into and for its next sibling (see `scan(prefix:)`).
-            var low: UnsafeRawBufferPointer? = nil
-            var next: UnsafeRawBufferPointer? = nil
-            while !view.isLeaf {
-                let i = try low.map { try view.childIndex(for: prefix, low: $0, high: next) } ?? view.childIndex(for: prefix)
-                low = try view.entry(i)
-                if i + 1 < view.count { next = try view.entry(i + 1) }
-                try push(view, i)
-                view = try EntryNodeView(ref: view.child(i), level: view.level - 1, source: source)
-            }
-            var i = try (low.map { try view.lowerBound(prefix, low: $0, high: next) } ?? view.lowerBound(prefix)).index
-            while true {
-                while i < view.count {
-                    let e = try view.entry(i)
-                    if !entryHasPrefix(e, prefix) { return }
-                    if try !body(e) { return }
-                    i += 1
-                }
-                // The leaf ran out: up to the nearest node with a next child, unless that child's first entry (its
-                // entry in the parent) is past the prefix, then down its first children to the next leaf.
-                while depth > 0, Int(path[depth - 1].index) + 1 >= Int(path[depth - 1].count) { depth -= 1 }
-                if depth == 0 { return }
-                let step = path[depth - 1]
-                let parent = try EntryNodeView(ref: step.ref, level: Int(step.level), source: source)
-                let c = Int(step.index) + 1
-                if !entryHasPrefix(try parent.entry(c), prefix) { return }
-                path[depth - 1].index = UInt32(c)
-                view = try EntryNodeView(ref: parent.child(c), level: parent.level - 1, source: source)
-                while !view.isLeaf {
-                    try push(view, 0)
-                    view = try EntryNodeView(ref: view.child(0), level: view.level - 1, source: source)
-                }
-                i = 0
-            }
         }
     }
 
