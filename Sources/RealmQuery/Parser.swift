@@ -3,7 +3,13 @@ import RealmStorage
 
 extension Query {
     /// Parses query text. Bad text is a `QueryError` with the position of the offending token.
+    /// A text parsed lately is taken from a table shared by every thread (`ParsedQueries`).
     public static func parse(_ text: String) throws(QueryError) -> Query {
+        try ParsedQueries.query(text, parse: uncachedParse)
+    }
+
+    /// `parse` without the table.
+    static func uncachedParse(_ text: String) throws(QueryError) -> Query {
         var lexer = Lexer(text)
         var parser = Parser(text: text, tokens: try lexer.tokens())
         return try parser.query()
@@ -13,6 +19,8 @@ extension Query {
     /// `"%K > %@"` with `["age", 30]` is `age > $0` with `[30]`. The arguments `%K` took are removed from
     /// `arguments`. `%K` cannot be mixed with `$n`.
     public static func parse(_ text: String, arguments: inout [QueryArgument]) throws(QueryError) -> Query {
+        // Without `%K` the arguments play no part in parsing: the shared table applies.
+        if !text.contains("%K") && !text.contains("%k") { return try parse(text) }
         var lexer = Lexer(text, keyPathArguments: arguments)
         var parser = Parser(text: text, tokens: try lexer.tokens())
         let q = try parser.query()

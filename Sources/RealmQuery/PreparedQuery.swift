@@ -43,8 +43,13 @@ public final class PreparedQuery {
     /// every retain of the snapshot).
     private var handleSnapshot: (id: ObjectIdentifier, database: ObjectIdentifier, version: UInt64)?
     private var handles = ResolvedHandles()
+    /// Set with `binding` when the query is one `==` on an indexed property: evaluations then look the index
+    /// up directly.
+    private var indexed: IndexedEquality?
     /// How many times the query was bound afresh (the binding not reused), for tests.
     private(set) var bindings = 0
+    /// How many evaluations the index answered directly (`IndexedEquality`), for tests.
+    private(set) var indexedLookups = 0
 
     public init(_ query: Query, on className: String) {
         self.query = query
@@ -82,6 +87,7 @@ public final class PreparedQuery {
         let bound = try query.bind(to: className, with: &binder)
         let reusable = !binder.hasArgumentSubscripts && binder.templates.keys.allSatisfy { binder.constantPlaces[$0] == 1 }
         binding = reusable ? Binding(bound: bound, templates: binder.templates, kinds: kinds, consulted: binder.consulted) : nil
+        indexed = reusable ? IndexedEquality(bound, binder.templates, binder.consulted, kinds: kinds) : nil
         return bound
     }
 
@@ -93,13 +99,100 @@ public final class PreparedQuery {
         let current = (ObjectIdentifier(snapshot), snapshot.databaseIdentity, snapshot.version)
         // A write transaction's schema can change under the same version: it is checked every time.
         let frozen = !(snapshot is WriteTransaction)
-        let bound = try bind(in: ReaderSchema(reader: snapshot), arguments: arguments, schemaChecked: frozen && checkedSnapshot.map { $0 == current } ?? false)
+        let schemaChecked = frozen && checkedSnapshot.map { $0 == current } ?? false
+        // One `==` on an indexed property, bound and checked in this snapshot, arguments of the same kinds: the
+        // index answers without a predicate being rebuilt, compiled or run (DECISIONS 112).
+        if schemaChecked, let plan = indexed, ArgumentKind.match(plan.kinds, arguments),
+           let keys = try plan.keys(in: snapshot, arguments: arguments) {
+            indexedLookups += 1
+            return keys
+        }
+        let bound = try bind(in: ReaderSchema(reader: snapshot), arguments: arguments, schemaChecked: schemaChecked)
         checkedSnapshot = binding == nil || !frozen ? nil : current
         if handleSnapshot.map({ $0 != current }) ?? true {
             handles = ResolvedHandles()
             handleSnapshot = current
         }
-        return try bound.evaluate(in: snapshot, executor: Executor(snapshot, handles: handles))
+        let executor = Executor(snapshot, handles: handles)
+        // The handle for the lookups that follow in this snapshot (none in a write transaction).
+        indexed?.handle = frozen ? try executor.handle(className, indexed!.property) : nil
+        return try bound.evaluate(in: snapshot, executor: executor)
+    }
+}
+
+/// A prepared query that is one `prop == value` on an indexed (or primary key) property of the queried
+/// class, of a type the index holds as stored (not mixed), with no ordering clauses and no object literal:
+/// what `ColumnNode.indexed` answers, looked up without the rest of an evaluation.
+final class IndexedEquality {
+    let property: String
+    let type: PropertyType
+    /// The value compared with: a literal, or the argument it is taken from.
+    let part: ArgumentPart
+    /// The kinds of the arguments it was bound with.
+    let kinds: [ArgumentKind]
+    /// The property's handle in the snapshot the prepared query last checked its binding against.
+    var handle: PropertyHandle?
+
+    init?(_ bound: BoundQuery, _ templates: [ConstantPlace: [ArgumentPart]], _ consulted: [String: ClassSchema],
+          kinds: [ArgumentKind]) {
+        guard bound.ordering.isEmpty, bound.objectLiterals.isEmpty, case .comparison(let c) = bound.predicate,
+              c.quantifier == .any, c.op == .equal, c.options.isEmpty,
+              case .path(let path) = c.lhs, let prop = path.directProperty,
+              case .constant(let values, let isList, let range) = c.rhs, !isList, values.count == 1,
+              let schema = consulted[bound.className]?.property(named: prop),
+              schema.isIndexed || schema.isPrimaryKey, schema.type != .mixed, !schema.isCollection else { return nil }
+        if let t = templates[ConstantPlace(range)] {
+            guard t.count == 1, case .argument = t[0] else { return nil }
+            part = t[0]
+        } else {
+            part = .literal(values[0])
+        }
+        property = prop
+        type = schema.type
+        self.kinds = kinds
+    }
+
+    /// The matching keys in key order, as the general evaluation gives them; nil when it must run instead (a
+    /// null compared, which the scan answers).
+    func keys(in snapshot: any ObjectReader, arguments: [QueryArgument]) throws -> [ObjectKey]? {
+        guard let handle else { return nil }
+        let value: Value
+        switch part {
+        case .literal(let v): value = v
+        case .argument(let n):
+            guard n < arguments.count, case .value(let v) = arguments[n] else { return nil }
+            value = v
+        }
+        guard let v = ColumnNode.converted(value, to: type) else { return value.isNull ? nil : [] }
+        var keys = try snapshot.find(handle, equalTo: v)
+        if !keys.isSortedAscending { keys.sort() }
+        return keys
+    }
+}
+
+extension Array where Element == ObjectKey {
+    var isSortedAscending: Bool {
+        var i = 1
+        while i < count {
+            if self[i] < self[i - 1] { return false }
+            i += 1
+        }
+        return true
+    }
+}
+
+extension ArgumentKind {
+    /// Whether `arguments` have the kinds `kinds` (`kinds == arguments.map(ArgumentKind.init)`, without the array).
+    static func match(_ kinds: [ArgumentKind], _ arguments: [QueryArgument]) -> Bool {
+        guard kinds.count == arguments.count else { return false }
+        for i in 0..<kinds.count {
+            switch (kinds[i], arguments[i]) {
+            case (.value(let t), .value(let v)): if t != v.type { return false }
+            case (.list, .list): if kinds[i] != ArgumentKind(arguments[i]) { return false }
+            default: return false
+            }
+        }
+        return true
     }
 }
 

@@ -128,10 +128,11 @@ final class EngineTarget: BenchTarget {
             try s.scan(t) { leaf in
                 let id = try leaf.column(props[0]), name = try leaf.column(props[1]), city = try leaf.column(props[2])
                 let age = try leaf.column(props[3]), score = try leaf.column(props[4]), active = try leaf.column(props[5])
+                // The typed reads, as SQLite's `sqlite3_column_*`: every property is required, so none is null.
                 for row in 0..<leaf.count {
-                    guard case .string(let n) = try name.value(row), case .string(let c) = try city.value(row),
-                          case .double(let sc) = try score.value(row), case .bool(let a) = try active.value(row) else { continue }
-                    checksum.add(id: Int(id.int(row)), name: n, city: c, age: Int(age.int(row)), score: sc, active: a)
+                    guard let n = try name.string(row), let c = try city.string(row) else { continue }
+                    checksum.add(id: Int(id.int(row)), name: n, city: c, age: Int(age.int(row)), score: score.double(row),
+                                 active: active.bool(row))
                 }
                 return true
             }

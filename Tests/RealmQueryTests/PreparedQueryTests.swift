@@ -182,4 +182,105 @@ import TestSupport
         #expect(p.bindings == 1, "\(text)")
         #expect(answers.count > 1, "\(text): every argument gave the same answer")
     }
+
+    // MARK: One `==` on an indexed property (DECISIONS 112)
+
+    /// Answered by the index directly after the first evaluation in a snapshot: the same keys as binding
+    /// afresh, for strings (present, absent, CJK, emoji), ints, the int primary key, numbers of other types
+    /// (converted, or matching nothing), and null (left to the scan).
+    @Test(arguments: [
+        ("name == $0", [Value.string("Bob"), .string("Zoë"), .string("nobody"), .string("東京タワー"), .string("🦄 unicorn"),
+                        .string(""), .null, .string("Ann")]),
+        ("age == $0", [Value.int(30), .int(31), .int(-1), .double(30), .double(30.5), .float(41), .null, .int(12)]),
+        ("id == $0", [Value.int(1), .int(-20), .int(7), .int(1_000), .double(4), .double(-5), .double(4.5), .int(-17)]),
+        ("$0 == name", [Value.string("Bob"), .string("nobody"), .string("Émile")]),
+    ])
+    func indexedEqualityAnswersAsBindingAfresh(_ text: String, _ values: [Value]) throws {
+        let f = try Fixture()
+        let p = try PreparedQuery(text, on: "Person")
+        var answers: Set<[ObjectKey]> = []
+        // Ages the fixture holds (drawn at random), as ints and as doubles (after the first of a kind, the
+        // index is asked directly).
+        let held: [Value] = text == "age == $0"
+            ? f.people.prefix(3).map { .int($0.age) } + f.people[3..<6].map { .double(Double($0.age)) } : []
+        try f.db.read { s in
+            for round in 0..<2 {
+                for v in values + held {
+                    let fresh = try Query.parse(text).bind(to: "Person", in: s, arguments: [.value(v)]).evaluate(in: s)
+                    let got = try p.evaluate(in: s, arguments: [.value(v)])
+                    #expect(got == fresh, "\(text) with \(v), round \(round)")
+                    answers.insert(got)
+                }
+            }
+        }
+        #expect(answers.count > 2, "\(text): the values gave too few different answers")
+        if !text.hasPrefix("$0") { #expect(p.indexedLookups > values.count / 2, "\(text): the index was not asked directly") }
+    }
+
+    @Test func aLiteralIsLookedUpDirectlyToo() throws {
+        let f = try Fixture()
+        let p = try PreparedQuery("name == 'Zoë'", on: "Person")
+        try f.db.read { s in
+            for _ in 0..<3 {
+                let got = try p.evaluate(in: s)
+                #expect(got == f.expectedPeople { $0.name == "Zoë" })
+            }
+        }
+        #expect(p.indexedLookups == 2)
+    }
+
+    /// Between two uses of the same prepared query the indexed property is removed and added again as an
+    /// indexed int, and its objects change: each use answers in its own schema and version.
+    @Test func aSchemaChangeBetweenTwoIndexedLookupsGivesTheNewAnswer() throws {
+        let f = try Fixture()
+        let p = try PreparedQuery("name == $0", on: "Person")
+        try f.db.read { s in
+            for _ in 0..<2 {
+                let got = try p.evaluate(in: s, arguments: [.value(.string("Bob"))])
+                #expect(got == f.expectedPeople { $0.name == "Bob" })
+            }
+        }
+        // A new version, same schema: a renamed object follows.
+        let first = f.expectedPeople { $0.name == "Bob" }[0]
+        try f.db.write { tx in try tx.set(first, tx.property(tx.table("Person"), "name"), .string("Robert")) }
+        try f.db.read { s in
+            for _ in 0..<2 {
+                let got = try p.evaluate(in: s, arguments: [.value(.string("Bob"))])
+                #expect(got == Array(f.expectedPeople { $0.name == "Bob" }.dropFirst()))
+            }
+        }
+        try f.db.write { tx in
+            try tx.removeProperty("Person", "name")
+            try tx.addProperty("Person", PropertySchema(name: "name", type: .int, isIndexed: true))
+            let t = try tx.table("Person")
+            let name = try tx.property(t, "name")
+            for (i, k) in try tx.keys(t).enumerated() where i % 3 == 0 { try tx.set(k, name, .int(7)) }
+        }
+        try f.db.read { s in
+            let t = try s.table("Person")
+            let sevens = try s.keys(t).enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+            do {
+                _ = try p.evaluate(in: s, arguments: [.value(.string("Bob"))])
+                Issue.record("a string was compared with the new int property")
+            } catch let e as QueryError {
+                #expect(e.kind == .typeMismatch)
+            }
+            for _ in 0..<2 {
+                let got = try p.evaluate(in: s, arguments: [.value(.int(7))])
+                #expect(got == sevens)
+            }
+            let none = try p.evaluate(in: s, arguments: [.value(.int(8))])
+            #expect(none == [])
+        }
+        // The index removed: the same answers from a scan.
+        try f.db.write { tx in try tx.setIndexed("Person", "name", false) }
+        try f.db.read { s in
+            let before = p.indexedLookups
+            for _ in 0..<2 {
+                let got = try p.evaluate(in: s, arguments: [.value(.int(7))])
+                #expect(got.count == (f.people.count + 2) / 3)
+            }
+            #expect(p.indexedLookups == before)
+        }
+    }
 }

@@ -13,6 +13,12 @@ public struct ColumnCursor {
         let source: NodeSource?
         let defaultInt: Int64
         let defaultIsNull: Bool
+        /// What `string(_:)` reads a committed string column with (nil for other columns and forms), and the
+        /// same unretained for the per-row call (`strings` keeps it alive as long as the box).
+        let strings: StringReads?
+        let unretainedStrings: Unmanaged<StringReads>?
+        /// `reader != nil`, kept as a flag: testing the optional's tag was an outlined call on every row.
+        let hasReader: Bool
 
         init(reader: ColumnReader?, values: [Value]?, foreign: (any ForeignColumn)?, info: PropertyInfo, source: NodeSource?) {
             self.reader = reader
@@ -22,6 +28,13 @@ public struct ColumnCursor {
             self.source = source
             if case .int(let i) = info.defaultValue { defaultInt = i } else { defaultInt = 0 }
             defaultIsNull = info.defaultValue.isNull
+            if let reader, reader.type == .string, reader.encoding == .bytes, let source {
+                strings = StringReads(reader, info: info, source: source)
+            } else {
+                strings = nil
+            }
+            unretainedStrings = strings.map { .passUnretained($0) }
+            hasReader = reader != nil
         }
     }
 
@@ -36,7 +49,7 @@ public struct ColumnCursor {
 
     /// The value at `row` (links as `.link(key)`).
     public func value(_ row: Int) throws -> Value {
-        if box.reader != nil {
+        if box.hasReader {
             return try box.reader.unsafelyUnwrapped.value(at: row, source: nodeSource, location: "row \(row) of \(box.info.name)")
         }
         if let vs = box.values { return vs[row] }
@@ -46,14 +59,14 @@ public struct ColumnCursor {
 
     /// The integer at `row` of an int column (0 for null).
     @inline(__always) public func int(_ row: Int) -> Int64 {
-        if box.reader != nil { return box.reader.unsafelyUnwrapped.int(at: row) }
+        if box.hasReader { return box.reader.unsafelyUnwrapped.int(at: row) }
         if let vs = box.values { if case .int(let i) = vs[row] { return i } else { return 0 } }
         if let f = box.foreign { return f.int(row) }
         return box.defaultInt
     }
 
     @inline(__always) public func isNull(_ row: Int) -> Bool {
-        if box.reader != nil { return box.reader.unsafelyUnwrapped.isNull(row) }
+        if box.hasReader { return box.reader.unsafelyUnwrapped.isNull(row) }
         if let vs = box.values { return vs[row].isNull }
         if let f = box.foreign { return f.isNull(row) }
         return box.defaultIsNull
@@ -67,7 +80,7 @@ public struct ColumnCursor {
     @_specialize(exported: true, where R == Bool)
     @_specialize(exported: true, where R == Void)
     public func withUTF8<R>(_ row: Int, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
-        if box.reader != nil {
+        if box.hasReader {
             if let inline = try box.reader.unsafelyUnwrapped.withBytes(at: row, body) { return inline }
             if box.reader.unsafelyUnwrapped.isNull(row) { return nil }
         } else if let f = box.foreign {

@@ -486,7 +486,8 @@ extension Snapshot {
         let (c, info) = try currentInfo(p)
         if info.keyIsValue { return try object(TableHandle(name: c.name, classID: c.classID), primaryKey: value).map { [$0] } ?? [] }
         if info.isIndexed, info.type != .mixed || IndexKey.mixedSpans(for: value) != nil {
-            return try indexLookup(c.classID, info, value, limit: Int.max).map(ObjectKey.init)
+            if info.type == .mixed { return try indexLookup(c.classID, info, value, limit: Int.max).map(ObjectKey.init) }
+            return try indexMatches(c.classID, info, value, limit: Int.max, as: ObjectKey.init)
         }
         let mixed = info.type == .mixed
         var out: [ObjectKey] = []
@@ -537,9 +538,17 @@ extension Snapshot {
 
     func indexLookup(_ classID: UInt32, _ p: PropertyInfo, _ value: Value, limit: Int) throws -> [UInt64] {
         if p.type == .mixed { return try mixedIndexLookup(classID, p, value, limit: limit) }
+        return try indexMatches(classID, p, value, limit: limit) { $0 }
+    }
+
+    /// The keys `indexLookup` finds in the index of a property that is not mixed, each made by `make` (an
+    /// `ObjectKey` for `find`, without a second array).
+    @inline(__always)
+    private func indexMatches<K>(_ classID: UInt32, _ p: PropertyInfo, _ value: Value, limit: Int, as make: (UInt64) -> K) throws -> [K] {
         var prefix: [UInt8] = []
         let truncated = IndexKey.encode(value, into: &prefix)
-        var out: [UInt64] = []
+        var out: [K] = []
+        if limit > 1 { out.reserveCapacity(16) }
         let tree = try indexTree(classID, p)
         try tree.scan(prefix: prefix, source: self) { entry in
             guard entry.count == prefix.count + 8 else { return false }
@@ -553,7 +562,7 @@ extension Snapshot {
                     guard try rawValue(loc, p).matchesQuery(value) else { return true }
                 }
             }
-            out.append(key)
+            out.append(make(key))
             return out.count < limit
         }
         return out
