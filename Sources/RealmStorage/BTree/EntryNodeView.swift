@@ -67,53 +67,52 @@ struct EntryNodeView {
         }
         guard lvl <= EntryTree.maxLevel else { throw source.corrupt(ref, "index node level \(lvl) is implausible") }
         guard m >= 1 else { throw source.corrupt(ref, "index node has no entries") }
+        // The layout: where the offsets, the prefix and the entries start, and where the entries must end.
+        let width: Int, offsets: Int, prefix: Int, p: Int, start: Int, refs: Int
         if isPrefixLeaf {
-            let fixed = EntryTree.prefixLeafFixedSize
-            guard b.count >= fixed + 4 else {
+            offsets = EntryTree.prefixLeafFixedSize
+            guard b.count >= offsets + 4 else {
                 throw source.corrupt(ref, "prefix leaf of \(b.count) bytes is shorter than its fixed part")
             }
-            let p = Int(b.u32(at: EntryTree.fixedSize))
+            p = Int(b.u32(at: EntryTree.fixedSize))
             // m and p are at most the node's length, so neither sum overflows.
-            guard m <= b.count, p <= b.count, fixed + 2 * (m + 1) + p <= b.count else {
+            guard m <= b.count, p <= b.count, offsets + 2 * (m + 1) + p <= b.count else {
                 throw source.corrupt(ref, "prefix leaf of \(b.count) bytes cannot hold the offsets of \(m) entries and a prefix of \(p) bytes")
             }
-            guard b.u16(at: fixed) == 0 else { throw source.corrupt(ref, "index node's first entry offset is not 0") }
-            count = m
-            level = 0
-            endsStart = fixed
-            endWidth = 2
-            prefixStart = fixed + 2 * (m + 1)
-            prefixLength = p
-            entryStart = prefixStart + p
-            entryLimit = b.count - entryStart
-            refsStart = b.count
-            joined = p > 0 ? JoinedEntries(capacity: m * p + entryLimit) : nil
-            return
-        }
-        let start = fixed + 4 * (m + 1)
-        guard start <= b.count else {
-            throw source.corrupt(ref, "index node of \(b.count) bytes cannot hold the offsets of \(m) entries")
-        }
-        guard b.u32(at: fixed) == 0 else { throw source.corrupt(ref, "index node's first entry offset is not 0") }
-        endsStart = fixed
-        endWidth = 4
-        prefixStart = start
-        prefixLength = 0
-        joined = nil
-        let refs: Int
-        if lvl == 0 {
+            guard b.u16(at: offsets) == 0 else { throw source.corrupt(ref, "index node's first entry offset is not 0") }
+            width = 2
+            prefix = offsets + 2 * (m + 1)
+            start = prefix + p
             refs = b.count
         } else {
-            refs = b.count - 8 * m
-            guard refs >= start, refs & 7 == 0 else {
-                throw source.corrupt(ref, "index inner node of \(b.count) bytes cannot hold \(m) aligned child refs")
+            offsets = fixed
+            start = fixed + 4 * (m + 1)
+            guard start <= b.count else {
+                throw source.corrupt(ref, "index node of \(b.count) bytes cannot hold the offsets of \(m) entries")
+            }
+            guard b.u32(at: fixed) == 0 else { throw source.corrupt(ref, "index node's first entry offset is not 0") }
+            width = 4
+            prefix = start
+            p = 0
+            if lvl == 0 {
+                refs = b.count
+            } else {
+                refs = b.count - 8 * m
+                guard refs >= start, refs & 7 == 0 else {
+                    throw source.corrupt(ref, "index inner node of \(b.count) bytes cannot hold \(m) aligned child refs")
+                }
             }
         }
         count = m
         level = lvl
+        endsStart = offsets
+        endWidth = width
+        prefixStart = prefix
+        prefixLength = p
         entryStart = start
         entryLimit = refs - start
         refsStart = refs
+        joined = p > 0 ? JoinedEntries(capacity: m * p + (refs - start)) : nil
     }
 
     var isLeaf: Bool { level == 0 }
