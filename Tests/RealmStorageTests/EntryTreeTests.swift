@@ -200,7 +200,7 @@ import Testing
             for i in 0..<count { stack.append(b.u64(at: refs + 8 * i)) }
         }
         let leaf = try EntryNodeView(ref: try #require(big), level: 0, source: store)
-        let target = Array(try leaf.entry(1)) + [0]
+        let target = try leaf.withEntry(1) { Array($0) } + [0]
         #expect(try tree.insert(target, sink: store))
         let root = try tree.commit(sink: store)
         tree = EntryTree(root: root)

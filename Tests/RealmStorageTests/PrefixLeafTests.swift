@@ -21,7 +21,7 @@ import Testing
         let (tree, root) = try leaf(entries, store)
         let view = try EntryNodeView(ref: root, level: 0, source: store)
         #expect(view.prefixLength == 2)
-        #expect(try (0..<view.count).map { Array(try view.entry($0)) } == entries)
+        #expect(try (0..<view.count).map { i in try view.withEntry(i) { Array($0) } } == entries)
         let model = SortedModel(entries: entries)
         let probes = [b(""), b("a"), b("aa"), b("ab"), b("ab") + [0], b("ab") + [0, 0], b("abb"), b("abc"), b("abca"),
                       b("abe"), b("abzz"), b("ac"), b("b"), [0xFF]]

@@ -25,8 +25,9 @@ struct EntryNodeView {
     /// prefix followed by the bytes the end offsets delimit in the entry area.
     let prefixStart: Int
     let prefixLength: Int
-    /// Where the entries of a prefix leaf with a nonempty prefix are put back together (`entry(_:)`).
-    let joined: JoinedEntries?
+    /// The prefix's first bytes (up to 8) as the high bytes of a big-endian number: `leadingKey` ORs in the
+    /// suffix's.
+    let prefixWord: UInt64
     /// Offset of the entry area from the node start (a prefix leaf: of the bytes after the prefix).
     let entryStart: Int
     /// Bound of every end offset: the bytes between the offsets and the child refs (inner nodes; the last
@@ -112,7 +113,11 @@ struct EntryNodeView {
         entryStart = start
         entryLimit = refs - start
         refsStart = refs
-        joined = p > 0 ? JoinedEntries(capacity: m * p + (refs - start)) : nil
+        var word: UInt64 = 0
+        if p > 0 {
+            withUnsafeMutableBytes(of: &word) { w in w.copyMemory(from: UnsafeRawBufferPointer(rebasing: b[prefix..<prefix + min(p, 8)])) }
+        }
+        prefixWord = UInt64(bigEndian: word)
     }
 
     var isLeaf: Bool { level == 0 }
@@ -157,16 +162,71 @@ struct EntryNodeView {
         return z
     }
 
-    /// Entry `i` (0 ≤ i < count): a slice of the mapped node, or for a prefix leaf with a nonempty prefix the
-    /// entry put back together in memory this view owns (valid while the view is).
+    /// Entry `i` (0 ≤ i < count) of a node without a prefix (an inner node, a leaf of format 8 or one whose
+    /// entries share nothing) as a slice of the mapped node. A leaf's entries are read with `withEntry`.
     @inline(__always)
     func entry(_ i: Int) throws -> UnsafeRawBufferPointer {
         precondition(i >= 0 && i < count, "EntryNodeView: entry index out of range")
+        precondition(prefixLength == 0, "EntryNodeView: a prefix leaf's entries are read with withEntry")
         let a = end(i), z = end(i &+ 1)
         guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
-        guard let joined else { return UnsafeRawBufferPointer(start: base + (entryStart &+ a), count: z &- a) }
-        // Entry i's place in the joined area is where it would be if every entry held the prefix.
-        return joined.join(base + prefixStart, prefixLength, base + (entryStart &+ a), z &- a, at: i &* prefixLength &+ a)
+        return UnsafeRawBufferPointer(start: base + (entryStart &+ a), count: z &- a)
+    }
+
+    /// Calls `body` with entry `i` whole: in place, or for a prefix leaf joined in a buffer on the stack (no
+    /// memory of the view's is used; the pointer is valid during the call only).
+    @inline(__always)
+    func withEntry<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        precondition(i >= 0 && i < count, "EntryNodeView: entry index out of range")
+        let a = end(i), z = end(i &+ 1)
+        guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
+        let suffix = base + (entryStart &+ a), n = z &- a, p = prefixLength
+        if p == 0 { return try body(UnsafeRawBufferPointer(start: suffix, count: n)) }
+        return try withUnsafeTemporaryAllocation(byteCount: p &+ n, alignment: 8) { out in
+            out.baseAddress!.copyMemory(from: base + prefixStart, byteCount: p)
+            if n > 0 { (out.baseAddress! + p).copyMemory(from: suffix, byteCount: n) }
+            return try body(UnsafeRawBufferPointer(out))
+        }
+    }
+
+    /// Calls `body` with entries `from...` whole, in order, until it returns false; returns the index it stopped
+    /// at (`count` when it did not). A prefix leaf's entries are joined one after another in one buffer that
+    /// holds the prefix once (each pointer is valid during its call only).
+    @inline(__always)
+    func forEachEntry(from first: Int, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Int {
+        var i = first
+        let p = prefixLength
+        if p == 0 {
+            while i < count {
+                let a = end(i), z = end(i &+ 1)
+                guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
+                if try !body(UnsafeRawBufferPointer(start: base + (entryStart &+ a), count: z &- a)) { return i }
+                i &+= 1
+            }
+            return i
+        }
+        if i >= count { return i }
+        // Room for the prefix and a suffix of the longest entry a writer makes; a longer one (a node of another
+        // writer) is joined on its own.
+        let room = p &+ min(entryLimit, EntryTree.Limits.standard.maxEntryBytes)
+        return try withUnsafeTemporaryAllocation(byteCount: room, alignment: 8) { out in
+            let joined = out.baseAddress!
+            joined.copyMemory(from: base + prefixStart, byteCount: p)
+            while i < count {
+                let a = end(i), z = end(i &+ 1)
+                guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
+                let more: Bool
+                if p &+ z &- a <= room {
+                    if z > a { (joined + p).copyMemory(from: base + (entryStart &+ a), byteCount: z &- a) }
+                    more = try body(UnsafeRawBufferPointer(start: joined, count: p &+ z &- a))
+                } else {
+                    more = try withEntry(i, body)
+                }
+                if !more { return i }
+                i &+= 1
+            }
+            return i
+        }
     }
 
     @inline(never)
@@ -230,14 +290,23 @@ struct EntryNodeView {
     func lowerBound(_ key: UnsafeRawBufferPointer, low: UnsafeRawBufferPointer, high: UnsafeRawBufferPointer?) throws
         -> (index: Int, found: Bool)
     {
-        guard let high, count >= 16, prefixLength == 0 else { return try lowerBound(key) }
+        guard let high, count >= 16 else { return try lowerBound(key) }
         return try gallop(key, from: interpolate(key, low: low, high: high, count: count))
     }
 
-    /// Lower bound of `key` by exponential search outward from `start`, then binary search.
+    /// Lower bound of `key` by exponential search outward from `start`, then binary search (in a prefix leaf,
+    /// over the suffixes, after the prefix is compared once as in `lowerBound(_:)`).
     private func gallop(_ key: UnsafeRawBufferPointer, from start: Int) throws -> (index: Int, found: Bool) {
         let area = base + entryStart
-        let kp = key.baseAddress, kn = key.count
+        var kp = key.baseAddress, kn = key.count
+        if prefixLength > 0 {
+            let p = prefixLength, n = min(kn, p)
+            let c = compareEntryBytes(kp, n, base + prefixStart, n)
+            if c < 0 || (c == 0 && kn < p) { return (0, false) }
+            if c > 0 { return (count, false) }
+            kp = kp.unsafelyUnwrapped + p
+            kn &-= p
+        }
         return try gallopLowerBound(count: count, from: start) { i in
             let a = end(i), z = end(i &+ 1)
             guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
@@ -323,9 +392,10 @@ extension EntryTreeNode {
     func sameContent(as view: EntryNodeView) -> Bool {
         guard level == view.level, count == view.count, isLeaf || children.count == count else { return false }
         for i in 0..<count {
-            guard let e = try? view.entry(i) else { return false }  // a debug check: unreadable fails it
             let mine = entry(i)
-            guard mine.count == e.count, mine.elementsEqual(e) else { return false }
+            guard let same = try? view.withEntry(i, { mine.count == $0.count && mine.elementsEqual($0) }), same else {  // a debug check: unreadable fails it
+                return false
+            }
             if !isLeaf {
                 guard case .clean(let r) = children[i], (try? view.child(i)) == r else { return false }  // (as above)
             }
@@ -344,7 +414,11 @@ extension EntryNodeView {
         let a = end(i), z = end(i &+ 1), p = prefixLength
         guard isValidEntry(i, a, z), z &- a &+ p >= 8 else { throw badEntry(i, a, z) }
         if p == 0 { return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: entryStart &+ a, as: UInt64.self)) }
-        if p >= 8 { return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: prefixStart, as: UInt64.self)) }
+        if p >= 8 { return prefixWord }
+        if z &- a >= 8 {
+            let suffix = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: entryStart &+ a, as: UInt64.self))
+            return prefixWord | suffix &>> UInt64(8 &* p)
+        }
         var word: UInt64 = 0
         withUnsafeMutableBytes(of: &word) { w in
             w.baseAddress!.copyMemory(from: base + prefixStart, byteCount: p)
@@ -366,23 +440,5 @@ extension EntryNodeView {
             }
         }
         return try gallopLowerBound(count: count, from: start) { i in try leadingKey(i) < key ? -1 : 1 }.index
-    }
-}
-
-/// The entries of a prefix leaf put back together, each at the place it would have if every entry held the
-/// prefix (so each has its own bytes, and a pointer to one stays valid while the view that made it lives).
-final class JoinedEntries {
-    private let buffer: UnsafeMutableRawPointer
-
-    init(capacity: Int) { buffer = .allocate(byteCount: max(capacity, 1), alignment: 8) }
-
-    deinit { buffer.deallocate() }
-
-    @inline(__always)
-    func join(_ prefix: UnsafeRawPointer, _ p: Int, _ suffix: UnsafeRawPointer, _ n: Int, at offset: Int) -> UnsafeRawBufferPointer {
-        let out = buffer + offset
-        out.copyMemory(from: prefix, byteCount: p)
-        if n > 0 { (out + p).copyMemory(from: suffix, byteCount: n) }
-        return UnsafeRawBufferPointer(start: out, count: p &+ n)
     }
 }

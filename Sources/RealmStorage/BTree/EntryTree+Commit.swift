@@ -155,18 +155,17 @@ private struct CheckWalk {
             let lvl = view.level
             try checkShape(child, path, lvl, count: view.count, size: view.layoutSize(entryBytes: view.areaLength()),
                            actualSize: view.bytes.count)
-            // A prefix leaf's entries are in memory its view owns: it lives through the checks below.
-            defer { withExtendedLifetime(view) {} }
-            if let firstEntry, try firstEntry.withUnsafeBytes({ try compareEntries(view.entry(0), $0) }) != 0 {
+            if let firstEntry, try firstEntry.withUnsafeBytes({ f in try view.withEntry(0) { compareEntries($0, f) } }) != 0 {
                 throw fail(child, path, lvl, "first entry differs from the parent's entry for it")
             }
             for i in 1..<view.count {
-                if try compareEntries(view.entry(i - 1), view.entry(i)) >= 0 {
+                if try view.withEntry(i - 1, { a in try view.withEntry(i) { compareEntries(a, $0) } }) >= 0 {
                     throw fail(child, path, lvl, "entry \(i) is not greater than entry \(i - 1)")
                 }
             }
             if view.isLeaf {
-                try leafDone(child, path, first: Array(view.entry(0)), last: Array(view.entry(view.count - 1)), count: view.count)
+                try leafDone(child, path, first: view.withEntry(0) { Array($0) }, last: view.withEntry(view.count - 1) { Array($0) },
+                             count: view.count)
             } else {
                 for i in 0..<view.count {
                     try check(.clean(view.child(i)), level: lvl - 1, firstEntry: Array(view.entry(i)), path: path + [i])

@@ -64,21 +64,19 @@ extension EntryTree {
             guard let low = leaves[k].low, let high = leaves[k].high, high > low, key > low, key < high else { continue }
             touched &+= v.touch(near: Int(Double(key &- low) / Double(high &- low) * Double(v.count)))
         }
-        // 4. The searches (`views` keeps every leaf's view, and the entries a prefix leaf joins, alive).
-        defer { withExtendedLifetime(views) {} }
+        // 4. The searches.
         for (k, key) in keys.enumerated() {
             let v = views[k], leaf = leaves[k]
             var i = try v.lowerBound(leadingKey: key, low: leaf.low, high: leaf.high)
-            var last: UnsafeRawBufferPointer? = nil
+            let first = i
             while i < v.count, try v.leadingKey(i) == key {
-                let e = try v.entry(i)
-                try body(k, e)
-                last = e
+                try v.withEntry(i) { try body(k, $0) }
                 i += 1
             }
             // The leaf ran out: the matches may go on in the next one (as in `scan(prefix:)`).
             guard i == v.count, let high = leaf.high, high == key else { continue }
-            let bound: [UInt8] = last.map { Array($0) + [0] } ?? withUnsafeBytes(of: key.bigEndian) { Array($0) }
+            let bound: [UInt8] = i > first
+                ? try v.withEntry(i - 1) { Array($0) + [0] } : withUnsafeBytes(of: key.bigEndian) { Array($0) }
             try scan(from: bound, source: source) { e in
                 guard e.count >= 8, UInt64(bigEndian: e.loadUnaligned(as: UInt64.self)) == key else { return false }
                 try body(k, e)
@@ -138,7 +136,7 @@ extension EntryTree {
             switch leaf {
             case .clean(let ref):
                 let v = try EntryNodeView(ref: ref, level: 0, source: source)
-                try withExtendedLifetime(v) { for i in 0..<v.count { try body(v.entry(i)) } }
+                _ = try v.forEachEntry(from: 0) { try body($0); return true }
             case .dirty(let node):
                 for i in 0..<node.count { try body(node.entry(i)) }
             }

@@ -222,21 +222,11 @@ struct EntryTree {
             }
             let view = try EntryNodeView(ref: ref, level: level, source: source)
             if view.isLeaf {
-                // The view lives through the loop: a prefix leaf's entries are in memory it owns.
-                let ranOut: Bool = try withExtendedLifetime(view) {
-                    var i = try (low.map { try view.lowerBound(prefix, low: $0, high: next) } ?? view.lowerBound(prefix)).index
-                    var seen: UnsafeRawBufferPointer? = nil
-                    while i < view.count {
-                        let e = try view.entry(i)
-                        if !entryHasPrefix(e, prefix) { return false }
-                        if try !body(e) { return false }
-                        seen = e
-                        i += 1
-                    }
-                    last = seen.map { Array($0) }
-                    return true
-                }
-                if !ranOut { return }
+                let first = try (low.map { try view.lowerBound(prefix, low: $0, high: next) } ?? view.lowerBound(prefix)).index
+                let stop = try view.forEachEntry(from: first) { e in entryHasPrefix(e, prefix) ? try body(e) : false }
+                if stop < view.count { return }
+                // A prefix leaf's entries are joined only for the call: the last one seen is copied.
+                if stop > first { last = try view.withEntry(stop - 1) { Array($0) } }
                 break descent
             }
             let i = try low.map { try view.childIndex(for: prefix, low: $0, high: next) } ?? view.childIndex(for: prefix)
@@ -273,16 +263,8 @@ struct EntryTree {
         case .clean(let ref):
             let view = try EntryNodeView(ref: ref, level: level, source: source)
             if view.level == 0 {
-                let completed: Bool = try withExtendedLifetime(view) {
-                    var i = 0
-                    if let bound { i = try view.lowerBound(bound).index }
-                    while i < view.count {
-                        if try !body(view.entry(i)) { return false }
-                        i += 1
-                    }
-                    return true
-                }
-                if !completed { return false }
+                let first = try bound.map { try view.lowerBound($0).index } ?? 0
+                if try view.forEachEntry(from: first, body) < view.count { return false }
                 try boundary?(path)
             } else {
                 var i = 0
