@@ -255,21 +255,31 @@ struct EntryNodeView {
         source.corrupt(ref, "index inner node child \(i) has ref \(r)")
     }
 
+    /// The part of `key` to compare with the entries' suffixes: all of it in a node without a prefix, what
+    /// follows the prefix when the key starts with it; nil when the key does not start with the prefix (then
+    /// it precedes or follows every entry, `prefixOutcome`).
+    @inline(__always)
+    private func afterPrefix(_ key: UnsafeRawBufferPointer) -> (UnsafeRawPointer?, Int)? {
+        let p = prefixLength
+        if p == 0 { return (key.baseAddress, key.count) }
+        guard key.count >= p, compareEntryBytes(key.baseAddress, p, base + prefixStart, p) == 0 else { return nil }
+        return (key.baseAddress.unsafelyUnwrapped + p, key.count &- p)
+    }
+
+    /// The lower bound of a key that does not start with the prefix: 0 for one below it or a proper prefix of
+    /// it, `count` for one above it.
+    @inline(never)
+    private func prefixOutcome(_ key: UnsafeRawBufferPointer) -> Int {
+        let n = min(key.count, prefixLength)
+        return compareEntryBytes(key.baseAddress, n, base + prefixStart, n) > 0 ? count : 0
+    }
+
     /// First index whose entry is >= `key`, and whether it equals `key`. In a prefix leaf the key is compared
     /// with the prefix once, and what follows it with the entries' suffixes.
     @inline(__always)
     func lowerBound(_ key: UnsafeRawBufferPointer) throws -> (index: Int, found: Bool) {
         let area = base + entryStart
-        var kp = key.baseAddress, kn = key.count
-        if prefixLength > 0 {
-            let p = prefixLength, n = min(kn, p)
-            let c = compareEntryBytes(kp, n, base + prefixStart, n)
-            // A key below the prefix, or a proper prefix of it, precedes every entry; one above it follows all.
-            if c < 0 || (c == 0 && kn < p) { return (0, false) }
-            if c > 0 { return (count, false) }
-            kp = kp.unsafelyUnwrapped + p
-            kn &-= p
-        }
+        guard let (kp, kn) = afterPrefix(key) else { return (prefixOutcome(key), false) }
         var lo = 0, hi = count
         while lo < hi {
             let mid = (lo &+ hi) &>> 1
@@ -298,15 +308,7 @@ struct EntryNodeView {
     /// over the suffixes, after the prefix is compared once as in `lowerBound(_:)`).
     private func gallop(_ key: UnsafeRawBufferPointer, from start: Int) throws -> (index: Int, found: Bool) {
         let area = base + entryStart
-        var kp = key.baseAddress, kn = key.count
-        if prefixLength > 0 {
-            let p = prefixLength, n = min(kn, p)
-            let c = compareEntryBytes(kp, n, base + prefixStart, n)
-            if c < 0 || (c == 0 && kn < p) { return (0, false) }
-            if c > 0 { return (count, false) }
-            kp = kp.unsafelyUnwrapped + p
-            kn &-= p
-        }
+        guard let (kp, kn) = afterPrefix(key) else { return (prefixOutcome(key), false) }
         return try gallopLowerBound(count: count, from: start) { i in
             let a = end(i), z = end(i &+ 1)
             guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
