@@ -163,6 +163,16 @@ func scanPrefix(_ tree: EntryTree, _ prefix: [UInt8], limit: Int = .max, _ sourc
     return out
 }
 
+/// What follows `prefix` in each entry that starts with it, in order, at most `limit`: `scan(tailsAfter:)`.
+func scanTails(_ tree: EntryTree, _ prefix: [UInt8], limit: Int = .max, _ source: NodeSource) throws -> [[UInt8]] {
+    var out: [[UInt8]] = []
+    try tree.scan(tailsAfter: prefix, source: source) { t in
+        out.append(Array(t))
+        return out.count < limit
+    }
+    return out
+}
+
 struct LevelStats {
     var nodes = 0
     var bytes = 0

@@ -32,6 +32,50 @@ import Testing
             #expect(try scanAll(tree, from: key, store) == Array(entries[model.lowerBound(key).0...]), "\(key)")
             let matching = entries.filter { $0.starts(with: key) }
             #expect(try scanPrefix(tree, key, store) == matching, "\(key)")
+            #expect(try scanTails(tree, key, store) == matching.map { Array($0.dropFirst(key.count)) }, "\(key)")
+        }
+    }
+
+    /// `scan(tailsAfter:)` gives what `scan(prefix:)` gives without the prefix: over many leaves, with keys
+    /// shorter and longer than the leaves' prefixes, across leaf boundaries, stopping early, on leaves of
+    /// format 8 and on a tree with uncommitted changes.
+    @Test func tailScansAnswerAsPrefixScans() throws {
+        var rng = SplitMix64(seed: 0x7A11)
+        let store = FakeStore()
+        var tree = EntryTree(root: 0)
+        var model = SortedModel(entries: [])
+        // Runs of equal values (one leaf's prefix then reaches into the object keys) and scattered ones.
+        let values: [[UInt8]] = (0..<60).map { v in Array("city-\(v % 7)-".utf8) + (v % 3 == 0 ? [] : [UInt8(v)]) }
+        for i in 0..<6000 {
+            let v = values[Int(rng.next() % UInt64(i < 3000 ? 3 : values.count))]
+            let e = indexEntry(rng.next() % 100_000, prefix: v)
+            if model.insert(e) { #expect(try tree.insert(e, sink: store)) }
+        }
+        let rootRef = try tree.commit(sink: store)
+        let committed = EntryTree(root: rootRef)
+        let format8 = store.clone()
+        try format8.rewriteLeavesInFormat8(rootRef)
+        // Changed in a store of its own: a change frees the committed nodes it replaces.
+        let changing = store.clone()
+        var dirty = committed
+        for _ in 0..<300 {
+            let e = model.entries[Int(rng.next() % UInt64(model.entries.count))]
+            #expect(try dirty.remove(e, sink: changing) == model.remove(e))
+            let f = indexEntry(rng.next() % 100_000, prefix: values[Int(rng.next() % 3)])
+            if model.insert(f) { #expect(try dirty.insert(f, sink: changing)) }
+        }
+        var probes: [[UInt8]] = [[], Array("c".utf8), Array("city-".utf8), Array("city-1".utf8), Array("city-9".utf8)]
+        for v in values { probes.append(v); probes.append(v + [0]); probes.append(v + [0, 0, 0]) }
+        for _ in 0..<50 { probes.append(model.entries[Int(rng.next() % UInt64(model.entries.count))].dropLast(Int(rng.next() % 9)).map { $0 }) }
+        let before = SortedModel(entries: try scanAll(committed, store))
+        for key in probes {
+            for (tree, source, entries) in [(committed, store as NodeSource, before.entries), (committed, format8, before.entries),
+                                            (dirty, changing, model.entries)] {
+                let matching = entries.filter { $0.starts(with: key) }
+                let tails = matching.map { Array($0.dropFirst(key.count)) }
+                #expect(try scanTails(tree, key, source) == tails, "\(key)")
+                #expect(try scanTails(tree, key, limit: 3, source) == Array(tails.prefix(3)), "\(key)")
+            }
         }
     }
 
@@ -74,6 +118,10 @@ import Testing
             do {
                 let read = try scanAll(tree, store)
                 #expect(read != entries, "\(context): damage went unnoticed by a scan")
+            } catch is StorageError {}
+            do {
+                let tails = try scanTails(tree, Array("user:".utf8), store)
+                #expect(tails != entries.map { Array($0.dropFirst(5)) }, "\(context): damage went unnoticed by a tail scan")
             } catch is StorageError {}
         }
     }

@@ -229,6 +229,56 @@ struct EntryNodeView {
         }
     }
 
+    /// Calls `body` with what follows `key` in entries `from...` (their tails), in order, until an entry does
+    /// not start with `key` or `body` returns false; returns the index it stopped at (`count` when neither
+    /// happened). In a prefix leaf whose prefix `key` extends, the key is compared with the prefix once and
+    /// the rest with each suffix in place, and the tails are slices of the node: nothing is joined. Only when
+    /// the key is no longer than the prefix are the tails (the prefix's rest, then the suffix) joined on the
+    /// stack. Each pointer is valid during its call only.
+    @inline(__always)
+    func forEachTail(from first: Int, after key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Bool)
+        throws -> Int
+    {
+        var i = first
+        let p = prefixLength, n = key.count
+        if p == 0 || n > p {
+            // The part of the key each suffix (each entry, without a prefix) must start with.
+            guard let (rp, rn) = afterPrefix(key) else { return i }
+            while i < count {
+                let a = end(i), z = end(i &+ 1)
+                guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
+                let e = base + (entryStart &+ a), len = z &- a
+                guard len >= rn, compareEntryBytes(e, rn, rp, rn) == 0 else { return i }
+                if try !body(UnsafeRawBufferPointer(start: e + rn, count: len &- rn)) { return i }
+                i &+= 1
+            }
+            return i
+        }
+        // The key is the prefix's start or no entry starts with it.
+        guard compareEntryBytes(key.baseAddress, n, base + prefixStart, n) == 0 else { return i }
+        if i >= count { return i }
+        let head = p &- n
+        let room = head &+ min(entryLimit, EntryTree.Limits.standard.maxEntryBytes)
+        return try withUnsafeTemporaryAllocation(byteCount: room, alignment: 8) { out in
+            let joined = out.baseAddress!
+            if head > 0 { joined.copyMemory(from: base + (prefixStart &+ n), byteCount: head) }
+            while i < count {
+                let a = end(i), z = end(i &+ 1)
+                guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
+                let more: Bool
+                if head &+ z &- a <= room {
+                    if z > a { (joined + head).copyMemory(from: base + (entryStart &+ a), byteCount: z &- a) }
+                    more = try body(UnsafeRawBufferPointer(start: joined, count: head &+ z &- a))
+                } else {
+                    more = try withEntry(i) { e in try body(UnsafeRawBufferPointer(rebasing: e[n...])) }
+                }
+                if !more { return i }
+                i &+= 1
+            }
+            return i
+        }
+    }
+
     @inline(never)
     private func badEntry(_ i: Int, _ a: Int, _ z: Int) -> StorageError {
         if a <= z && z <= entryLimit { return badArea(z) }

@@ -174,7 +174,32 @@ struct EntryTree {
     func scan(
         prefix: UnsafeRawBufferPointer, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool
     ) throws {
+        try scan(prefix: prefix, tails: false, source: source, body)
+    }
+
+    /// `scan(prefix:source:_:)` giving `body` only what follows the prefix in each entry (its tail): in a
+    /// prefix leaf the tails are read in place, where whole entries would be joined first. For the lookups
+    /// that want the object key after a value, or the origin after a backlink's target.
+    func scan(
+        tailsAfter prefix: UnsafeRawBufferPointer, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        try scan(prefix: prefix, tails: true, source: source, body)
+    }
+
+    /// `scan(tailsAfter:source:_:)` with the prefix in an array.
+    func scan(tailsAfter prefix: [UInt8], source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        try prefix.withUnsafeBytes { try scan(prefix: $0, tails: true, source: source, body) }
+    }
+
+    /// The two scans above: `body` gets whole entries, or their tails after `prefix`.
+    @inline(__always)
+    private func scan(
+        prefix: UnsafeRawBufferPointer, tails: Bool, source: NodeSource, _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
         guard let root else { return }
+        @inline(__always) func give(_ e: UnsafeRawBufferPointer) throws -> Bool {
+            try body(tails ? UnsafeRawBufferPointer(rebasing: e[prefix.count...]) : e)
+        }
         // The node descended into: a committed one by ref, or a dirty one (unretained: the tree holds it).
         var ref: UInt64 = 0
         var dirty: Unmanaged<EntryTreeNode>? = nil
@@ -213,7 +238,7 @@ struct EntryTree {
                 while i < node.count {
                     let e = node.entry(i)
                     if !entryHasPrefix(e, prefix) { return }
-                    if try !body(e) { return }
+                    if try !give(e) { return }
                     seen = e
                     i += 1
                 }
@@ -223,7 +248,9 @@ struct EntryTree {
             let view = try EntryNodeView(ref: ref, level: level, source: source)
             if view.isLeaf {
                 let first = try (low.map { try view.lowerBound(prefix, low: $0, high: next) } ?? view.lowerBound(prefix)).index
-                let stop = try view.forEachEntry(from: first) { e in entryHasPrefix(e, prefix) ? try body(e) : false }
+                let stop = tails
+                    ? try view.forEachTail(from: first, after: prefix, body)
+                    : try view.forEachEntry(from: first) { e in entryHasPrefix(e, prefix) ? try body(e) : false }
                 if stop < view.count { return }
                 // A prefix leaf's entries are joined only for the call: the last one seen is copied.
                 if stop > first { last = try view.withEntry(stop - 1) { Array($0) } }
@@ -249,7 +276,7 @@ struct EntryTree {
         }
         try scan(from: bound, source: source) { e in
             guard entryHasPrefix(e, prefix) else { return false }
-            return try body(e)
+            return try give(e)
         }
     }
 

@@ -44,11 +44,15 @@ enum BacklinkEntry {
 
     /// How many links an entry adds to its origin's count: 1 for a pair entry, `count - 1` for a counted
     /// entry (its pair entry gave the first); nil for an entry of any other shape.
-    static func extraLinks(_ e: UnsafeRawBufferPointer) -> Int? {
-        switch e.count {
+    static func extraLinks(_ e: UnsafeRawBufferPointer) -> Int? { extraLinks(tail: e, after: 0) }
+
+    /// `extraLinks` of an entry given from byte `start` on: the tail a scan past its first `start` bytes gives.
+    @inline(__always)
+    static func extraLinks(tail e: UnsafeRawBufferPointer, after start: Int) -> Int? {
+        switch e.count &+ start {
         case pairBytes: return 1
         case countedBytes:
-            let n = count(e)
+            let n = UInt32(bigEndian: e.loadUnaligned(fromByteOffset: 16 &- start, as: UInt32.self))
             return n >= 2 ? Int(n) - 1 : nil
         default: return nil
         }
@@ -58,8 +62,12 @@ enum BacklinkEntry {
 extension Snapshot {
     /// A backlink tree entry of the wrong shape.
     func badBacklinkEntry(_ bl: PropertyInfo, _ e: UnsafeRawBufferPointer) -> StorageError {
+        badBacklinkEntry(bl, bytes: e.count)
+    }
+
+    func badBacklinkEntry(_ bl: PropertyInfo, bytes: Int) -> StorageError {
         StorageError.corrupt(path: displayPath, location: "backlink tree \(bl.name)",
-                             reason: "entry of \(e.count) bytes (or a count below 2)")
+                             reason: "entry of \(bytes) bytes (or a count below 2)")
     }
 
     /// The tree of a backlink property (in a write transaction, this transaction's, with the entries still
@@ -70,11 +78,14 @@ extension Snapshot {
     func appendBacklinks(of target: UInt64, _ classID: UInt32, _ bl: PropertyInfo, to out: inout [UInt64]) throws {
         let tree = try backlinkTree(classID, bl)
         if tree.root == nil { return }
-        try tree.scan(prefix: BacklinkEntry.prefix(target), source: self) { e in
-            guard let n = BacklinkEntry.extraLinks(e) else { throw badBacklinkEntry(bl, e) }
-            let o = BacklinkEntry.origin(e)
-            for _ in 0..<n { out.append(o) }
-            return true
+        // The tails after the target: the origin, and a counted entry's count.
+        try withUnsafeBytes(of: target.bigEndian) { prefix in
+            try tree.scan(tailsAfter: prefix, source: self) { t in
+                guard let n = BacklinkEntry.extraLinks(tail: t, after: 8) else { throw badBacklinkEntry(bl, bytes: t.count + 8) }
+                let o = UInt64(bigEndian: t.loadUnaligned(as: UInt64.self))
+                for _ in 0..<n { out.append(o) }
+                return true
+            }
         }
     }
 

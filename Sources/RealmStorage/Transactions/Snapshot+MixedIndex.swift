@@ -41,9 +41,9 @@ extension Snapshot {
         for span in spans {
             switch span {
             case .prefix(let prefix):
-                try tree.scan(prefix: prefix, source: self) { entry in
+                try tree.scan(tailsAfter: prefix, source: self) { tail in
                     // A longer entry under the prefix would be another value (encodings are self-delimiting).
-                    if entry.count == prefix.count + 8 { keys.append(IndexKey.objectKey(fromEntry: entry)) }
+                    if tail.count == 8 { keys.append(UInt64(bigEndian: tail.loadUnaligned(as: UInt64.self))) }
                     return true
                 }
             case .range(let lower, let upper):

@@ -550,9 +550,10 @@ extension Snapshot {
         var out: [K] = []
         if limit > 1 { out.reserveCapacity(16) }
         let tree = try indexTree(classID, p)
-        try tree.scan(prefix: prefix, source: self) { entry in
-            guard entry.count == prefix.count + 8 else { return false }
-            let key = IndexKey.objectKey(fromEntry: entry)
+        // The tails after the value: an object key each (a longer one belongs to a longer value).
+        try tree.scan(tailsAfter: prefix, source: self) { tail in
+            guard tail.count == 8 else { return false }
+            let key = UInt64(bigEndian: tail.loadUnaligned(as: UInt64.self))
             if truncated {
                 // Long strings share a cut prefix in the index: confirm against the object (its set's elements).
                 guard let loc = try locate(classID, key) else { return true }
