@@ -229,6 +229,20 @@ struct EntryNodeView {
         }
     }
 
+    /// Calls `body` with entry `i` past its first `n` bytes: in place when a prefix leaf's prefix is no longer
+    /// than `n`, joined on the stack otherwise. An entry shorter than `n` bytes is an error.
+    @inline(__always)
+    func withTail<R>(_ i: Int, after n: Int, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        precondition(i >= 0 && i < count, "EntryNodeView: entry index out of range")
+        let p = prefixLength
+        if p > n { return try withEntry(i) { e in try body(UnsafeRawBufferPointer(rebasing: e[n...])) } }
+        let a = end(i), z = end(i &+ 1)
+        guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
+        let skip = n &- p
+        guard z &- a >= skip else { throw source.corrupt(ref, "index node entry \(i) is shorter than \(n) bytes") }
+        return try body(UnsafeRawBufferPointer(start: base + (entryStart &+ a &+ skip), count: z &- a &- skip))
+    }
+
     /// Calls `body` with what follows `key` in entries `from...` (their tails), in order, until an entry does
     /// not start with `key` or `body` returns false; returns the index it stopped at (`count` when neither
     /// happened). In a prefix leaf whose prefix `key` extends, the key is compared with the prefix once and

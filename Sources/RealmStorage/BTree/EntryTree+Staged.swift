@@ -11,8 +11,9 @@ extension EntryNodeView {
 }
 
 extension EntryTree {
-    /// For each of `keys` (sorted ascending), calls `body(i, entry)` with every entry that starts with
-    /// `keys[i]` as 8 big-endian bytes, in order — what `scan(prefix:)` would give for each — in a tree whose
+    /// For each of `keys` (sorted ascending), calls `body(i, tail)` with what follows `keys[i]` (as 8
+    /// big-endian bytes) in every entry that starts with it, in order — what `scan(tailsAfter:)` would give
+    /// for each — in a tree whose
     /// entries are all longer than 8 bytes (backlink trees). Every search compares integers, and nothing is
     /// allocated per key. On a committed tree the lookups are staged (DECISIONS 44, 50): every key's leaf is
     /// found first (the inner nodes, shared by nearby lookups, stay in cache), then each leaf's header, then
@@ -26,7 +27,7 @@ extension EntryTree {
         guard case .clean(let rootRef)? = root, keys.count >= 2 else {
             for (i, k) in keys.enumerated() {
                 try withUnsafeBytes(of: k.bigEndian) { p in
-                    try scan(prefix: p, source: source) { e in try body(i, e); return true }
+                    try scan(tailsAfter: p, source: source) { t in try body(i, t); return true }
                 }
             }
             return
@@ -70,7 +71,7 @@ extension EntryTree {
             var i = try v.lowerBound(leadingKey: key, low: leaf.low, high: leaf.high)
             let first = i
             while i < v.count, try v.leadingKey(i) == key {
-                try v.withEntry(i) { try body(k, $0) }
+                try v.withTail(i, after: 8) { try body(k, $0) }
                 i += 1
             }
             // The leaf ran out: the matches may go on in the next one (as in `scan(prefix:)`).
@@ -79,7 +80,7 @@ extension EntryTree {
                 ? try v.withEntry(i - 1) { Array($0) + [0] } : withUnsafeBytes(of: key.bigEndian) { Array($0) }
             try scan(from: bound, source: source) { e in
                 guard e.count >= 8, UInt64(bigEndian: e.loadUnaligned(as: UInt64.self)) == key else { return false }
-                try body(k, e)
+                try body(k, UnsafeRawBufferPointer(rebasing: e[8...]))
                 return true
             }
         }

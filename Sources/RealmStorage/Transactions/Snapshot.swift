@@ -423,9 +423,11 @@ public class Snapshot: NodeSource {
         var out: [ObjectKey] = []
         var touched: UInt64 = 0
         let targets = keys.sorted()
-        try tree.scanEach(keys: targets.map(\.rawValue), source: self, touched: &touched) { k, e in
-            guard let n = BacklinkEntry.extraLinks(e) else { throw badBacklinkEntry(bl, e) }
-            for _ in 0..<n { out.append(ObjectKey(BacklinkEntry.origin(e))) }
+        // The tails after each target: the origin, and a counted entry's count.
+        try tree.scanEach(keys: targets.map(\.rawValue), source: self, touched: &touched) { k, t in
+            guard let n = BacklinkEntry.extraLinks(tail: t, after: 8) else { throw badBacklinkEntry(bl, bytes: t.count + 8) }
+            let o = ObjectKey(UInt64(bigEndian: t.loadUnaligned(as: UInt64.self)))
+            for _ in 0..<n { out.append(o) }
         }
         touchSink.store(touched, ordering: .relaxed)
         return out
