@@ -117,6 +117,19 @@ struct Catalogue: Equatable {
     }
     func classInfo(id: UInt32) -> ClassInfo? { classes.first { $0.classID == id } }
 
+    /// Property `column` of class `id`, found in place: no class is copied on the way (a lookup's path).
+    func property(classID id: UInt32, column: UInt32) -> PropertyInfo? {
+        classes.withUnsafeBufferPointer { cs in
+            for i in cs.indices where cs[i].classID == id {
+                return cs[i].properties.withUnsafeBufferPointer { ps in
+                    for j in ps.indices where ps[j].columnID == column { return ps[j] }
+                    return nil
+                }
+            }
+            return nil
+        }
+    }
+
     /// The catalogue section of the commit root (see `CommitRoot`). Every commit writes it: sized first, then
     /// stored field by field into the new array (appending each byte to a growing array had cost a small
     /// commit more than writing the rest of its commit root).

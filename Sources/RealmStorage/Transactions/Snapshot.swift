@@ -485,6 +485,11 @@ extension Snapshot {
     }
 
     private func findKeys(_ p: PropertyHandle, equalTo value: Value) throws -> [ObjectKey] {
+        // An indexed property that is not mixed goes straight to its index (no class copied on the way).
+        if let info = catalogue.property(classID: p.classID, column: p.info.columnID),
+           info.isIndexed, !info.keyIsValue, info.type != .mixed {
+            return try indexMatches(p.classID, info, value, limit: Int.max, as: ObjectKey.init)
+        }
         let (c, info) = try currentInfo(p)
         if info.keyIsValue { return try object(TableHandle(name: c.name, classID: c.classID), primaryKey: value).map { [$0] } ?? [] }
         if info.isIndexed, info.type != .mixed || IndexKey.mixedSpans(for: value) != nil {
@@ -550,7 +555,7 @@ extension Snapshot {
         var prefix: [UInt8] = []
         let truncated = IndexKey.encode(value, into: &prefix)
         var out: [K] = []
-        if limit > 1 { out.reserveCapacity(16) }
+        if limit > 1 { out.reserveCapacity(32) }
         let tree = try indexTree(classID, p)
         // The tails after the value: an object key each (a longer one belongs to a longer value).
         try tree.scan(tailsAfter: prefix, source: self) { tail in
