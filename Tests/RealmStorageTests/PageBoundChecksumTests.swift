@@ -289,4 +289,47 @@ import Glibc
         #expect(try db.read { try Self.counts($0)["Location"] } == 6)
         #expect(try db.verify().isOK)
     }
+
+    /// Commits to a file kept at format 5 write only the node forms a build of format 5 reads: string columns
+    /// never in dictionary form (format 8), index leaves of whole entries within one page and 256 entries
+    /// (format 9 writes prefix leaves of up to 1,024).
+    @Test func commitsToAFileKeptAtFormatFiveWriteItsNodeForms() throws {
+        try Self.withSharedFormatFiveFixture { db in
+            try db.write { tx in
+                let dog = try tx.table("Dog")
+                for i in 0..<3000 {
+                    try tx.createObject(dog, ["name": .string("Rex-\(i % 5)"), "breed": .string("Labrador"), "age": .int(Int64(i % 9))])
+                }
+            }
+            #expect(try db.latestMeta().format == 5)
+            #expect(try db.verify().isOK)
+            try db.read { s in
+                let c = try #require(s.catalogue.classInfo(named: "Dog"))
+                var indexNodes = 0
+                for p in c.properties where p.indexRoot != 0 {
+                    var refs: [UInt64] = []
+                    try EntryTree(root: p.indexRoot).collectRefs(source: s, into: &refs)
+                    for ref in refs {
+                        let b = try s.node(ref, expected: nil)
+                        #expect(b[1] == 0, "\(p.name): index node at page \(ref) is a prefix leaf")
+                        #expect(b.count <= 4096 && b.u32(at: 16) <= 256, "\(p.name): index node at page \(ref) of \(b.count) bytes, \(b.u32(at: 16)) entries, level \(b.u32(at: 20)), flags \(b[1])")
+                        indexNodes += 1
+                    }
+                }
+                #expect(indexNodes > 12)
+                var clusters = 0
+                try TableTree.forEachLeaf(s.root(of: c.classID), source: s) { leaf in
+                    guard case .clean(let view) = leaf else { return true }
+                    for p in c.properties where p.type == .string {
+                        guard let e = view.columnEntry(p.columnID), e.encoding == ColumnEncoding.bytes.rawValue else { continue }
+                        #expect(view.node[e.offset + 1] == 0, "\(p.name): a string column in dictionary form")
+                    }
+                    clusters += 1
+                    return true
+                }
+                #expect(clusters > 1)
+                #expect(try s.count("Dog") == 3016)
+            }
+        }
+    }
 }

@@ -329,7 +329,8 @@ final class DirtyLeaf {
     }
 
     /// Encodes rows `range` as one cluster node. Values longer than the inline limit go to blobs via `storeBlob`.
-    func encode(rows range: Range<Int>, properties: [PropertyInfo],
+    /// `dictionaries`: string columns may take the dictionary form (format 8; not in a file kept at format 5).
+    func encode(rows range: Range<Int>, properties: [PropertyInfo], dictionaries: Bool = true,
                 storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) throws -> [UInt8] {
         let whole = range == 0..<keys.count
         // In the array of the cluster an earlier commit built (DECISIONS 64): a cluster is the largest node a
@@ -341,10 +342,11 @@ final class DirtyLeaf {
         if whole, let previous = appendBase, previous.rows > 0, previous.rows <= keys.count, let sink {
             try previous.node.withUnsafeBytes { raw in
                 let old = try? ClusterView(node: raw, ref: 0, source: sink)  // this process's own encoding; nil: encode whole
-                try encodeBody(range, properties, old: old?.count == previous.rows ? old : nil, into: &b.w, storeBlob: storeBlob)
+                try encodeBody(range, properties, old: old?.count == previous.rows ? old : nil, dictionaries: dictionaries, into: &b.w,
+                               storeBlob: storeBlob)
             }
         } else {
-            try encodeBody(range, properties, old: nil, into: &b.w, storeBlob: storeBlob)
+            try encodeBody(range, properties, old: nil, dictionaries: dictionaries, into: &b.w, storeBlob: storeBlob)
         }
         let node = b.finish()
         // Kept again (`keepEncoding`) only when the leaf is handed to the next transaction; the old node's array
@@ -389,8 +391,8 @@ final class DirtyLeaf {
     /// The node's contents after its header: row and column counts, directory, keys, column blocks — the
     /// keys and each block extended from `old` where they can be (debug builds check each against its full
     /// encoding).
-    private func encodeBody(_ range: Range<Int>, _ properties: [PropertyInfo], old: ClusterView?, into w: inout ByteWriter,
-                            storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) throws {
+    private func encodeBody(_ range: Range<Int>, _ properties: [PropertyInfo], old: ClusterView?, dictionaries: Bool,
+                            into w: inout ByteWriter, storeBlob: (UnsafeRawBufferPointer) throws -> UInt64) throws {
         var columnCount = 0
         for pi in properties.indices where PropertyInfo.hasColumn(properties[pi].type) { columnCount += 1 }
         let whole = range == 0..<keys.count
@@ -440,7 +442,7 @@ final class DirtyLeaf {
                 let values: ArraySlice<Value> = c.map { columns[$0][range] }
                     ?? ArraySlice(repeating: properties[pi].defaultValue, count: range.count)
                 try ColumnCodec.encodeColumn(values, type: type, nullable: nullable, linkStorage: .plusOne, into: &w,
-                                             dictionary: type == .string, storeBlob: storeBlob)
+                                             dictionary: type == .string && dictionaries, storeBlob: storeBlob)
             }
             let e = directory + 16 * i
             w.patchU32(columnID, at: e)

@@ -28,7 +28,7 @@ extension EntryTree {
         if !node.isLeaf {
             try node.settleDirtyChildren { try write($0, sink: sink) }
         }
-        let ref = try sink.write(EntryTree.encode(node, reusing: sink.nodeBuffer()))
+        let ref = try sink.write(EntryTree.encode(node, reusing: sink.nodeBuffer(), prefixLeaf: limits.prefixLeaves))
         sink.wroteIndexNode(node, ref: ref)
         return ref
     }
@@ -40,7 +40,7 @@ extension EntryTree {
     /// The finished bytes of a node whose children are all committed (see docs/FILE_FORMAT.md, "Index nodes"):
     /// its exact size is known, so the bytes are stored straight into a new array, or into `buffer`'s storage
     /// when it has room (a recycled node buffer, `NodeSink.nodeBuffer`).
-    /// `prefixLeaf: false` writes a leaf in the form of format 8 (for tests of reading it).
+    /// `prefixLeaf: false` writes a leaf in the form of format 8 (`Limits.format5`, and tests of reading it).
     static func encode(_ node: EntryTreeNode, reusing buffer: consuming [UInt8] = [], prefixLeaf: Bool = true) -> [UInt8] {
         let shared = node.sharedPrefix
         if node.isLeaf, prefixLeaf, EntryTree.isPrefixLeaf(count: node.count, entryBytes: node.entryBytes, shared: shared) {

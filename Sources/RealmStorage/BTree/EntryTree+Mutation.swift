@@ -253,8 +253,8 @@ extension EntryTree {
             // first of them, which doubled a later single commit's pages (DECISIONS 102).
             var s = min(p + 1, n - 1)
             while s > 1 && (8 * s > 7 * limits.entryLimit(inner: inner)
-                            || 8 * EntryTree.encodedSize(count: s, entryBytes: prefix[s], inner: inner, shared: shared(0, s))
-                                > 7 * limits.maxNodeBytes) { s -= 1 }
+                            || 8 * EntryTree.encodedSize(count: s, entryBytes: prefix[s], inner: inner, shared: shared(0, s),
+                                                         prefixLeaf: limits.prefixLeaves) > 7 * limits.maxNodeBytes) { s -= 1 }
             candidates.insert(s, at: 0)
         }
         for s in candidates where fits(0, s) && fits(s, n) { return [node.cut(from: s)] }
@@ -274,12 +274,12 @@ extension EntryTree {
 
     private func isUnderfull(count: Int, entryBytes: Int, inner: Bool) -> Bool {
         4 * count < limits.entryLimit(inner: inner)
-            && 4 * EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner) < limits.maxNodeBytes
+            && 4 * EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner, prefixLeaf: limits.prefixLeaves) < limits.maxNodeBytes
     }
 
     private func fitsMerged(count: Int, entryBytes: Int, inner: Bool) -> Bool {
         4 * count <= 3 * limits.entryLimit(inner: inner)
-            && 4 * EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner) <= 3 * limits.maxNodeBytes
+            && 4 * EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner, prefixLeaf: limits.prefixLeaves) <= 3 * limits.maxNodeBytes
     }
 
     /// Merges dirty child `i` of `node` into an adjacent sibling when it is underfull and the two fit well.

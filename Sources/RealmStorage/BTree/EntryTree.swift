@@ -57,9 +57,12 @@ struct EntryTree {
         /// more where files written under earlier limits are still valid.
         let acceptedNodeBytes: Int
         let acceptedEntries: Int
+        /// Whether leaves are written as prefix leaves when that is smaller (format 9); without, every leaf has
+        /// whole entries and its size is measured so.
+        let prefixLeaves: Bool
 
         init(maxNodeBytes: Int, maxEntries: Int, maxLeafEntries: Int? = nil, acceptedNodeBytes: Int? = nil,
-             acceptedEntries: Int? = nil) {
+             acceptedEntries: Int? = nil, prefixLeaves: Bool = true) {
             precondition(maxNodeBytes >= 256 && maxNodeBytes <= 1 << 24, "EntryTree: node byte limit out of range")
             precondition(maxEntries >= 4, "EntryTree: entry limit below 4")
             self.maxNodeBytes = maxNodeBytes
@@ -67,6 +70,7 @@ struct EntryTree {
             self.maxLeafEntries = max(maxLeafEntries ?? maxEntries, maxEntries)
             self.acceptedNodeBytes = max(acceptedNodeBytes ?? maxNodeBytes, maxNodeBytes)
             self.acceptedEntries = max(acceptedEntries ?? maxEntries, maxEntries, self.maxLeafEntries)
+            self.prefixLeaves = prefixLeaves
         }
 
         /// The limits of every index in the file format: new nodes fit one page (DECISIONS 47), leaves hold up
@@ -74,6 +78,12 @@ struct EntryTree {
         /// stay valid and split on their next change.
         static let standard = Limits(maxNodeBytes: 4096, maxEntries: 256, maxLeafEntries: 1024, acceptedNodeBytes: 8192,
                                      acceptedEntries: 1024)
+
+        /// The limits of a file kept at format 5 (`NodeSink.writesFormat5Nodes`): the nodes a build of format 5
+        /// wrote and accepts, one page and 256 entries at most, leaves of whole entries. Reading accepts what
+        /// `standard` does.
+        static let format5 = Limits(maxNodeBytes: 4096, maxEntries: 256, acceptedNodeBytes: 8192, acceptedEntries: 1024,
+                                    prefixLeaves: false)
 
         /// Most entries in a node of the kind.
         @inline(__always)
@@ -87,7 +97,8 @@ struct EntryTree {
         /// entries of a leaf share (0 when unknown: the size is then an upper bound).
         func fits(count: Int, entryBytes: Int, inner: Bool, shared: Int = 0) -> Bool {
             count <= entryLimit(inner: inner)
-                && EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner, shared: shared) <= maxNodeBytes
+                && EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner, shared: shared,
+                                         prefixLeaf: prefixLeaves) <= maxNodeBytes
         }
     }
 
@@ -116,8 +127,9 @@ struct EntryTree {
 
     /// Encoded byte length of a node with `count` entries totalling `entryBytes` bytes; a leaf's entries share
     /// their first `shared` bytes, which a prefix leaf stores once (docs/FILE_FORMAT.md, "Index nodes").
-    static func encodedSize(count: Int, entryBytes: Int, inner: Bool, shared: Int = 0) -> Int {
-        if !inner, isPrefixLeaf(count: count, entryBytes: entryBytes, shared: shared) {
+    /// `prefixLeaf: false`: the size of a leaf written with whole entries (`Limits.format5`).
+    static func encodedSize(count: Int, entryBytes: Int, inner: Bool, shared: Int = 0, prefixLeaf: Bool = true) -> Int {
+        if !inner, prefixLeaf, isPrefixLeaf(count: count, entryBytes: entryBytes, shared: shared) {
             return prefixLeafFixedSize + 2 * (count + 1) + shared + (entryBytes - count * shared)
         }
         let end = fixedSize + 4 * (count + 1) + entryBytes

@@ -370,7 +370,7 @@ struct TreeMutator {
         if rows.isEmpty { return .many([]) }
         // Encode into a scratch list of blobs first, so a leaf that must be split does not leak its blobs.
         var blobs: [UInt64] = []
-        var bytes = try l.encode(rows: rows, properties: properties, storeBlob: { buf in
+        var bytes = try l.encode(rows: rows, properties: properties, dictionaries: !sink.writesFormat5Nodes, storeBlob: { buf in
             var b = NodeBuilder(.blob, capacity: buf.count + nodeHeaderSize)
             b.w.raw(buf)
             let ref = try sink.write(b.finish())

@@ -148,6 +148,10 @@ protocol NodeSink: NodeSource {
     func smallNodeBuffer() -> [UInt8]
     /// Keeps `bytes`, a cluster's array nothing reads any more, for `clusterBuffer()`.
     func recycleClusterBuffer(_ bytes: consuming [UInt8])
+    /// Whether nodes are written in the forms a build of format 5 reads: a file kept at format 5 while another
+    /// process has it open (see docs/FILE_FORMAT.md, "Upgrading a file of format 5"). String columns are then
+    /// never in dictionary form; index trees have `EntryTree.Limits.format5` (no prefix leaves).
+    var writesFormat5Nodes: Bool { get }
 }
 
 extension NodeSink {
@@ -168,6 +172,7 @@ extension NodeSink {
     func clusterBuffer() -> [UInt8] { [] }
     func smallNodeBuffer() -> [UInt8] { [] }
     func recycleClusterBuffer(_ bytes: consuming [UInt8]) {}
+    var writesFormat5Nodes: Bool { false }
 }
 
 extension NodeSource {

@@ -240,7 +240,7 @@ extension WriteTransaction {
     func dropIndex(_ classID: UInt32, _ p: PropertyInfo) throws {
         let slot = SlotKey(classID: classID, key: 0, columnID: p.columnID)
         pendingIndexEntries[slot] = nil
-        var tree = indexes[slot] ?? EntryTree(root: p.indexRoot)
+        var tree = indexes[slot] ?? indexTree(root: p.indexRoot)
         // Commit whatever is dirty so every node is a committed one, then free them all.
         let root = try tree.commit(sink: self)
         if root != 0 {

@@ -344,7 +344,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
     }
 
     override func storedIndexTree(_ classID: UInt32, _ p: PropertyInfo) -> EntryTree {
-        indexes[SlotKey(classID: classID, key: 0, columnID: p.columnID)] ?? EntryTree(root: p.indexRoot)
+        indexes[SlotKey(classID: classID, key: 0, columnID: p.columnID)] ?? indexTree(root: p.indexRoot)
     }
 
     func mutator(_ classID: UInt32) throws -> TreeMutator {
@@ -370,10 +370,18 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     // MARK: Index maintenance
 
+    /// Nodes keep to format 5 while the file does (another process had it open when it was opened).
+    var writesFormat5Nodes: Bool { !pageBoundChecksums }
+
+    /// The index tree with committed root `root`, with the limits this file's format writes.
+    func indexTree(root: UInt64) -> EntryTree {
+        EntryTree(root: root, limits: writesFormat5Nodes ? .format5 : .standard)
+    }
+
     func withIndex(_ classID: UInt32, _ p: PropertyInfo, _ body: (inout EntryTree) throws -> Void) throws {
         let slot = SlotKey(classID: classID, key: 0, columnID: p.columnID)
         try flushIndexEntries(slot)
-        try body(&indexes[slot, default: EntryTree(root: p.indexRoot)])
+        try body(&indexes[slot, default: indexTree(root: p.indexRoot)])
     }
 
     /// Puts the entries added to one index and not yet in its tree into it, in entry order: consecutive
@@ -402,7 +410,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
 
     /// The tree of an index as `withIndex` gives it, without putting its waiting entries in first.
     func withStoredIndex(_ slot: SlotKey, root: UInt64, _ body: (inout EntryTree) throws -> Void) throws {
-        try body(&indexes[slot, default: EntryTree(root: root)])
+        try body(&indexes[slot, default: indexTree(root: root)])
     }
 
     func indexEntry(_ value: Value, _ key: UInt64) -> [UInt8] {
@@ -423,7 +431,7 @@ public final class WriteTransaction: Snapshot, NodeSink {
                     isPrimaryKey: Bool) throws {
         let slot = SlotKey(classID: classID, key: 0, columnID: columnID)
         if isPrimaryKey || takesDirectIndexEntry() {
-            _ = try indexes[slot, default: EntryTree(root: indexRoot)].insert(indexEntry(value, key), sink: self)
+            _ = try indexes[slot, default: indexTree(root: indexRoot)].insert(indexEntry(value, key), sink: self)
             return
         }
         if pendingIndexEntries[slot, default: PendingIndexEntries(indexRoot: indexRoot)].append(value, key) {
