@@ -98,8 +98,12 @@ enum SmallStringBits {
 
     /// The string whose two words are `bits`: its bytes as `words` gives them, valid UTF-8, the second word's
     /// top byte set by `form`, or the `bits` of a string made so. Only when `isUsable`.
+    ///
+    /// The words are moved out of memory as a `String` rather than cast: a cast gives a borrowed value that
+    /// the compiler then retains (a runtime call, for a value that owns nothing).
     @inline(__always) static func string(_ bits: (UInt64, UInt64)) -> String {
-        unsafeBitCast(bits, to: String.self)
+        var bits = bits
+        return withUnsafeMutablePointer(to: &bits) { $0.withMemoryRebound(to: String.self, capacity: 1) { $0.move() } }
     }
 
     /// The two words of a string, to compare with another's.

@@ -99,13 +99,25 @@ final class StringReads {
 
     deinit { smallEntries?.deallocate() }
 
+    /// The two common cases inline (a plain row; a dictionary row whose short value is kept), the others in
+    /// `otherString`: with them inline, every call set up their frame.
     @inline(__always) func string(_ row: Int) throws -> String? {
-        if reader.isNull(row) { return nil }
         if plainInline {
+            if reader.isNull(row) { return nil }
             // `isNull` checked `row` against the rows, and the reader every row's bounds.
             if let s = decodeUTF8(reader.entryBytes(row), smallBits: smallBits) { return s }
             return try slowString(row)
         }
+        if let table = smallEntries {
+            if reader.isNull(row) { return nil }
+            let w = table[reader.entry(row)]
+            if w.1 != 0 { return SmallStringBits.string(w) }
+        }
+        return try otherString(row)
+    }
+
+    @inline(never) func otherString(_ row: Int) throws -> String? {
+        if reader.isNull(row) { return nil }
         if keepsEntries {
             let e = reader.entry(row)
             if let table = smallEntries {
