@@ -245,10 +245,20 @@ struct PersonChecksum {
         sum &+= h
     }
 
+    /// FNV-1a over the string's UTF-8 bytes, read where they lie (inside the `String` for a short one):
+    /// iterating `s.utf8` asked the string for each byte in turn, about 45 ns a string, the same on both sides.
     @inline(__always)
     static func fnv1a(_ s: String) -> UInt64 {
+        if let h = s.utf8.withContiguousStorageIfAvailable({ fnv1a(bytes: $0) }) { return h }
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in s.utf8 { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return h
+    }
+
+    @inline(__always)
+    static func fnv1a(bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         return h
     }
 }

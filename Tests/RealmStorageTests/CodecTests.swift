@@ -308,6 +308,52 @@ private let columnTypes = PropertyType.allCases.filter { $0 != .linkingObjects }
         }
     }
 
+    /// `ascends(from:through:)` (a bytes column's end offsets, DECISIONS 117) says what a loop over the values
+    /// says, for ascending arrays and arrays that fall once, start below the floor, end above the limit, or
+    /// whose base plus a field overflows; nil only for widths 1, 2, 4 and 64.
+    @Test func ascendsAgreesWithALoopOverTheValues() throws {
+        var rng = SplitMix64(seed: 0xA5C)
+        var answered = [false: 0, true: 0]
+        for round in 0..<3_000 {
+            let count = round % 7 == 0 ? rng.below(3) : 1 + rng.below(700)
+            let step = [1, 3, 200, 70_000, 1 << 40][rng.below(5)]
+            var values = (0..<count).reduce(into: [Int64]()) { v, _ in v.append((v.last ?? Int64(rng.below(50))) + Int64(rng.below(step))) }
+            switch rng.below(5) {
+            case 0 where count > 1: let i = 1 + rng.below(count - 1); values[i] = values[i - 1] - 1 - Int64(rng.below(3))
+            case 1 where count > 0: values[0] = -1 - Int64(rng.below(5))
+            default: break
+            }
+            let low: Int64 = 0
+            let limit = (values.last ?? 0) + Int64(rng.below(3)) - 1
+            let expected = values.isEmpty || (values[0] >= low && zip(values, values.dropFirst()).allSatisfy { $0 <= $1 } && values.last! <= limit)
+            try withReader(packed(values), count: count) { r in
+                let answer = r.ascends(from: low, through: limit)
+                if [1, 2, 4, 64].contains(r.width) {
+                    #expect(answer == nil, "width \(r.width)")
+                } else {
+                    #expect(answer == expected, "width \(r.width): \(values.prefix(20)), limit \(limit)")
+                    answered[expected, default: 0] += 1
+                }
+            }
+        }
+        #expect(answered[true]! > 300 && answered[false]! > 300, "\(answered)")
+        // A base so large that adding a field overflows: the values wrap, and the array does not ascend.
+        for width in [8, 16, 32] {
+            var w = ByteWriter()
+            w.zeros(16)
+            w.bytes += [UInt8(width), 0, 0, 0, 0, 0, 0, 0]
+            withUnsafeBytes(of: (Int64.max - 1).littleEndian) { w.bytes += $0 }
+            let fields: [UInt64] = [0, 1, 5]
+            var words = [UInt64](repeating: 0, count: (fields.count * width + 63) / 64)
+            for (i, f) in fields.enumerated() { words[i * width / 64] |= f << UInt64(i * width % 64) }
+            for word in words { withUnsafeBytes(of: word.littleEndian) { w.bytes += $0 } }
+            try withReader(w.bytes, count: 3) { r in
+                #expect(r.array[2] < r.array[1])
+                #expect(r.ascends(from: 0, through: .max) == false, "width \(width)")
+            }
+        }
+    }
+
     @Test func encodeFromUnsafeBufferMatchesArray() {
         let values: [Int64] = [3, 9, -2, 100]
         var a = ByteWriter()

@@ -27,7 +27,7 @@ struct ColumnReader {
     /// Stored 0 means null (`.link` with `.plusOne`).
     private let zeroIsNull: Bool
     /// `.bytes`: whether any value is out-of-line (width 0, base 0 flags means none).
-    private let anyOutOfLine: Bool
+    let anyOutOfLine: Bool
     /// `.bytes` in dictionary form: each row's code, the index of its value among the `entryCount` distinct
     /// values that `primary` and the payload hold (`StringDictionary`); nil in plain form.
     let codes: PackedIntsReader?
@@ -127,7 +127,9 @@ struct ColumnReader {
             let area = Int64(length - pos)
             var previous: Int64 = 0
             var bad = false
-            if checkAllOffsets { primary.forEach { i, end in
+            if checkAllOffsets, !anyOutOfLine, let ascending = primary.ascends(from: 0, through: area) {
+                bad = !ascending
+            } else if checkAllOffsets { primary.forEach { i, end in
                 if end < previous || end > area || (anyOutOfLine && flags[i] != 0 && end - previous != 16) {
                     bad = true
                 }

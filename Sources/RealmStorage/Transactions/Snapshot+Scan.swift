@@ -58,8 +58,15 @@ public struct ColumnCursor {
     }
 
     /// The integer at `row` of an int column (0 for null).
+    ///
+    /// The typed reads keep a committed column's read alone in the function and the other forms in a call of
+    /// their own: with them inline, every call saved and restored the registers those forms use.
     @inline(__always) public func int(_ row: Int) -> Int64 {
         if box.hasReader { return box.reader.unsafelyUnwrapped.int(at: row) }
+        return unreadInt(row)
+    }
+
+    @inline(never) func unreadInt(_ row: Int) -> Int64 {
         if let vs = box.values { if case .int(let i) = vs[row] { return i } else { return 0 } }
         if let f = box.foreign { return f.int(row) }
         return box.defaultInt
@@ -67,6 +74,10 @@ public struct ColumnCursor {
 
     @inline(__always) public func isNull(_ row: Int) -> Bool {
         if box.hasReader { return box.reader.unsafelyUnwrapped.isNull(row) }
+        return unreadIsNull(row)
+    }
+
+    @inline(never) func unreadIsNull(_ row: Int) -> Bool {
         if let vs = box.values { return vs[row].isNull }
         if let f = box.foreign { return f.isNull(row) }
         return box.defaultIsNull
