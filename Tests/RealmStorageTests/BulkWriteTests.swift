@@ -283,7 +283,8 @@ import Testing
     @Test(arguments: [0, 64])
     func aSortedBatchBuildsTheTreeInsertsWouldBuild(first: Int) throws {
         var rng = SplitMix64(seed: 89)
-        let early = (0..<first).map { _ in randomEntry(&rng, maxLength: 40) }
+        // The first entries, some above every entry of the batch (the leaf's entries after the batch's last).
+        let early = (0..<first).map { i in i % 16 == 15 ? [UInt8](repeating: 0xFF, count: 41 + i) : randomEntry(&rng, maxLength: 40) }
         var batch = (0..<6_000).map { _ in randomEntry(&rng, maxLength: 40) } + early.prefix(10)
         batch.sort { $0.lexicographicallyPrecedes($1) }
         let store = FakeStore()
