@@ -171,8 +171,13 @@ final class DirtyLeaf {
         guard let sink else { preconditionFailure("a lazy column outlived its transaction") }
         var values: [Value] = []
         values.reserveCapacity(keys.count)
-        for i in 0..<keys.count {
-            values.append(try r.value(at: i, source: sink, location: "row \(i) of column \(columnIDs[c]) in the cluster at page \(base?.ref ?? 0)"))
+        if r.type == .int, !r.hasNulls, r.count == keys.count, let ints = r.packedInts {
+            // Integers without nulls (what `updateAll` of a counter decodes): the packed array read straight.
+            for i in 0..<keys.count { values.append(.int(ints[i])) }
+        } else {
+            for i in 0..<keys.count {
+                values.append(try r.value(at: i, source: sink, location: "row \(i) of column \(columnIDs[c]) in the cluster at page \(base?.ref ?? 0)"))
+            }
         }
         try r.forEachBlobRef { try sink.free($0) }
         columns[c] = values
