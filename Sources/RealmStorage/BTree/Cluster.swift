@@ -131,6 +131,9 @@ final class DirtyLeaf {
     /// appended rows after those: the next encode extends that node's blocks instead of encoding every row
     /// again (DECISIONS 46). Any other change drops it.
     private var appendBase: (node: [UInt8], rows: Int)?
+    /// `keys` are still those of `base`, the committed cluster this leaf was decoded from (no row inserted or
+    /// removed since): a whole encode copies that cluster's key array as it is.
+    private var keysFromBase = false
 
     init(keys: [UInt64] = []) {
         self.keys = keys
@@ -168,8 +171,13 @@ final class DirtyLeaf {
         guard let sink else { preconditionFailure("a lazy column outlived its transaction") }
         var values: [Value] = []
         values.reserveCapacity(keys.count)
-        for i in 0..<keys.count {
-            values.append(try r.value(at: i, source: sink, location: "row \(i) of column \(columnIDs[c]) in the cluster at page \(base?.ref ?? 0)"))
+        if r.type == .int, !r.hasNulls, r.count == keys.count, let ints = r.packedInts {
+            // Integers without nulls (what `updateAll` of a counter decodes): the packed array read straight.
+            for i in 0..<keys.count { values.append(.int(ints[i])) }
+        } else {
+            for i in 0..<keys.count {
+                values.append(try r.value(at: i, source: sink, location: "row \(i) of column \(columnIDs[c]) in the cluster at page \(base?.ref ?? 0)"))
+            }
         }
         try r.forEachBlobRef { try sink.free($0) }
         columns[c] = values
@@ -246,6 +254,21 @@ final class DirtyLeaf {
         columns[c][row] = v
     }
 
+    /// Sets property `p` of every row to `transform(row's value)`, in row order: the column is decoded once and
+    /// changed in place (what `set(row:property:_:)` per row does, without finding the column and checking the
+    /// kept encoding for each row). When `transform` throws, the rows before the one it threw for keep their
+    /// new values, as with `set` per row.
+    func updateEach(property p: PropertyInfo, _ transform: (Value) throws -> Value) throws {
+        let c = columnIndex(p.columnID) ?? addColumn(p.columnID, fill: p.defaultValue)
+        try materialize(c)
+        if !keys.isEmpty { appendBase = nil }
+        // Taken out of `columns` while it changes, so that the array stays uniquely referenced.
+        var values = columns[c]
+        columns[c] = []
+        defer { columns[c] = values }
+        for i in values.indices { values[i] = try transform(values[i]) }
+    }
+
     /// Inserts a row at `pos`; `row` is parallel to `properties` (entries of properties without a column are
     /// ignored). Columns of removed properties get a placeholder.
     func insert(key: UInt64, row: [Value], at pos: Int, properties: [PropertyInfo]) throws {
@@ -253,6 +276,7 @@ final class DirtyLeaf {
         let append = pos == keys.count
         if !append { appendBase = nil }
         if append { keys.append(key) } else { keys.insert(key, at: pos) }
+        keysFromBase = false
         var touched = 0
         // By index, reading stored fields: binding each `PropertyInfo`, or calling one of its computed
         // properties on an array element, copied it (its name retained and released) for every column of
@@ -279,6 +303,7 @@ final class DirtyLeaf {
         try materializeAll()
         appendBase = nil
         keys.remove(at: row)
+        keysFromBase = false
         var removed: [UInt32: Value] = [:]
         for c in columns.indices { removed[columnIDs[c]] = columns[c].remove(at: row) }
         return removed
@@ -287,14 +312,24 @@ final class DirtyLeaf {
     /// Moves rows `cut...` into a new leaf.
     func split(at cut: Int) throws -> DirtyLeaf {
         try materializeAll()
-        let right = DirtyLeaf(keys: Array(keys[cut...]))
+        // The new leaf's arrays get room for a full leaf at once: an append split leaves it one row, and growing
+        // it row by row reallocated and copied every column eight times per leaf of a bulk insert.
+        let right = DirtyLeaf(keys: Self.withLeafCapacity(keys[cut...]))
         appendBase = nil
         keys.removeSubrange(cut...)
+        keysFromBase = false
         right.columnIDs = columnIDs
-        right.columns = columns.map { Array($0[cut...]) }
+        right.columns = columns.map { Self.withLeafCapacity($0[cut...]) }
         right.lazy = Array(repeating: nil, count: columns.count)
         for c in columns.indices { columns[c].removeSubrange(cut...) }
         return right
+    }
+
+    private static func withLeafCapacity<T>(_ part: ArraySlice<T>) -> [T] {
+        var a: [T] = []
+        a.reserveCapacity(Swift.max(part.count, clusterCapacity) + 1)
+        a.append(contentsOf: part)
+        return a
     }
 
     /// Makes a committed cluster dirty: the columns of `properties` start lazy (read in place, blobs kept);
@@ -302,6 +337,7 @@ final class DirtyLeaf {
     static func decode(_ view: ClusterView, properties: [PropertyInfo], sink: NodeSink) throws -> DirtyLeaf {
         let leaf = DirtyLeaf()
         leaf.keys = (0..<view.count).map { view.key(at: $0) }
+        leaf.keysFromBase = true
         leaf.base = view
         leaf.sink = sink
         for p in properties where p.hasColumn {
@@ -358,6 +394,17 @@ final class DirtyLeaf {
         return node
     }
 
+    /// The bytes of the packed array of `count` elements at the start of `bytes` (header and elements, as
+    /// `PackedInts.encode` wrote them), or nil when its header does not fit (the array is then encoded again).
+    private static func packedArray(_ bytes: UnsafeRawBufferPointer, count: Int) -> UnsafeRawBufferPointer? {
+        guard bytes.count >= PackedInts.headerSize else { return nil }
+        let width = Int(bytes[0])
+        guard PackedInts.isLegalWidth(width) else { return nil }
+        let length = PackedInts.byteLength(count: count, width: width)
+        guard length <= bytes.count else { return nil }
+        return UnsafeRawBufferPointer(rebasing: bytes[0..<length])
+    }
+
     /// Remembers `node`, the whole encoding just written of this fully decoded leaf, for the next commit
     /// to extend (`DecodedLeaves` calls it for the few leaves it keeps).
     func keepEncoding(_ node: [UInt8]) {
@@ -406,7 +453,14 @@ final class DirtyLeaf {
             all.withMemoryRebound(to: Int64.self) { all in
                 // Object keys are stored as their bit patterns.
                 let newKeys = UnsafeBufferPointer(rebasing: all[range])
-                if let old, old.count <= newKeys.count,
+                if whole, keysFromBase, let base, base.count == newKeys.count,
+                   let stored = Self.packedArray(base.keyArray, count: base.count) {
+                    // The rows of the committed cluster this leaf came from: its key array as it is.
+                    w.raw(stored)
+                    assert((try? PackedIntsReader(stored, offset: 0, count: newKeys.count)).map { r in  // debug check: unreadable fails it
+                        newKeys.indices.allSatisfy { r[$0] == newKeys[$0] }
+                    } ?? false, "copied key array differs from the leaf's keys")
+                } else if let old, old.count <= newKeys.count,
                    PackedInts.appendExtending(old.keyArray, oldCount: old.count, UnsafeBufferPointer(rebasing: newKeys[old.count...]), into: &w) {
                     assert(Array(w.bytes[keysStart...]) == { var k = ByteWriter(); PackedInts.encode(newKeys, into: &k); return k.bytes }(),
                            "extended key array differs")

@@ -25,67 +25,78 @@ extension ColumnCodec {
     static func encodeDictionary(_ values: ArraySlice<Value>, nullCount: Int, inlineLimit: Int,
                                  into w: inout ByteWriter) -> Bool {
         let n = values.count
-        // Every one of the first rows distinct: not worth copying and hashing the rest (a `Set<String>` may
-        // merge canonically equal strings, which only makes this test pass less often).
-        if n >= StringDictionary.sampleRows {
-            var seen = Set<String>(minimumCapacity: StringDictionary.sampleRows)
-            for v in values.prefix(StringDictionary.sampleRows) {
-                guard case .string(let s) = v else { break }
-                seen.insert(s)
-            }
-            if seen.count == StringDictionary.sampleRows { return false }
-        }
-        // The rows' bytes, contiguous, with their end offsets (nulls are empty).
+        // One pass over the rows: each row's bytes are copied into `area` (nulls are empty) and looked up, by a
+        // hash of its bytes, among the distinct values met so far (open addressing over their first rows). It
+        // stops as soon as the column cannot be a dictionary: a value out of line, more than half of the rows
+        // distinct, or every one of the first `sampleRows` rows distinct (names, identifiers, free text: not
+        // worth copying and hashing the rest). Values are compared as bytes, so canonically equal strings
+        // ("é" and "e\u{301}") stay apart.
+        let limit = n / 2
+        var slots = [Int32](repeating: -1, count: max(64, (limit + 1).nextPowerOfTwo * 2))
+        let mask = slots.count - 1
         var area = ByteWriter()
         var ends = [Int64](repeating: 0, count: n)
-        for (j, v) in values.enumerated() {
+        var codes = [Int64](repeating: 0, count: n)
+        var firstRows: [Int] = []
+        firstRows.reserveCapacity(min(limit, StringDictionary.sampleRows) + 1)
+        var j = 0
+        for v in values {
+            defer { j += 1 }
+            let s: String
             switch v {
-            case .string(var s):
-                let fits: Bool = s.withUTF8 { b in
+            case .string(let x): s = x
+            case .null:
+                ends[j] = Int64(area.count)
+                continue
+            case let other: preconditionFailure("string column given \(other)")
+            }
+            let start = area.count
+            let fits: Bool = s.utf8.withContiguousStorageIfAvailable { b in
+                guard b.count <= inlineLimit else { return false }
+                area.raw(UnsafeRawBufferPointer(b))
+                return true
+            } ?? {
+                var copy = s
+                return copy.withUTF8 { b in
                     guard b.count <= inlineLimit else { return false }
                     area.raw(UnsafeRawBufferPointer(b))
                     return true
                 }
-                guard fits else { return false }
-            case .null: break
-            case let other: preconditionFailure("string column given \(other)")
+            }()
+            guard fits else { return false }
+            let end = area.count
+            ends[j] = Int64(end)
+            let found: Int? = area.bytes.withUnsafeBytes { bytes -> Int? in
+                let b = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                let h = Self.hashBytes(b)
+                var at = Int(truncatingIfNeeded: (h ^ (h >> 29)) & UInt64(mask))
+                while true {
+                    let e = Int(slots[at])
+                    if e < 0 {
+                        guard firstRows.count < limit else { return nil }
+                        slots[at] = Int32(firstRows.count)
+                        codes[j] = Int64(firstRows.count)
+                        firstRows.append(j)
+                        return firstRows.count - 1
+                    }
+                    let r = firstRows[e]
+                    let otherStart = r == 0 ? 0 : Int(ends[r - 1])
+                    let otherCount = Int(ends[r]) - otherStart
+                    if otherCount == b.count, b.count == 0 || memcmp(bytes.baseAddress! + otherStart, b.baseAddress!, b.count) == 0 {
+                        codes[j] = Int64(e)
+                        return e
+                    }
+                    at = (at + 1) & mask
+                }
             }
-            ends[j] = Int64(area.count)
+            guard found != nil else { return false }
+            if j == StringDictionary.sampleRows - 1, firstRows.count == StringDictionary.sampleRows { return false }
         }
         let plainBytes = area.count
         return area.bytes.withUnsafeBytes { bytes -> Bool in
             func row(_ j: Int) -> UnsafeRawBufferPointer {
                 let start = j == 0 ? 0 : Int(ends[j - 1])
                 return UnsafeRawBufferPointer(rebasing: bytes[start..<Int(ends[j])])
-            }
-            // Open addressing over the distinct values' first rows, by a hash of their bytes.
-            let limit = n / 2
-            var slots = [Int32](repeating: -1, count: max(64, (limit + 1).nextPowerOfTwo * 2))
-            let mask = slots.count - 1
-            var firstRows: [Int] = []
-            var codes = [Int64](repeating: 0, count: n)
-            for (j, v) in values.enumerated() {
-                if v.isNull { continue }
-                let b = row(j)
-                var h = UInt64(truncatingIfNeeded: b.count) &* 0x9E37_79B9_7F4A_7C15
-                for byte in b { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-                var at = Int(truncatingIfNeeded: (h ^ (h >> 29)) & UInt64(mask))
-                while true {
-                    let e = Int(slots[at])
-                    if e < 0 {
-                        guard firstRows.count < limit else { return false }
-                        slots[at] = Int32(firstRows.count)
-                        codes[j] = Int64(firstRows.count)
-                        firstRows.append(j)
-                        break
-                    }
-                    let other = row(firstRows[e])
-                    if other.count == b.count, b.count == 0 || memcmp(other.baseAddress!, b.baseAddress!, b.count) == 0 {
-                        codes[j] = Int64(e)
-                        break
-                    }
-                    at = (at + 1) & mask
-                }
             }
             let d = firstRows.count
             guard d > 0 else { return false }
@@ -113,6 +124,31 @@ extension ColumnCodec {
             w.align(8)
             return true
         }
+    }
+
+    /// A hash of a value's bytes for the dictionary's table, eight bytes a step (only where a value lands in the
+    /// table depends on it, never what is written).
+    @inline(__always)
+    private static func hashBytes(_ b: UnsafeRawBufferPointer) -> UInt64 {
+        var h = UInt64(truncatingIfNeeded: b.count) &* 0x9E37_79B9_7F4A_7C15
+        var p = 0
+        while p &+ 8 <= b.count {
+            h = (h ^ b.loadUnaligned(fromByteOffset: p, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+            p &+= 8
+        }
+        if p < b.count {
+            var word: UInt64 = 0
+            var shift: UInt64 = 0
+            while p < b.count {
+                word |= UInt64(b[p]) << shift
+                shift &+= 8
+                p &+= 1
+            }
+            h = (h ^ word) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+        }
+        return h
     }
 
     private static func packedLength(_ values: [Int64]) -> Int {

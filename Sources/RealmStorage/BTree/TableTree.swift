@@ -13,6 +13,16 @@ enum TreeChild {
     case inner(DirtyInner)
 
     var isDirty: Bool { if case .clean = self { return false } else { return true } }
+
+    /// Whether this is `other`: the same dirty node object, or the same committed ref.
+    func isSameNode(as other: TreeChild?) -> Bool {
+        switch (self, other) {
+        case (.clean(let a), .clean(let b)?): return a == b
+        case (.leaf(let a), .leaf(let b)?): return a === b
+        case (.inner(let a), .inner(let b)?): return a === b
+        default: return false
+        }
+    }
 }
 
 /// A table inner node being changed by a write transaction.

@@ -93,8 +93,10 @@ extension WriteTransaction {
         precondition(columns.count == values.count, "one value per column")
         let plan = try insertPlan(table)
         if plan.classInfo.isEmbedded { throw StorageError.embeddedObjectCreation(className: plan.classInfo.name) }
-        let positions = try plan.positions(of: columns)
-        var row = plan.template
+        let (positions, inOrder) = try plan.positions(of: columns)
+        // Values given for every property in the class's order are the row itself (no copy of the template
+        // per object) unless one of them has to be converted.
+        var row = inOrder ? values : plan.template
         for i in 0..<columns.count {
             let at = positions[i]
             let kind = plan.kinds[at]
@@ -102,13 +104,13 @@ extension WriteTransaction {
                 guard try locate(kind.targetClassID, k.rawValue) != nil else {
                     throw StorageError.noSuchObject(className: catalogue.classInfo(id: kind.targetClassID)?.name ?? "?", key: k.rawValue)
                 }
-                row[at] = values[i]
+                if !inOrder { row[at] = values[i] }
                 continue
             }
             // The common cases without copying the property's description; anything else (conversions,
             // nulls, links, errors) through `validated`.
             if kind.accepts(values[i]) {
-                row[at] = values[i]
+                if !inOrder { row[at] = values[i] }
             } else {
                 row[at] = try validated(values[i], for: plan.classInfo.properties[at], in: plan.classInfo)
             }
@@ -163,6 +165,8 @@ extension WriteTransaction {
         /// The last column list seen by `positions(of:)` (bulk inserts pass the same one every time).
         private var lastColumns: [UInt32] = []
         private var lastPositions: [Int] = []
+        /// `lastPositions` are every property's, in the class's order.
+        private var lastInOrder = false
 
         /// `embedded`: the IDs of the embedded classes (a class's embedded flag never changes, nor is a class ID
         /// used again, so a kept plan stays right).
@@ -202,15 +206,16 @@ extension WriteTransaction {
 
         @inline(__always) func position(of columnID: UInt32) -> Int? { columnIDs.firstIndex(of: columnID) }
 
-        /// The row positions of `columns`, which must be single-valued properties of this class.
-        func positions(of columns: [PropertyHandle]) throws -> [Int] {
+        /// The row positions of `columns`, which must be single-valued properties of this class, and whether
+        /// they are every property's in the class's order (a row of values for them is a whole row).
+        func positions(of columns: [PropertyHandle]) throws -> (positions: [Int], inOrder: Bool) {
             if columns.count == lastColumns.count {
                 var same = true
                 for i in columns.indices where columns[i].info.columnID != lastColumns[i] || columns[i].classID != classInfo.classID {
                     same = false
                     break
                 }
-                if same { return lastPositions }
+                if same { return (lastPositions, lastInOrder) }
             }
             var out: [Int] = []
             for p in columns {
@@ -223,7 +228,8 @@ extension WriteTransaction {
             }
             lastColumns = columns.map(\.info.columnID)
             lastPositions = out
-            return out
+            lastInOrder = out == Array(properties.indices)
+            return (out, lastInOrder)
         }
     }
 
@@ -306,7 +312,8 @@ extension WriteTransaction {
         // The root is taken out and always put back, whatever happens: the path the insert made the
         // transaction's replaced committed nodes that are already freed (a refused duplicate leaves it, and a
         // commit writes it unchanged).
-        var root = roots[classID] ?? .clean(catalogue.classes[ci].tableRoot)
+        let before = roots[classID]
+        var root = before ?? .clean(catalogue.classes[ci].tableRoot)
         let inserted: Bool
         do {
             inserted = try TreeMutator(sink: self, properties: plan.properties).insert(&root, key: key, row: row)
@@ -314,7 +321,9 @@ extension WriteTransaction {
             roots[classID] = root
             throw error
         }
-        roots[classID] = root
+        // Stored again only when the root is another node (dirtied, grown a level): a dirty root changes in place,
+        // and storing it for every object was a second hashing of the class ID per insert.
+        if !root.isSameNode(as: before) { roots[classID] = root }
         guard inserted else {
             precondition(keyIsPrimaryKey, "object key \(key) already exists")
             throw StorageError.duplicatePrimaryKey(className: plan.classInfo.name, property: plan.properties[plan.primaryKey!].name)
@@ -423,15 +432,17 @@ extension WriteTransaction {
             return n
         }
         var root = self.root(of: c.classID)
+        // Put back whatever happens: the leaves made dirty so far replaced committed nodes that are already freed,
+        // and a transform that throws must not leave the transaction reading (and committing) those.
+        defer { roots[c.classID] = root }
         let mutator = TreeMutator(sink: self, properties: c.properties)
         var n = 0
+        // A leaf at a time, its column decoded once and changed in place; the other columns stay as the
+        // committed cluster holds them and are copied as they are at commit (DECISIONS 8).
         try mutator.forEachLeafForUpdate(&root) { leaf in
-            for row in 0..<leaf.keys.count {
-                try leaf.set(row: row, property: info, try validated(transform(try leaf.value(row: row, property: info)), for: info, in: c))
-            }
+            try leaf.updateEach(property: info) { try validated(transform($0), for: info, in: c) }
             n += leaf.keys.count
         }
-        roots[c.classID] = root
         return n
     }
 
