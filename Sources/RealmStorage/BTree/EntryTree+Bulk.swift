@@ -63,8 +63,8 @@ extension EntryTree {
         private func fits(count: Int, entryBytes: Int, shared: Int) -> Bool {
             let inner = level > 0
             return 8 * count <= 7 * limits.entryLimit(inner: inner)
-                && 8 * EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner, shared: shared)
-                    <= 7 * limits.maxNodeBytes
+                && 8 * EntryTree.encodedSize(count: count, entryBytes: entryBytes, inner: inner, shared: shared,
+                                             prefixLeaf: limits.prefixLeaves) <= 7 * limits.maxNodeBytes
         }
 
         mutating func append(_ entry: UnsafeRawBufferPointer, child: EntryTreeNode? = nil) {
