@@ -311,6 +311,28 @@ private let columnTypes = PropertyType.allCases.filter { $0 != .linkingObjects }
     /// `ascends(from:through:)` (a bytes column's end offsets, DECISIONS 117) says what a loop over the values
     /// says, for ascending arrays and arrays that fall once, start below the floor, end above the limit, or
     /// whose base plus a field overflows; nil only for widths 1, 2, 4 and 64.
+    /// `appendIndices(in:)` gives the indices a loop over the values gives, for every width, ranges inside,
+    /// around, across and outside the values, and counts that end inside a 64-element block.
+    @Test func appendIndicesAgreesWithALoopOverTheValues() throws {
+        var rng = SplitMix64(seed: 0x1D5)
+        for round in 0..<2_000 {
+            let count = round % 9 == 0 ? rng.below(3) : 1 + rng.below(600)
+            let spread = [1, 2, 3, 15, 200, 60_000, 1 << 31, 1 << 40][rng.below(8)]
+            let offset = [0, -7, 1 << 50, Int64.min / 2][rng.below(4)]
+            let values = (0..<count).map { _ in offset + Int64(rng.below(spread)) }
+            var lo = offset + Int64(rng.below(spread + 4)) - 2
+            var hi = lo + Int64(rng.below(spread + 2))
+            if round % 11 == 0 { (lo, hi) = (Int64.min, Int64.max) }
+            else if round % 13 == 0 { (lo, hi) = (hi + 1, hi + 1 + Int64(rng.below(3))) }
+            let expected = values.indices.filter { values[$0] >= lo && values[$0] <= hi }.map(Int32.init)
+            try withReader(packed(values), count: count) { r in
+                var out: [Int32] = [-1]
+                r.appendIndices(in: lo...hi, to: &out)
+                #expect(out == [-1] + expected, "width \(r.width), \(count) values, \(lo)...\(hi)")
+            }
+        }
+    }
+
     @Test func ascendsAgreesWithALoopOverTheValues() throws {
         var rng = SplitMix64(seed: 0xA5C)
         var answered = [false: 0, true: 0]

@@ -302,6 +302,29 @@ struct PackedIntsReader {
         return (Int64(bitPattern: s) &+ base &* Int64(c), c)
     }
 
+    /// Appends to `out`, in order, the index of every element in `range`: the match masks of 64 elements at a
+    /// time (`blockMask`, the count's kernel) and their set bits, with no branch per element.
+    func appendIndices(in range: ClosedRange<Int64>, to out: inout [Int32]) {
+        let d = UInt64(bitPattern: base &- range.lowerBound)
+        let span = UInt64(bitPattern: range.upperBound &- range.lowerBound)
+        switch fieldMatch(d: d, span: span) {
+        case .none: return
+        case .all:
+            out.reserveCapacity(out.count &+ count)
+            for i in 0..<count { out.append(Int32(truncatingIfNeeded: i)) }
+        case .interval:
+            switch width {
+            case 1: appendKernel(1, d: d, span: span, to: &out)
+            case 2: appendKernel(2, d: d, span: span, to: &out)
+            case 4: appendKernel(4, d: d, span: span, to: &out)
+            case 8: appendKernel(8, d: d, span: span, to: &out)
+            case 16: appendKernel(16, d: d, span: span, to: &out)
+            case 32: appendKernel(32, d: d, span: span, to: &out)
+            default: appendKernel(64, d: d, span: span, to: &out)
+            }
+        }
+    }
+
     /// The first index ≥ `from` whose element equals `v`, skipping rows set in `excluding`.
     func firstIndex(of v: Int64, from: Int = 0, excluding nulls: BitmapReader? = nil) -> Int? {
         precondition(from >= 0, "negative start index")
@@ -605,6 +628,23 @@ struct PackedIntsReader {
             i &+= 1
         }
         return total
+    }
+
+    /// `appendIndices` for width `w` (never 0: `fieldMatch` settles it).
+    @inline(__always)
+    private func appendKernel(_ w: Int, d: UInt64, span: UInt64, to out: inout [Int32]) {
+        let fullBlocks = count &>> 6
+        let blocks = (count &+ 63) &>> 6
+        out.reserveCapacity(out.count &+ count)
+        var b = 0
+        while b < blocks {
+            var m = b < fullBlocks ? blockMask(w, block: b, d: d, span: span) : tailMask(block: b, d: d, span: span)
+            while m != 0 {
+                out.append(Int32(truncatingIfNeeded: (b &<< 6) &+ m.trailingZeroBitCount))
+                m &= m &- 1
+            }
+            b &+= 1
+        }
     }
 
     /// Match mask of block `b`, which must lie wholly inside the packed data ((b+1)×64 ≤ count).

@@ -276,6 +276,14 @@ extension ColumnCursor {
         if let reader = box.reader, let packed = reader.packedInts {
             let d = UInt64(bitPattern: packed.base &- lo), span = UInt64(bitPattern: hi &- lo)
             let checkNulls = reader.hasNulls || reader.type == .link
+            // Every row of the leaf (the first condition of a scan; rows ascend, as every filter keeps them):
+            // the matches are found 64 at a time (`lo > hi` is left to the loop below).
+            if !negate, !checkNulls, lo <= hi, rows.count == packed.count, rows.first == 0,
+               rows.last == Int32(truncatingIfNeeded: packed.count &- 1) {
+                rows.removeAll(keepingCapacity: true)
+                packed.appendIndices(in: lo...hi, to: &rows)
+                return
+            }
             rows.withUnsafeMutableBufferPointer { buf in
                 for j in 0..<buf.count {
                     let r = Int(buf[j])
