@@ -205,22 +205,33 @@ struct EntryNodeView {
             }
             return i
         }
+        return try forEachJoined(from: i, after: 0, body)
+    }
+
+    /// Calls `body` with entries `from...` of a prefix leaf past their first `skip` bytes (at most the prefix's
+    /// length), in order, until it returns false; returns the index it stopped at. Each is the prefix's rest
+    /// followed by the suffix, joined in one buffer that holds the prefix's rest once (each pointer is valid
+    /// during its call only).
+    @inline(__always)
+    private func forEachJoined(from first: Int, after skip: Int, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Int {
+        var i = first
         if i >= count { return i }
-        // Room for the prefix and a suffix of the longest entry a writer makes; a longer one (a node of another
-        // writer) is joined on its own.
-        let room = p &+ min(entryLimit, EntryTree.Limits.standard.maxEntryBytes)
+        let head = prefixLength &- skip
+        // Room for the prefix's rest and a suffix of the longest entry a writer makes; a longer one (a node of
+        // another writer) is joined on its own.
+        let room = head &+ min(entryLimit, EntryTree.Limits.standard.maxEntryBytes)
         return try withUnsafeTemporaryAllocation(byteCount: room, alignment: 8) { out in
             let joined = out.baseAddress!
-            joined.copyMemory(from: base + prefixStart, byteCount: p)
+            if head > 0 { joined.copyMemory(from: base + (prefixStart &+ skip), byteCount: head) }
             while i < count {
                 let a = end(i), z = end(i &+ 1)
                 guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
                 let more: Bool
-                if p &+ z &- a <= room {
-                    if z > a { (joined + p).copyMemory(from: base + (entryStart &+ a), byteCount: z &- a) }
-                    more = try body(UnsafeRawBufferPointer(start: joined, count: p &+ z &- a))
+                if head &+ z &- a <= room {
+                    if z > a { (joined + head).copyMemory(from: base + (entryStart &+ a), byteCount: z &- a) }
+                    more = try body(UnsafeRawBufferPointer(start: joined, count: head &+ z &- a))
                 } else {
-                    more = try withEntry(i, body)
+                    more = try withEntry(i) { e in try body(UnsafeRawBufferPointer(rebasing: e[skip...])) }
                 }
                 if !more { return i }
                 i &+= 1
@@ -270,27 +281,7 @@ struct EntryNodeView {
         }
         // The key is the prefix's start or no entry starts with it.
         guard compareEntryBytes(key.baseAddress, n, base + prefixStart, n) == 0 else { return i }
-        if i >= count { return i }
-        let head = p &- n
-        let room = head &+ min(entryLimit, EntryTree.Limits.standard.maxEntryBytes)
-        return try withUnsafeTemporaryAllocation(byteCount: room, alignment: 8) { out in
-            let joined = out.baseAddress!
-            if head > 0 { joined.copyMemory(from: base + (prefixStart &+ n), byteCount: head) }
-            while i < count {
-                let a = end(i), z = end(i &+ 1)
-                guard isValidEntry(i, a, z) else { throw badEntry(i, a, z) }
-                let more: Bool
-                if head &+ z &- a <= room {
-                    if z > a { (joined + head).copyMemory(from: base + (entryStart &+ a), byteCount: z &- a) }
-                    more = try body(UnsafeRawBufferPointer(start: joined, count: head &+ z &- a))
-                } else {
-                    more = try withEntry(i) { e in try body(UnsafeRawBufferPointer(rebasing: e[n...])) }
-                }
-                if !more { return i }
-                i &+= 1
-            }
-            return i
-        }
+        return try forEachJoined(from: i, after: n, body)
     }
 
     @inline(never)
