@@ -45,31 +45,51 @@ public final class TextSink {
 /// Objects as JSON and CSV, in the data-file encodings (see `ValueCodec`).
 public struct DataExport {
     let snapshot: any ObjectReader
-    /// For classes without a primary key: object key → position in its class, so links can say `$index`.
-    private var positions: [String: [ObjectKey: Int]] = [:]
+    /// For classes without a primary key: each exported class's keys in key order, so a link can say `$index`
+    /// (its position, found by binary search). Read the first time a link into the class is written: a query
+    /// printing a few objects of a class of millions reads none of them.
+    private let positions = PositionCache()
     /// Classes written in this document (links to others use `$key`).
     private let exported: Set<String>
 
     public init(snapshot: any ObjectReader, classes: [String]) throws {
         self.snapshot = snapshot
         exported = Set(classes)
-        let schema = snapshot.schema
-        var targets = Set<String>()
-        for c in schema { for p in c.properties where p.type == .link { targets.insert(p.objectClassName!) } }
-        for t in targets where exported.contains(t) {
-            guard let cs = snapshot.classSchema(t), cs.primaryKey == nil else { continue }
-            var map: [ObjectKey: Int] = [:]
-            var n = 0
-            try ToolError.wrap {
-                try snapshot.forEachKey(snapshot.table(t)) { k in
-                    map[k] = n
-                    n += 1
-                    return true
-                }
-            }
-            positions[t] = map
-        }
     }
+
+    private final class PositionCache {
+        var keys: [String: [ObjectKey]] = [:]
+        /// For a reader whose keys did not come in ascending order: their positions by key.
+        var unordered: [String: [ObjectKey: Int]] = [:]
+    }
+
+    /// The position of `k` among the objects of `target` (an exported class without a primary key), nil when
+    /// it is not one of them.
+    func position(of k: ObjectKey, in target: String) throws -> Int? {
+        guard exported.contains(target) else { return nil }
+        let keys: [ObjectKey]
+        if let known = positions.keys[target] {
+            keys = known
+        } else {
+            var all: [ObjectKey] = []
+            try ToolError.wrap { try snapshot.forEachKey(snapshot.table(target)) { all.append($0); return true } }
+            if zip(all, all.dropFirst()).contains(where: { $0 >= $1 }) {
+                positions.unordered[target] = Dictionary(all.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+            }
+            positions.keys[target] = all
+            keys = all
+        }
+        if let map = positions.unordered[target] { return map[k] }
+        var lo = 0, hi = keys.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if keys[mid].rawValue < k.rawValue { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < keys.count && keys[lo] == k ? lo : nil
+    }
+
+    /// For tests: the classes whose keys have been read to number links.
+    var classesNumberedForTesting: Set<String> { Set(positions.keys.keys) }
 
     /// One object as a JSON object: every stored property in schema order, backlinks left out.
     public func object(_ key: ObjectKey, _ cs: ClassSchema, _ handles: [PropertyHandle]) throws -> JSONValue {
@@ -128,7 +148,7 @@ public struct DataExport {
             let v = try ToolError.wrap { try snapshot.value(k, snapshot.property(t, pk.name)) }
             return ValueCodec.json(v, type: pk.type)
         }
-        if let i = positions[target]?[k] { return .object([("$class", .string(target)), ("$index", .int(Int64(i)))]) }
+        if let i = try position(of: k, in: target) { return .object([("$class", .string(target)), ("$index", .int(Int64(i)))]) }
         return .object([("$class", .string(target)), ("$key", .number(String(k.rawValue)))])
     }
 
