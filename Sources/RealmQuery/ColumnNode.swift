@@ -150,27 +150,28 @@ final class ColumnNode: Node {
                 try needle.withUnsafeBytes { n in try col.keepStrings(&rows, equalTo: n, negate: op == .notEqual, nullMatches: nullMatches) }
                 return
             }
+            // Every other operator through the same test, so a column in dictionary form tests each distinct
+            // value once (`keepStrings`), not each row.
             if fold && op == .contains {
                 try needle.withUnsafeBytes { n in try col.keepStrings(&rows, nullMatches: nullMatches) { Semantics.containsFolded($0, n) } }
                 return
             }
+            var scratch: [UInt8] = []
+            swap(&scratch, &self.scratch)
+            defer { swap(&scratch, &self.scratch) }
             try needle.withUnsafeBytes { n in
-                for r in rows {
-                    let row = Int(r)
-                    let hit = try col.withUTF8(row) { h -> Bool in
-                        if !fold { return stringTest(op, h, n) }
-                        if op == .contains { return Semantics.containsFolded(h, n) }
-                        if scratch.count < h.count { scratch = [UInt8](repeating: 0, count: max(h.count, 64)) }
-                        return scratch.withUnsafeMutableBytes { buf in
-                            let b = UnsafeMutableRawBufferPointer(rebasing: buf[0..<h.count])
-                            if h.count > 0 { b.copyMemory(from: h) }
-                            Semantics.foldCase(b)
-                            return stringTest(op, UnsafeRawBufferPointer(b), n)
-                        }
-                    } ?? nullMatches
-                    if hit { rows[out] = r; out += 1 }
+                try col.keepStrings(&rows, nullMatches: nullMatches) { h -> Bool in
+                    if !fold { return stringTest(op, h, n) }
+                    if scratch.count < h.count { scratch = [UInt8](repeating: 0, count: max(h.count, 64)) }
+                    return scratch.withUnsafeMutableBytes { buf in
+                        let b = UnsafeMutableRawBufferPointer(rebasing: buf[0..<h.count])
+                        if h.count > 0 { b.copyMemory(from: h) }
+                        Semantics.foldCase(b)
+                        return stringTest(op, UnsafeRawBufferPointer(b), n)
+                    }
                 }
             }
+            return
         case .generic:
             for r in rows where test(try col.value(Int(r))) {
                 rows[out] = r

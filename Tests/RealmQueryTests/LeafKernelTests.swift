@@ -5,17 +5,18 @@ import TestSupport
 import RealmStorage
 
 /// The leaf-at-a-time kernels (`ColumnCursor.keepInts`, `keepStrings`) give the answers of a filter written over
-/// the objects' values: int ranges with nulls, negated; string equality and `CONTAINS[c]` over empty, null, long
+/// the objects' values: int ranges with nulls, negated; string equality, `CONTAINS[c]` and the other string
+/// operators (each distinct value of a column in dictionary form tested once) over empty, null, long
 /// (stored out of line) and non-ASCII strings; in a snapshot and inside a write transaction (whose changed leaves
 /// are read another way).
 @Suite struct LeafKernelTests {
     static let words = ["", "a", "A", "ab", "Zürich", "zürich", "東京", "🐕", String(repeating: "x", count: 5_000),
                         String(repeating: "x", count: 4_999) + "y"]
 
-    static func fill(_ tx: WriteTransaction, _ rng: inout SplitMix64, count: Int) throws {
+    static func fill(_ tx: WriteTransaction, _ rng: inout SplitMix64, count: Int, words: [String] = Self.words) throws {
         for _ in 0..<count {
             let n: Value = rng.next() % 7 == 0 ? .null : .int(Int64(rng.next() % 41) - 20)
-            let s: Value = rng.next() % 9 == 0 ? .null : .string(Self.words[Int(rng.next() % UInt64(words.count))])
+            let s: Value = rng.next() % 9 == 0 ? .null : .string(words[Int(rng.next() % UInt64(words.count))])
             _ = try tx.createObject("T", ["n": n, "s": s, "m": .int(Int64(rng.next() % 1000))])
         }
     }
@@ -40,6 +41,14 @@ import RealmStorage
             ("s CONTAINS[c] 'ZÜ'", { _, s, _ in Self.str(s).map { $0.lowercased().contains("zü") } ?? false }),
             ("s CONTAINS[c] 'xy'", { _, s, _ in Self.str(s).map { $0.contains("xy") } ?? false }),
             ("s CONTAINS[c] ''", { _, s, _ in Self.str(s) != nil }),
+            ("s ENDSWITH[c] 'CH'", { _, s, _ in Self.str(s).map { Array($0.lowercased().utf8).reversed().starts(with: Array("ch".utf8).reversed()) } ?? false }),
+            ("s ENDSWITH 'y'", { _, s, _ in Self.str(s).map { $0.utf8.last == UInt8(ascii: "y") } ?? false }),
+            ("s BEGINSWITH 'Z'", { _, s, _ in Self.str(s).map { Array($0.utf8).starts(with: Array("Z".utf8)) } ?? false }),
+            ("s ==[c] 'ZÜRICH'", { _, s, _ in Self.str(s).map { $0.lowercased() == "zürich" } ?? false }),
+            ("s LIKE[c] '*Ü*'", { _, s, _ in Self.str(s).map { $0.lowercased().contains("ü") } ?? false }),
+            ("s CONTAINS 'x'", { _, s, _ in Self.str(s).map { $0.utf8.contains(UInt8(ascii: "x")) } ?? false }),
+            ("s > 'a'", { _, s, _ in Self.str(s).map { Array($0.utf8).lexicographicallyPrecedes(Array("a".utf8)) == false && $0 != "a" } ?? false }),
+            ("NOT s BEGINSWITH[c] 'z'", { _, s, _ in !(Self.str(s).map { $0.lowercased().hasPrefix("z") } ?? false) }),
             ("s == 'a' AND n BETWEEN {0, 20}", { n, s, _ in Self.str(s) == "a" && (Self.int(n).map { (0...20).contains($0) } ?? false) }),
         ]
     }()
@@ -69,6 +78,29 @@ import RealmStorage
         try db.read { s in try expectAnswers(s, "snapshot") }
         try db.write { tx in
             try Self.fill(tx, &rng, count: 300)
+            try expectAnswers(tx, "write transaction")
+        }
+        try db.read { s in try expectAnswers(s, "after the commit") }
+    }
+
+    /// The same over short strings only, so the string column is written in dictionary form (a value stored out
+    /// of line keeps a column plain), where each distinct value is tested once per leaf.
+    @Test func kernelsAnswerAsAFilterOverDictionaryColumns() throws {
+        let dir = TempDir()
+        let db = try Database.open(path: dir.file("dictionary.realm"))
+        var rng = SplitMix64(seed: 105)
+        let short = Array(Self.words.prefix(8)) + ["Golden Retriever", "Schnauzer", "ZÜRICH", "x"]
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "T", properties: [
+                PropertySchema(name: "n", type: .int, isOptional: true),
+                PropertySchema(name: "s", type: .string, isOptional: true),
+                PropertySchema(name: "m", type: .int),
+            ]))
+            try Self.fill(tx, &rng, count: 3_000, words: short)
+        }
+        try db.read { s in try expectAnswers(s, "snapshot") }
+        try db.write { tx in
+            try Self.fill(tx, &rng, count: 300, words: short)
             try expectAnswers(tx, "write transaction")
         }
         try db.read { s in try expectAnswers(s, "after the commit") }
