@@ -45,13 +45,17 @@ struct Sorter {
                 values.reserveCapacity(keys.count)
             }
             var i = 0
+            var found = 0
+            var rows: [Int32] = []
             try ex.snapshot.scan(ex.table(cls)) { leaf in
                 guard i < keys.count else { return false }
-                let n = leaf.count
-                if n == 0 || leaf.key(n - 1) < keys[i] { return true }
-                let col = try leaf.column(h)
                 let first = i
-                for row in 0..<n where i < keys.count && leaf.key(row) == keys[i] {
+                rows.removeAll(keepingCapacity: true)
+                leaf.appendRows(ofSortedKeys: keys, from: &i, to: &rows)
+                if rows.isEmpty { return true }
+                let col = try leaf.column(h)
+                for r in rows {
+                    let row = Int(r)
                     if isString {
                         let isNull = try col.withUTF8(row) { bytes.append(contentsOf: $0) } == nil
                         nulls.append(isNull)
@@ -59,12 +63,13 @@ struct Sorter {
                     } else {
                         values.append(try col.value(row))
                     }
-                    i += 1
                 }
+                found += rows.count
                 try progress?.advance(by: i - first)
                 return true
             }
-            if i == keys.count { return isString ? .strings(bytes: bytes, offsets: offsets, nulls: nulls) : .values(values, nullLinks: []) }
+            // Every key found (a key the table does not hold sends the sort the general way, which reports it).
+            if found == keys.count { return isString ? .strings(bytes: bytes, offsets: offsets, nulls: nulls) : .values(values, nullLinks: []) }
         }
         var values: [Value] = []
         values.reserveCapacity(keys.count)
@@ -114,33 +119,9 @@ struct Sorter {
         if let walked = try indexWalk(keys, descriptors, keysAreSorted: keysAreSorted) { return walked }
         let columns = try descriptors.map { try column($0.path, keys, keysAreSorted: keysAreSorted) }
         var order = [Int32](0..<Int32(keys.count))
-        // A single string key: sort by an 8-byte big-endian prefix first, the bytes only on ties.
+        // A single string key: sorted by its first 8 bytes, then runs of equal prefixes by their bytes.
         if columns.count == 1, case .strings(let bytes, let offsets, let nulls) = columns[0] {
-            let asc = descriptors[0].ascending
-            var prefix = [UInt64](repeating: 0, count: keys.count)
-            for i in 0..<keys.count where !nulls[i] {
-                var p: UInt64 = 0
-                let s = offsets[i], e = offsets[i + 1]
-                for j in 0..<8 { p = p << 8 | UInt64(s + j < e ? bytes[s + j] : 0) }
-                prefix[i] = p
-            }
-            try bytes.withUnsafeBytes { b in
-                try sort(&order) { x, y in
-                    let a = Int(x), c = Int(y)
-                    var o: Int
-                    if nulls[a] || nulls[c] {
-                        o = nulls[a] == nulls[c] ? 0 : (nulls[a] ? -1 : 1)
-                    } else if prefix[a] != prefix[c] {
-                        o = prefix[a] < prefix[c] ? -1 : 1
-                    } else {
-                        o = Semantics.rawOrder(UnsafeRawBufferPointer(rebasing: b[offsets[a]..<offsets[a + 1]]),
-                                               UnsafeRawBufferPointer(rebasing: b[offsets[c]..<offsets[c + 1]]))
-                    }
-                    if o != 0 { return asc ? o < 0 : o > 0 }
-                    return a < c
-                }
-            }
-            return order.map { keys[Int($0)] }
+            return try sortStrings(keys, bytes: bytes, offsets: offsets, nulls: nulls, ascending: descriptors[0].ascending)
         }
         try sort(&order) { x, y in
             let a = Int(x), c = Int(y)
@@ -167,6 +148,72 @@ struct Sorter {
             return a < c
         }
         return order.map { keys[Int($0)] }
+    }
+
+    /// The keys ordered by one string column: null first (last descending), then by UTF-8 bytes, equal values in
+    /// the keys' order. Each value's first 8 bytes, big-endian, make one integer; the sort compares those with
+    /// the position as the tie-break (two words, no indirection), and only a run of equal prefixes where a value
+    /// is longer than 8 bytes or lengths differ (a NUL byte pads like the end) is sorted again by its bytes. A
+    /// column of few distinct short values (names, cities) never reaches the bytes.
+    func sortStrings(_ keys: [ObjectKey], bytes: [UInt8], offsets: [Int], nulls: [Bool], ascending: Bool) throws -> [ObjectKey] {
+        struct Item { var prefix: UInt64; var index: Int32 }
+        var items: [Item] = []
+        var nullItems: [Int32] = []
+        items.reserveCapacity(keys.count)
+        bytes.withUnsafeBufferPointer { b in
+            for i in 0..<keys.count {
+                if nulls[i] { nullItems.append(Int32(i)); continue }
+                let s = offsets[i], e = offsets[i + 1]
+                var p: UInt64 = 0
+                for j in 0..<8 { p = p &<< 8 | UInt64(s + j < e ? b[s + j] : 0) }
+                items.append(Item(prefix: p, index: Int32(i)))
+            }
+        }
+        var n = 0
+        let check = progress
+        if ascending {
+            try items.sort { x, y in
+                if check != nil { n &+= 1; if n & 0xFFFF == 0 { try check?.advance(by: 0x10000) } }
+                return x.prefix != y.prefix ? x.prefix < y.prefix : x.index < y.index
+            }
+        } else {
+            try items.sort { x, y in
+                if check != nil { n &+= 1; if n & 0xFFFF == 0 { try check?.advance(by: 0x10000) } }
+                return x.prefix != y.prefix ? x.prefix > y.prefix : x.index < y.index
+            }
+        }
+        // Runs of one prefix whose values may still differ: sorted by their bytes, stably (they are in key order).
+        try bytes.withUnsafeBytes { b in
+            func value(_ i: Int32) -> UnsafeRawBufferPointer {
+                UnsafeRawBufferPointer(rebasing: b[offsets[Int(i)]..<offsets[Int(i) + 1]])
+            }
+            var start = 0
+            while start < items.count {
+                var end = start + 1
+                let p = items[start].prefix
+                let length = offsets[Int(items[start].index) + 1] - offsets[Int(items[start].index)]
+                var uniform = length <= 8
+                while end < items.count && items[end].prefix == p {
+                    let i = Int(items[end].index)
+                    if offsets[i + 1] - offsets[i] != length { uniform = false }
+                    end += 1
+                }
+                if end - start > 1 && !uniform {
+                    try progress?.check()
+                    items[start..<end].sort { x, y in
+                        let o = Semantics.rawOrder(value(x.index), value(y.index))
+                        return o != 0 ? (ascending ? o < 0 : o > 0) : x.index < y.index
+                    }
+                }
+                start = end
+            }
+        }
+        var out: [ObjectKey] = []
+        out.reserveCapacity(keys.count)
+        if ascending { for i in nullItems { out.append(keys[Int(i)]) } }
+        for item in items { out.append(keys[Int(item.index)]) }
+        if !ascending { for i in nullItems { out.append(keys[Int(i)]) } }
+        return out
     }
 
     /// Sorts `order` by `less`; with a `progress`, counts the comparisons and checks every 65,536 of them

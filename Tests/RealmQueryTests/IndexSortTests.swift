@@ -17,12 +17,18 @@ import TestSupport
                 PropertySchema(name: "name", type: .string, isOptional: true, isIndexed: true),
                 PropertySchema(name: "n", type: .int, isIndexed: true),
                 PropertySchema(name: "plain", type: .string),
+                PropertySchema(name: "free", type: .string, isOptional: true),
             ]))
             for i in 0..<count {
                 let r = Int(rng.next() % 20)
                 let name: Value = r == 0 ? .null : r == 1 && longStrings ? .string(String(repeating: "長", count: 90) + "\(i % 3)")
                     : .string(Self.words[Int(rng.next() % UInt64(Self.words.count))])
-                _ = try tx.createObject("Item", ["name": name, "n": .int(Int64(rng.next() % 7) - 3), "plain": .string("p\(i % 5)")])
+                // Not indexed: sorted by prefixes, then by bytes where a prefix is shared by different values.
+                let f = Int(rng.next() % 24)
+                let free: Value = f == 0 ? .null : f < 6 ? .string("shared-prefix-\(rng.next() % 9)\(f % 2 == 0 ? "" : "\u{0}")")
+                    : f == 6 ? .string("a\u{0}") : .string(Self.words[Int(rng.next() % UInt64(Self.words.count))])
+                _ = try tx.createObject("Item", ["name": name, "n": .int(Int64(rng.next() % 7) - 3), "plain": .string("p\(i % 5)"),
+                                                 "free": free])
             }
         }
         return db
@@ -38,6 +44,20 @@ import TestSupport
             return a < b
         }
         return order.map { keys[$0] }
+    }
+
+    @Test func sortingByAPlainStringMatchesTheReferenceOrder() throws {
+        let db = try makeDatabase(count: 3000, longStrings: true)
+        try db.read { s in
+            for query in ["TRUEPREDICATE", "n >= -2", "free BEGINSWITH 'shared'", "free == nil OR free == 'a'"] {
+                for asc in [true, false] {
+                    let text = "\(query) SORT(free \(asc ? "ASC" : "DESC"))"
+                    let got = try Query.evaluate(text, on: "Item", in: s)
+                    let matching = try Query.evaluate(query, on: "Item", in: s)
+                    #expect(got == (try reference(s, matching, by: "free", ascending: asc)), "\(text)")
+                }
+            }
+        }
     }
 
     @Test(arguments: [false, true])

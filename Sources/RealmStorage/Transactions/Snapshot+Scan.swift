@@ -381,6 +381,38 @@ extension LeafCursor {
         }
     }
 
+    /// Appends to `rows` the row of each key of `keys` (ascending) from `keys[next]` on that this leaf holds, in
+    /// order, stopping at the first key past the leaf; `next` moves past the keys used. A key between two of the
+    /// leaf's is skipped (no such object). One merge of the two ascending sequences, reading the leaf's keys
+    /// where they lie.
+    public func appendRows(ofSortedKeys keys: [ObjectKey], from next: inout Int, to rows: inout [Int32]) {
+        func merge(_ key: (Int) -> UInt64) {
+            let n = count
+            var row = 0
+            var i = next
+            while i < keys.count && row < n {
+                let want = keys[i].rawValue, have = key(row)
+                if have < want {
+                    row &+= 1
+                } else {
+                    if have == want {
+                        rows.append(Int32(truncatingIfNeeded: row))
+                        row &+= 1
+                    }
+                    i &+= 1
+                }
+            }
+            // Keys left that lie below the leaf's last key are not in it either.
+            if n > 0 { let last = key(n - 1); while i < keys.count && keys[i].rawValue <= last { i &+= 1 } }
+            next = i
+        }
+        switch storage {
+        case .native(.clean(let v), _): merge { v.key(at: $0) }
+        case .native(.dirty(let l), _): l.keys.withUnsafeBufferPointer { k in merge { k[$0] } }
+        case .foreign(let f, _): merge { f.key($0).rawValue }
+        }
+    }
+
     /// Sets `rows` to every row of the leaf, 0 ..< count.
     public func allRows(into rows: inout [Int32]) {
         let n = count
