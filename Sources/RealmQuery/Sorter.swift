@@ -123,6 +123,11 @@ struct Sorter {
         if columns.count == 1, case .strings(let bytes, let offsets, let nulls) = columns[0] {
             return try sortStrings(keys, bytes: bytes, offsets: offsets, nulls: nulls, ascending: descriptors[0].ascending)
         }
+        // A single column of ints, bools, floats or doubles (and nulls): the same with the whole value as the integer.
+        if columns.count == 1, case .values(let vs, let nullLinks) = columns[0], nullLinks.isEmpty,
+           let sorted = try sortNumbers(keys, vs, ascending: descriptors[0].ascending) {
+            return sorted
+        }
         try sort(&order) { x, y in
             let a = Int(x), c = Int(y)
             for (n, col) in columns.enumerated() {
@@ -156,8 +161,7 @@ struct Sorter {
     /// is longer than 8 bytes or lengths differ (a NUL byte pads like the end) is sorted again by its bytes. A
     /// column of few distinct short values (names, cities) never reaches the bytes.
     func sortStrings(_ keys: [ObjectKey], bytes: [UInt8], offsets: [Int], nulls: [Bool], ascending: Bool) throws -> [ObjectKey] {
-        struct Item { var prefix: UInt64; var index: Int32 }
-        var items: [Item] = []
+        var items: [SortItem] = []
         var nullItems: [Int32] = []
         items.reserveCapacity(keys.count)
         bytes.withUnsafeBufferPointer { b in
@@ -166,22 +170,10 @@ struct Sorter {
                 let s = offsets[i], e = offsets[i + 1]
                 var p: UInt64 = 0
                 for j in 0..<8 { p = p &<< 8 | UInt64(s + j < e ? b[s + j] : 0) }
-                items.append(Item(prefix: p, index: Int32(i)))
+                items.append(SortItem(prefix: p, index: Int32(i)))
             }
         }
-        var n = 0
-        let check = progress
-        if ascending {
-            try items.sort { x, y in
-                if check != nil { n &+= 1; if n & 0xFFFF == 0 { try check?.advance(by: 0x10000) } }
-                return x.prefix != y.prefix ? x.prefix < y.prefix : x.index < y.index
-            }
-        } else {
-            try items.sort { x, y in
-                if check != nil { n &+= 1; if n & 0xFFFF == 0 { try check?.advance(by: 0x10000) } }
-                return x.prefix != y.prefix ? x.prefix > y.prefix : x.index < y.index
-            }
-        }
+        try sortItems(&items, ascending: ascending)
         // Runs of one prefix whose values may still differ: sorted by their bytes, stably (they are in key order).
         try bytes.withUnsafeBytes { b in
             func value(_ i: Int32) -> UnsafeRawBufferPointer {
@@ -208,11 +200,141 @@ struct Sorter {
                 start = end
             }
         }
+        return Sorter.ordered(keys, items, nulls: nullItems, ascending: ascending)
+    }
+
+    /// The keys ordered by one column of ints, bools, floats or doubles (nulls allowed), as `compare` orders
+    /// them (nulls first, NaN before every other number and equal to itself, -0 equal to 0), equal values in
+    /// the keys' order; nil when the values are of another kind or of more than one, which the general sort
+    /// takes. Each value becomes an integer of the same order, so the sort compares two words.
+    func sortNumbers(_ keys: [ObjectKey], _ values: [Value], ascending: Bool) throws -> [ObjectKey]? {
+        var items: [SortItem] = []
+        var nullItems: [Int32] = []
+        items.reserveCapacity(values.count)
+        enum Kind { case unknown, int, bool, floating }
+        var kind = Kind.unknown
+        for (i, v) in values.enumerated() {
+            let k: UInt64
+            switch v {
+            case .null:
+                nullItems.append(Int32(i))
+                continue
+            case .int(let x):
+                guard kind == .unknown || kind == .int else { return nil }
+                kind = .int
+                k = UInt64(bitPattern: x) ^ (1 << 63)
+            case .bool(let b):
+                guard kind == .unknown || kind == .bool else { return nil }
+                kind = .bool
+                k = b ? 1 : 0
+            case .double, .float:
+                guard kind == .unknown || kind == .floating else { return nil }
+                kind = .floating
+                var d: Double
+                if case .double(let x) = v { d = x } else if case .float(let x) = v { d = Double(x) } else { d = 0 }
+                if d.isNaN {
+                    k = 0
+                } else {
+                    if d == 0 { d = 0 }
+                    let bits = d.bitPattern
+                    k = bits >> 63 == 1 ? ~bits : bits | (1 << 63)
+                }
+            default:
+                return nil
+            }
+            items.append(SortItem(prefix: k, index: Int32(i)))
+        }
+        try sortItems(&items, ascending: ascending)
+        return Sorter.ordered(keys, items, nulls: nullItems, ascending: ascending)
+    }
+
+    /// A value's order as an integer, and its position among the keys sorted.
+    struct SortItem {
+        var prefix: UInt64
+        var index: Int32
+    }
+
+    /// Sorts by the integers (descending when not `ascending`), positions ascending among equal ones (`items`
+    /// come in position order). From 1,024 items a radix sort, a byte per pass, skipping the bytes every item
+    /// shares (ages of 0 to 20 take one pass); being stable, it keeps equal integers in position order. Below,
+    /// the standard library's sort with the position as the tie-break. With a `progress`, counted and checked
+    /// every pass or every 65,536 comparisons.
+    func sortItems(_ items: inout [SortItem], ascending: Bool) throws {
+        if items.count >= 1_024 {
+            try Sorter.radixSort(&items, descending: !ascending, progress: progress)
+            return
+        }
+        var n = 0
+        let check = progress
+        if ascending {
+            try items.sort { x, y in
+                if check != nil { n &+= 1; if n & 0xFFFF == 0 { try check?.advance(by: 0x10000) } }
+                return x.prefix != y.prefix ? x.prefix < y.prefix : x.index < y.index
+            }
+        } else {
+            try items.sort { x, y in
+                if check != nil { n &+= 1; if n & 0xFFFF == 0 { try check?.advance(by: 0x10000) } }
+                return x.prefix != y.prefix ? x.prefix > y.prefix : x.index < y.index
+            }
+        }
+    }
+
+    /// A stable least-significant-byte-first radix sort of `items` by `prefix` (descending: by its complement).
+    static func radixSort(_ items: inout [SortItem], descending: Bool, progress: QueryProgress?) throws {
+        let n = items.count
+        guard n > 1 else { return }
+        if descending { for i in 0..<n { items[i].prefix = ~items[i].prefix } }
+        defer { if descending { for i in 0..<n { items[i].prefix = ~items[i].prefix } } }
+        // One pass counts every byte position; a position where one value holds all items needs no pass.
+        var counts = [Int](repeating: 0, count: 8 * 256)
+        items.withUnsafeBufferPointer { it in
+            counts.withUnsafeMutableBufferPointer { c in
+                for item in it {
+                    var p = item.prefix
+                    for b in 0..<8 {
+                        c[b &* 256 &+ Int(truncatingIfNeeded: p & 0xFF)] &+= 1
+                        p &>>= 8
+                    }
+                }
+            }
+        }
+        let unitsPerPass = max(0, QueryProgress.sortUnits(n) - n) / 8
+        var other = [SortItem](repeating: SortItem(prefix: 0, index: 0), count: n)
+        for b in 0..<8 {
+            let shift = UInt64(b * 8)
+            if counts[b * 256 + Int(truncatingIfNeeded: (items[0].prefix >> shift) & 0xFF)] == n {
+                try progress?.advance(by: unitsPerPass)
+                continue
+            }
+            var next = [Int](repeating: 0, count: 256)
+            var sum = 0
+            for v in 0..<256 {
+                next[v] = sum
+                sum += counts[b * 256 + v]
+            }
+            items.withUnsafeBufferPointer { from in
+                other.withUnsafeMutableBufferPointer { to in
+                    next.withUnsafeMutableBufferPointer { at in
+                        for item in from {
+                            let v = Int(truncatingIfNeeded: (item.prefix >> shift) & 0xFF)
+                            to[at[v]] = item
+                            at[v] &+= 1
+                        }
+                    }
+                }
+            }
+            swap(&items, &other)
+            try progress?.advance(by: unitsPerPass)
+        }
+    }
+
+    /// The keys in the order of `items`, the null ones first (ascending) or last, in the keys' order.
+    static func ordered(_ keys: [ObjectKey], _ items: [SortItem], nulls: [Int32], ascending: Bool) -> [ObjectKey] {
         var out: [ObjectKey] = []
         out.reserveCapacity(keys.count)
-        if ascending { for i in nullItems { out.append(keys[Int(i)]) } }
+        if ascending { for i in nulls { out.append(keys[Int(i)]) } }
         for item in items { out.append(keys[Int(item.index)]) }
-        if !ascending { for i in nullItems { out.append(keys[Int(i)]) } }
+        if !ascending { for i in nulls { out.append(keys[Int(i)]) } }
         return out
     }
 

@@ -18,6 +18,10 @@ import TestSupport
                 PropertySchema(name: "n", type: .int, isIndexed: true),
                 PropertySchema(name: "plain", type: .string),
                 PropertySchema(name: "free", type: .string, isOptional: true),
+                PropertySchema(name: "num", type: .int, isOptional: true),
+                PropertySchema(name: "dbl", type: .double, isOptional: true),
+                PropertySchema(name: "flt", type: .float),
+                PropertySchema(name: "flag", type: .bool, isOptional: true),
             ]))
             for i in 0..<count {
                 let r = Int(rng.next() % 20)
@@ -27,8 +31,16 @@ import TestSupport
                 let f = Int(rng.next() % 24)
                 let free: Value = f == 0 ? .null : f < 6 ? .string("shared-prefix-\(rng.next() % 9)\(f % 2 == 0 ? "" : "\u{0}")")
                     : f == 6 ? .string("a\u{0}") : .string(Self.words[Int(rng.next() % UInt64(Self.words.count))])
+                // Numbers sorted as integers of the same order: extremes, NaN, both zeros, nulls.
+                let ints: [Int64] = [.min, -1, 0, 1, .max, 42]
+                let doubles: [Double] = [-.infinity, -1.5, -0.0, 0.0, .leastNonzeroMagnitude, 2.5, .infinity, .nan, -.nan, .greatestFiniteMagnitude]
+                let r2 = Int(rng.next() % 12)
                 _ = try tx.createObject("Item", ["name": name, "n": .int(Int64(rng.next() % 7) - 3), "plain": .string("p\(i % 5)"),
-                                                 "free": free])
+                                                 "free": free,
+                                                 "num": r2 == 0 ? .null : .int(ints[Int(rng.next() % UInt64(ints.count))]),
+                                                 "dbl": r2 == 1 ? .null : .double(doubles[Int(rng.next() % UInt64(doubles.count))]),
+                                                 "flt": .float(Float(doubles[Int(rng.next() % UInt64(doubles.count))])),
+                                                 "flag": r2 == 2 ? .null : .bool(rng.next() % 2 == 0)])
             }
         }
         return db
@@ -46,10 +58,26 @@ import TestSupport
         return order.map { keys[$0] }
     }
 
+    @Test func sortingByPlainNumbersMatchesTheReferenceOrder() throws {
+        let db = try makeDatabase(count: 3000, longStrings: false)
+        try db.read { s in
+            for property in ["num", "dbl", "flt", "flag"] {
+                for query in ["TRUEPREDICATE", "n >= -2", "n == 0"] {
+                    for asc in [true, false] {
+                        let text = "\(query) SORT(\(property) \(asc ? "ASC" : "DESC"))"
+                        let got = try Query.evaluate(text, on: "Item", in: s)
+                        let matching = try Query.evaluate(query, on: "Item", in: s)
+                        #expect(got == (try reference(s, matching, by: property, ascending: asc)), "\(text)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func sortingByAPlainStringMatchesTheReferenceOrder() throws {
         let db = try makeDatabase(count: 3000, longStrings: true)
         try db.read { s in
-            for query in ["TRUEPREDICATE", "n >= -2", "free BEGINSWITH 'shared'", "free == nil OR free == 'a'"] {
+            for query in ["TRUEPREDICATE", "n >= -2", "n == 0", "free BEGINSWITH 'shared'", "free == nil OR free == 'a'"] {
                 for asc in [true, false] {
                     let text = "\(query) SORT(free \(asc ? "ASC" : "DESC"))"
                     let got = try Query.evaluate(text, on: "Item", in: s)
