@@ -123,7 +123,7 @@ struct Sorter {
         if columns.count == 1, case .strings(let bytes, let offsets, let nulls) = columns[0] {
             return try sortStrings(keys, bytes: bytes, offsets: offsets, nulls: nulls, ascending: descriptors[0].ascending)
         }
-        // A single column of ints, bools, floats or doubles (and nulls): the same with the whole value as the integer.
+        // A single column of ints, bools, floats, doubles or dates (and nulls): the same with the value as integers.
         if columns.count == 1, case .values(let vs, let nullLinks) = columns[0], nullLinks.isEmpty,
            let sorted = try sortNumbers(keys, vs, ascending: descriptors[0].ascending) {
             return sorted
@@ -203,16 +203,19 @@ struct Sorter {
         return Sorter.ordered(keys, items, nulls: nullItems, ascending: ascending)
     }
 
-    /// The keys ordered by one column of ints, bools, floats or doubles (nulls allowed), as `compare` orders
-    /// them (nulls first, NaN before every other number and equal to itself, -0 equal to 0), equal values in
-    /// the keys' order; nil when the values are of another kind or of more than one, which the general sort
-    /// takes. Each value becomes an integer of the same order, so the sort compares two words.
+    /// The keys ordered by one column of ints, bools, floats, doubles or dates (nulls allowed), as `compare`
+    /// orders them (nulls first, NaN before every other number and equal to itself, -0 equal to 0, dates by
+    /// seconds then nanoseconds), equal values in the keys' order; nil when the values are of another kind or of
+    /// more than one, which the general sort takes. Each value becomes an integer of the same order (a date two:
+    /// its nanoseconds sorted first, then its seconds, both passes stable), so the sort compares two words.
     func sortNumbers(_ keys: [ObjectKey], _ values: [Value], ascending: Bool) throws -> [ObjectKey]? {
         var items: [SortItem] = []
         var nullItems: [Int32] = []
         items.reserveCapacity(values.count)
-        enum Kind { case unknown, int, bool, floating }
+        enum Kind { case unknown, int, bool, floating, date }
         var kind = Kind.unknown
+        // Dates: sorted by their nanoseconds first, then (stably) by their seconds.
+        var seconds: [UInt64] = []
         for (i, v) in values.enumerated() {
             let k: UInt64
             switch v {
@@ -239,12 +242,25 @@ struct Sorter {
                     let bits = d.bitPattern
                     k = bits >> 63 == 1 ? ~bits : bits | (1 << 63)
                 }
+            case .date(let t):
+                guard kind == .unknown || kind == .date else { return nil }
+                if kind == .unknown { seconds = [UInt64](repeating: 0, count: values.count) }
+                kind = .date
+                seconds[i] = UInt64(bitPattern: t.seconds) ^ (1 << 63)
+                k = UInt64(UInt32(bitPattern: t.nanoseconds) ^ 0x8000_0000)
             default:
                 return nil
             }
             items.append(SortItem(prefix: k, index: Int32(i)))
         }
-        try sortItems(&items, ascending: ascending)
+        if kind == .date {
+            // Two stable passes make the order of (seconds, nanoseconds), then position.
+            try Sorter.radixSort(&items, descending: !ascending, progress: progress)
+            for j in items.indices { items[j].prefix = seconds[Int(items[j].index)] }
+            try Sorter.radixSort(&items, descending: !ascending, progress: progress)
+        } else {
+            try sortItems(&items, ascending: ascending)
+        }
         return Sorter.ordered(keys, items, nulls: nullItems, ascending: ascending)
     }
 

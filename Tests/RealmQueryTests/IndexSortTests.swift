@@ -22,6 +22,7 @@ import TestSupport
                 PropertySchema(name: "dbl", type: .double, isOptional: true),
                 PropertySchema(name: "flt", type: .float),
                 PropertySchema(name: "flag", type: .bool, isOptional: true),
+                PropertySchema(name: "when", type: .date, isOptional: true),
             ]))
             for i in 0..<count {
                 let r = Int(rng.next() % 20)
@@ -33,6 +34,10 @@ import TestSupport
                     : f == 6 ? .string("a\u{0}") : .string(Self.words[Int(rng.next() % UInt64(Self.words.count))])
                 // Numbers sorted as integers of the same order: extremes, NaN, both zeros, nulls.
                 let ints: [Int64] = [.min, -1, 0, 1, .max, 42]
+                let times = [Timestamp(seconds: -5, nanoseconds: -999_999_999), Timestamp(seconds: -5, nanoseconds: 0),
+                             Timestamp(seconds: 0, nanoseconds: -1), Timestamp(seconds: 0), Timestamp(seconds: 0, nanoseconds: 7),
+                             Timestamp(seconds: 1_700_000_000, nanoseconds: 500), Timestamp(seconds: 1_700_000_000, nanoseconds: 499),
+                             Timestamp(seconds: .max, nanoseconds: 999_999_999), Timestamp(seconds: .min)]
                 let doubles: [Double] = [-.infinity, -1.5, -0.0, 0.0, .leastNonzeroMagnitude, 2.5, .infinity, .nan, -.nan, .greatestFiniteMagnitude]
                 let r2 = Int(rng.next() % 12)
                 _ = try tx.createObject("Item", ["name": name, "n": .int(Int64(rng.next() % 7) - 3), "plain": .string("p\(i % 5)"),
@@ -40,7 +45,8 @@ import TestSupport
                                                  "num": r2 == 0 ? .null : .int(ints[Int(rng.next() % UInt64(ints.count))]),
                                                  "dbl": r2 == 1 ? .null : .double(doubles[Int(rng.next() % UInt64(doubles.count))]),
                                                  "flt": .float(Float(doubles[Int(rng.next() % UInt64(doubles.count))])),
-                                                 "flag": r2 == 2 ? .null : .bool(rng.next() % 2 == 0)])
+                                                 "flag": r2 == 2 ? .null : .bool(rng.next() % 2 == 0),
+                                                 "when": r2 == 3 ? .null : .date(times[Int(rng.next() % UInt64(times.count))])])
             }
         }
         return db
@@ -58,10 +64,11 @@ import TestSupport
         return order.map { keys[$0] }
     }
 
+    /// Ints, doubles, floats, bools and dates, each turned into integers of the same order.
     @Test func sortingByPlainNumbersMatchesTheReferenceOrder() throws {
         let db = try makeDatabase(count: 3000, longStrings: false)
         try db.read { s in
-            for property in ["num", "dbl", "flt", "flag"] {
+            for property in ["num", "dbl", "flt", "flag", "when"] {
                 for query in ["TRUEPREDICATE", "n >= -2", "n == 0"] {
                     for asc in [true, false] {
                         let text = "\(query) SORT(\(property) \(asc ? "ASC" : "DESC"))"
