@@ -118,7 +118,6 @@ struct Sorter {
         if keys.count < 2 { return keys }
         if let walked = try indexWalk(keys, descriptors, keysAreSorted: keysAreSorted) { return walked }
         let columns = try descriptors.map { try column($0.path, keys, keysAreSorted: keysAreSorted) }
-        var order = [Int32](0..<Int32(keys.count))
         // A single string key: sorted by its first 8 bytes, then runs of equal prefixes by their bytes.
         if columns.count == 1, case .strings(let bytes, let offsets, let nulls) = columns[0] {
             return try sortStrings(keys, bytes: bytes, offsets: offsets, nulls: nulls, ascending: descriptors[0].ascending)
@@ -128,6 +127,7 @@ struct Sorter {
            let sorted = try sortNumbers(keys, vs, ascending: descriptors[0].ascending) {
             return sorted
         }
+        var order = [Int32](0..<Int32(keys.count))
         try sort(&order) { x, y in
             let a = Int(x), c = Int(y)
             for (n, col) in columns.enumerated() {
@@ -156,10 +156,10 @@ struct Sorter {
     }
 
     /// The keys ordered by one string column: null first (last descending), then by UTF-8 bytes, equal values in
-    /// the keys' order. Each value's first 8 bytes, big-endian, make one integer; the sort compares those with
-    /// the position as the tie-break (two words, no indirection), and only a run of equal prefixes where a value
-    /// is longer than 8 bytes or lengths differ (a NUL byte pads like the end) is sorted again by its bytes. A
-    /// column of few distinct short values (names, cities) never reaches the bytes.
+    /// the keys' order. Each value's first 8 bytes, big-endian, make one integer, sorted with the positions
+    /// (`sortItems`); only a run of equal prefixes where a value is longer than 8 bytes or lengths differ (a NUL
+    /// byte pads like the end) is sorted again by its bytes. A column of few distinct short values (names,
+    /// cities) never reaches the bytes.
     func sortStrings(_ keys: [ObjectKey], bytes: [UInt8], offsets: [Int], nulls: [Bool], ascending: Bool) throws -> [ObjectKey] {
         var items: [SortItem] = []
         var nullItems: [Int32] = []
