@@ -42,7 +42,8 @@ public final class TextSink {
     }
 }
 
-/// Objects as JSON and CSV, in the data-file encodings (see `ValueCodec`).
+/// Objects as JSON and CSV, in the data-file encodings (see `ValueCodec`). An export keeps the keys of the
+/// classes it has numbered links into, so one export is used by one thread at a time.
 public struct DataExport {
     let snapshot: any ObjectReader
     /// For classes without a primary key: each exported class's keys in key order, so a link can say `$index`
