@@ -49,13 +49,7 @@ extension GenericNode {
             switch hop {
             case .toOne(let cls, let prop, let target), .many(.list(let cls, let prop, let target), _, _):
                 // Every target's backlinks in one walk of the tree.
-                origins = try ex.snapshot.backlinks(of: targets, in: ex.table(target), from: cls, property: prop)
-                // Sorted, then equal neighbours dropped (an origin comes twice when a list holds a target twice,
-                // or two targets): cheaper than hashing every origin into a set.
-                origins.sort()
-                targets = []
-                targets.reserveCapacity(origins.count)
-                for o in origins where targets.last != o { targets.append(o) }
+                targets = try ex.snapshot.backlinks(of: targets, in: ex.table(target), from: cls, property: prop).sortedUnique()
                 continue
             default: break
             }

@@ -43,8 +43,8 @@ public final class PreparedQuery {
     /// every retain of the snapshot).
     private var handleSnapshot: (id: ObjectIdentifier, database: ObjectIdentifier, version: UInt64)?
     private var handles = ResolvedHandles()
-    /// Set with `binding` when the query is one `==` on an indexed property: evaluations then look the index
-    /// up directly.
+    /// Set with `binding` when the query is one `==` on an indexed property, of the class or through one link:
+    /// evaluations then look the index up directly.
     private var indexed: IndexedEquality?
     /// How many times the query was bound afresh (the binding not reused), for tests.
     private(set) var bindings = 0
@@ -103,7 +103,7 @@ public final class PreparedQuery {
         // One `==` on an indexed property, bound and checked in this snapshot, arguments of the same kinds: the
         // index answers without a predicate being rebuilt, compiled or run (DECISIONS 112).
         if schemaChecked, let plan = indexed, ArgumentKind.match(plan.kinds, arguments),
-           let keys = try plan.keys(in: snapshot, arguments: arguments) {
+           let keys = try plan.keys(in: snapshot, queriedClass: className, arguments: arguments) {
             indexedLookups += 1
             return keys
         }
@@ -114,32 +114,56 @@ public final class PreparedQuery {
             handleSnapshot = current
         }
         let executor = Executor(snapshot, handles: handles)
-        // The handle for the lookups that follow in this snapshot (none in a write transaction).
-        indexed?.handle = frozen ? try executor.handle(className, indexed!.property) : nil
+        // The handles for the lookups that follow in this snapshot (none in a write transaction).
+        if let plan = indexed {
+            if frozen { try plan.resolve(executor, queriedClass: className) } else { plan.handle = nil }
+        }
         return try bound.evaluate(in: snapshot, executor: executor)
     }
 }
 
 /// A prepared query that is one `prop == value` on an indexed (or primary key) property of the queried
 /// class, of a type the index holds as stored (not mixed), with no ordering clauses and no object literal:
-/// what `ColumnNode.indexed` answers, looked up without the rest of an evaluation.
+/// what `ColumnNode.indexed` answers, looked up without the rest of an evaluation. Or one `link.prop == value`
+/// through a to-one link or a list of links to such a property: what `GenericNode.backwards` answers, the
+/// index looked up and the backlinks of its matches read, again without the rest.
 final class IndexedEquality {
+    /// The class whose index is looked up: the queried class, or the target of `link`.
+    let indexedClass: String
     let property: String
     let type: PropertyType
     /// The value compared with: a literal, or the argument it is taken from.
     let part: ArgumentPart
     /// The kinds of the arguments it was bound with.
     let kinds: [ArgumentKind]
+    /// For `link.prop == value`: the queried class's link property (to-one or a list) leading to `indexedClass`.
+    let link: String?
     /// The property's handle in the snapshot the prepared query last checked its binding against.
     var handle: PropertyHandle?
+    /// With `link`: the tables of the link's target and of the queried class, in that snapshot.
+    var tables: (target: TableHandle, origin: TableHandle)?
 
     init?(_ bound: BoundQuery, _ templates: [ConstantPlace: [ArgumentPart]], _ consulted: [String: ClassSchema],
           kinds: [ArgumentKind]) {
         guard bound.ordering.isEmpty, bound.objectLiterals.isEmpty, case .comparison(let c) = bound.predicate,
               c.quantifier == .any, c.op == .equal, c.options.isEmpty,
-              case .path(let path) = c.lhs, let prop = path.directProperty,
-              case .constant(let values, let isList, let range) = c.rhs, !isList, values.count == 1,
-              let schema = consulted[bound.className]?.property(named: prop),
+              case .path(let path) = c.lhs, path.variable == nil, !path.typeOf,
+              case .constant(let values, let isList, let range) = c.rhs, !isList, values.count == 1 else { return nil }
+        switch (path.steps.first, path.steps.count) {
+        case (.value(_, let prop), 1):
+            indexedClass = bound.className
+            property = prop
+            link = nil
+        case (.toOne(let cls, let linkProp, let target), 2), (.many(.list(let cls, let linkProp, let target), nil, _), 2):
+            // The hop as `GenericNode.backwards` follows it back: the target's backlinks from this property.
+            guard cls == bound.className, case .value(target, let prop) = path.steps[1] else { return nil }
+            indexedClass = target
+            property = prop
+            link = linkProp
+        default:
+            return nil
+        }
+        guard let schema = consulted[indexedClass]?.property(named: property),
               schema.isIndexed || schema.isPrimaryKey, schema.type != .mixed, !schema.isCollection else { return nil }
         if let t = templates[ConstantPlace(range)] {
             guard t.count == 1, case .argument = t[0] else { return nil }
@@ -147,14 +171,20 @@ final class IndexedEquality {
         } else {
             part = .literal(values[0])
         }
-        property = prop
         type = schema.type
         self.kinds = kinds
     }
 
+    /// Resolves the handles for the lookups that follow in the executor's snapshot.
+    func resolve(_ executor: Executor, queriedClass: String) throws {
+        handle = try executor.handle(indexedClass, property)
+        tables = link == nil ? nil : (try executor.table(indexedClass), try executor.table(queriedClass))
+    }
+
     /// The matching keys in key order, as the general evaluation gives them; nil when it must run instead (a
-    /// null compared, which the scan answers).
-    func keys(in snapshot: any ObjectReader, arguments: [QueryArgument]) throws -> [ObjectKey]? {
+    /// null compared, which the scan answers; through a link, more matches than `GenericNode.backwards`
+    /// follows back).
+    func keys(in snapshot: any ObjectReader, queriedClass: String, arguments: [QueryArgument]) throws -> [ObjectKey]? {
         guard let handle else { return nil }
         let value: Value
         switch part {
@@ -165,12 +195,31 @@ final class IndexedEquality {
         }
         guard let v = ColumnNode.converted(value, to: type) else { return value.isNull ? nil : [] }
         var keys = try snapshot.find(handle, equalTo: v)
+        if let link {
+            guard let tables else { return nil }
+            if keys.isEmpty { return [] }
+            // The same limit as `GenericNode.backwards`: past it the general path scans.
+            if keys.count * 8 > max(64, try snapshot.count(tables.origin)) { return nil }
+            let origins = try snapshot.backlinks(of: keys, in: tables.target, from: queriedClass, property: link)
+            return origins.sortedUnique()
+        }
         if !keys.isSortedAscending { keys.sort() }
         return keys
     }
 }
 
 extension Array where Element == ObjectKey {
+    /// The keys in ascending order, each once (an origin comes twice when a list holds a target twice, or links
+    /// two targets): a sort and a pass, cheaper than hashing every key into a set.
+    func sortedUnique() -> [ObjectKey] {
+        var sorted = self
+        if !sorted.isSortedAscending { sorted.sort() }
+        var out: [ObjectKey] = []
+        out.reserveCapacity(sorted.count)
+        for k in sorted where out.last != k { out.append(k) }
+        return out
+    }
+
     var isSortedAscending: Bool {
         var i = 1
         while i < count {

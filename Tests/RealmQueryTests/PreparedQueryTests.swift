@@ -283,4 +283,75 @@ import TestSupport
             #expect(p.indexedLookups == before)
         }
     }
+
+    // MARK: One `==` on an indexed property through a link
+
+    /// `owner.name == $0` and the like are answered by the index and the backlinks of its matches after the
+    /// first evaluation in a snapshot: the same keys as binding afresh, for names several people share, absent
+    /// ones, null (left to the general path), and numbers converted or matching nothing.
+    @Test(arguments: [
+        ("owner.name == $0", [Value.string("Bob"), .string("Zoë"), .string("nobody"), .string("東京タワー"), .string("🦄 unicorn"),
+                              .string(""), .null, .string("Ann")]),
+        ("owner.age == $0", [Value.int(30), .int(-1), .double(30.5), .null]),
+        ("owner.id == $0", [Value.int(1), .int(-20), .int(7), .double(4), .double(4.5), .int(-17)]),
+    ])
+    func linkedIndexedEqualityAnswersAsBindingAfresh(_ text: String, _ values: [Value]) throws {
+        let f = try Fixture()
+        let p = try PreparedQuery(text, on: "Dog")
+        // Values the owners hold, drawn from the fixture, so that most lookups find dogs.
+        let owned = f.dogs.compactMap(\.owner).prefix(6).map { f.people[$0] }
+        let held: [Value] = text.hasPrefix("owner.name") ? owned.map { .string($0.name) }
+            : text.hasPrefix("owner.age") ? owned.map { .int($0.age) } : owned.map { .int($0.id) }
+        var answers: Set<[ObjectKey]> = []
+        try f.db.read { s in
+            for round in 0..<2 {
+                for v in values + held {
+                    let fresh = try Query.parse(text).bind(to: "Dog", in: s, arguments: [.value(v)]).evaluate(in: s)
+                    let got = try p.evaluate(in: s, arguments: [.value(v)])
+                    #expect(got == fresh, "\(text) with \(v), round \(round)")
+                    answers.insert(got)
+                }
+            }
+        }
+        #expect(answers.count > 2, "\(text): the values gave too few different answers")
+        #expect(p.indexedLookups > values.count / 2, "\(text): the index was not asked directly")
+    }
+
+    /// Through a list of links: a post that holds a tag twice, or two tags of the label, comes once, in key
+    /// order; a label on more tags than the backwards plan follows is answered by the general path, the same.
+    @Test func linkedIndexedEqualityThroughAListGivesEachOriginOnce() throws {
+        let dir = TempDir("linkedindexed")
+        let db = try Database.open(path: dir.file("f.realm"))
+        let (posts, tags) = try db.write { tx -> ([ObjectKey], [ObjectKey]) in
+            try tx.createClasses([
+                ClassSchema(name: "Tag", properties: [PropertySchema(name: "label", type: .string, isIndexed: true)]),
+                ClassSchema(name: "Post", properties: [PropertySchema(name: "n", type: .int), .list("tags", of: "Tag")]),
+            ])
+            // Tags 0 and 1 are both "swift"; tags 10..<30 are all "common"; the rest have labels of their own.
+            let tags = try (0..<40).map { i in
+                try tx.createObject("Tag", ["label": .string(i < 2 ? "swift" : (10..<30).contains(i) ? "common" : "t\(i)")])
+            }
+            var posts: [ObjectKey] = []
+            for i in 0..<12 {
+                // Created in the reverse order of their tags, so that backlinks do not come out in key order.
+                let held: [ObjectKey] = i == 0 ? [tags[0], tags[0], tags[1]] : i == 1 ? [tags[1], tags[5]]
+                    : [tags[(i * 7) % 40], tags[10 + i], tags[39 - i]]
+                posts.append(try tx.createObject("Post", ["n": .int(Int64(i))], lists: ["tags": held.map(Value.link)]))
+            }
+            return (posts, tags)
+        }
+        #expect(tags.count == 40)
+        let p = try PreparedQuery("tags.label == $0", on: "Post")
+        try db.read { s in
+            for label in ["swift", "t5", "common", "nothing", "t5", "swift", "common"] {
+                let fresh = try Query.parse("tags.label == $0").bind(to: "Post", in: s, arguments: [.value(.string(label))]).evaluate(in: s)
+                let got = try p.evaluate(in: s, arguments: [.value(.string(label))])
+                #expect(got == fresh, "\(label)")
+                #expect(got == got.sortedUnique(), "\(label): not each once in key order")
+            }
+            #expect(try p.evaluate(in: s, arguments: [.value(.string("swift"))]) == [posts[0], posts[1]])
+        }
+        // "swift" and "t5" twice each after the first evaluation; "common" (20 tags for 12 posts) never.
+        #expect(p.indexedLookups == 5)
+    }
 }
