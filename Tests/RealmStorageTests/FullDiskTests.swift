@@ -67,14 +67,26 @@ struct FullDiskTests {
         try runCommits(fs: fs, path: path, encrypted: encrypted)
     }
 
-    func runCommits(fs: SmallFileSystem, path: String, encrypted: Bool) throws {
+    /// A logged commit that has to grow the commit log on a full disk writes nothing of its record, so it
+    /// throws and the handle goes on writing once there is space. It used to overwrite the record's first block
+    /// with zeros, the way a failed record write is made unreplayable; when the record began where the log
+    /// ended, those zeros needed the missing space too, and failing to write them stopped the handle
+    /// (`writesStopped`) until the database was reopened. Which records begin there depends on their sizes:
+    /// these name lengths gave such a record with the build that had the fault.
+    @Test(arguments: [20, 40, 240, 520, 820]) func aLogThatCannotGrowLeavesTheHandleWriting(nameLength: Int) throws {
+        let fs = try SmallFileSystem(kilobytes: 4096)
+        defer { withExtendedLifetime(fs) {} }  // unmounted only after every database on it is closed
+        try runCommits(fs: fs, path: fs.file("a.realm"), encrypted: false, nameLength: nameLength)
+    }
+
+    func runCommits(fs: SmallFileSystem, path: String, encrypted: Bool, nameLength: Int = 300) throws {
         var options = options(encrypted: encrypted)
         options.checkpointBytes = 64 << 10  // checkpoints write the data file while the disk is full too
         let db = try Database.open(path: path, options: options)
         try db.write { tx in try tx.createClasses(personDogSchema) }
         try fs.fill()
         var failure: StorageError?
-        let name = String(repeating: "n", count: 300)
+        let name = String(repeating: "n", count: nameLength)
         for round in 0..<1000 where failure == nil {
             do {
                 try db.write { tx in

@@ -357,7 +357,13 @@ final class CommitLog {
         return record
     }
 
-    /// Writes a record built by `build` at `offset` and makes it durable.
+    /// Makes the log long enough for `record` at `offset` (growing it by synced zeros). A failure here (a full
+    /// disk) has written nothing of the record: there is nothing to make unreplayable.
+    func reserve(_ record: BuiltRecord, at offset: UInt64) throws {
+        try preallocate(Int(offset) + record.count)
+    }
+
+    /// Writes a record built by `build` at `offset`, reserved by `reserve`, and makes it durable.
     func write(_ record: BuiltRecord, at offset: UInt64) throws {
         try preallocate(Int(offset) + record.count)
         try write(UnsafeRawBufferPointer(start: record.base, count: record.count), at: Int(offset))

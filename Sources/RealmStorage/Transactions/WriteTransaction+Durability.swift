@@ -46,7 +46,15 @@ extension WriteTransaction {
             }
         }
 
-        // 2. The record, durable when the write returns.
+        // 2. The record, durable when the write returns. The log grows first: when that fails nothing of the
+        //    record is written, and the handle goes on (the zeros that make a failed record unreplayable would
+        //    need the very space that is missing, and failing to write them stops the handle).
+        do {
+            try log.reserve(record, at: offset)
+        } catch {
+            database.logPages?.reset()
+            throw error
+        }
         do {
             try log.write(record, at: offset)
         } catch {
