@@ -27,6 +27,8 @@ final class ConstantNode: Node {
     override var cost: Int { 0 }
     override func matches(_ key: ObjectKey) throws -> Bool { value }
     override func filter(_ leaf: LeafCursor, _ rows: inout [Int32]) throws { if !value { rows.removeAll(keepingCapacity: true) } }
+    /// `FALSEPREDICATE` (alone, or in an `AND`) matches nothing without a leaf read; `TRUEPREDICATE` scans.
+    override func indexed() throws -> [ObjectKey]? { value ? nil : [] }
 }
 
 final class AndNode: Node {

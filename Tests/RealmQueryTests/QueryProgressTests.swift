@@ -59,6 +59,28 @@ import TestSupport
         }
     }
 
+    /// A predicate that is false whatever the object answers without scanning (no leaf counted), alone, in an
+    /// `AND` or sorted; `TRUEPREDICATE` still counts every object.
+    @Test func aFalseConstantScansNothing() throws {
+        let db = try makeDatabase()
+        try db.read { s in
+            for text in ["FALSEPREDICATE", "age > 3 AND FALSEPREDICATE", "FALSEPREDICATE AND name BEGINSWITH 'a' SORT(name ASC)"] {
+                let recorder = Recorder()
+                let progress = QueryProgress { p in
+                    let now = p.current
+                    recorder.seen.withLock { $0.append(now) }
+                }
+                let keys = try Query.parse(text).bind(to: "Dog", in: s).evaluate(in: s, progress: progress)
+                #expect(keys == [], "\(text)")
+                #expect(recorder.statuses.allSatisfy { $0.done == 0 }, "\(text): \(recorder.statuses.suffix(3))")
+            }
+            let progress = QueryProgress()
+            let all = try Query.parse("TRUEPREDICATE").bind(to: "Dog", in: s).evaluate(in: s, progress: progress)
+            #expect(all.count == Self.objects)
+            #expect(progress.current.done == Self.objects - 1)  // as in the test above: one short of the total
+        }
+    }
+
     @Test func cancellingStopsTheScanAtTheNextLeaf() throws {
         let db = try makeDatabase()
         try db.read { s in
