@@ -185,6 +185,24 @@ import TestSupport
 
     // MARK: One `==` on an indexed property (DECISIONS 112)
 
+    /// Evaluates `p` with each value as its argument, twice over in one snapshot (the first evaluation binds,
+    /// later ones may take a direct lookup), expecting what binding `text` afresh gives; returns the answers.
+    static func answersMatchingFreshBindings(_ p: PreparedQuery, _ text: String, on cls: String, _ values: [Value],
+                                             in db: Database) throws -> Set<[ObjectKey]> {
+        var answers: Set<[ObjectKey]> = []
+        try db.read { s in
+            for round in 0..<2 {
+                for v in values {
+                    let fresh = try Query.parse(text).bind(to: cls, in: s, arguments: [.value(v)]).evaluate(in: s)
+                    let got = try p.evaluate(in: s, arguments: [.value(v)])
+                    #expect(got == fresh, "\(text) with \(v), round \(round)")
+                    answers.insert(got)
+                }
+            }
+        }
+        return answers
+    }
+
     /// Answered by the index directly after the first evaluation in a snapshot: the same keys as binding
     /// afresh, for strings (present, absent, CJK, emoji), ints, the int primary key, numbers of other types
     /// (converted, or matching nothing), and null (left to the scan).
@@ -198,21 +216,11 @@ import TestSupport
     func indexedEqualityAnswersAsBindingAfresh(_ text: String, _ values: [Value]) throws {
         let f = try Fixture()
         let p = try PreparedQuery(text, on: "Person")
-        var answers: Set<[ObjectKey]> = []
         // Ages the fixture holds (drawn at random), as ints and as doubles (after the first of a kind, the
         // index is asked directly).
         let held: [Value] = text == "age == $0"
             ? f.people.prefix(3).map { .int($0.age) } + f.people[3..<6].map { .double(Double($0.age)) } : []
-        try f.db.read { s in
-            for round in 0..<2 {
-                for v in values + held {
-                    let fresh = try Query.parse(text).bind(to: "Person", in: s, arguments: [.value(v)]).evaluate(in: s)
-                    let got = try p.evaluate(in: s, arguments: [.value(v)])
-                    #expect(got == fresh, "\(text) with \(v), round \(round)")
-                    answers.insert(got)
-                }
-            }
-        }
+        let answers = try Self.answersMatchingFreshBindings(p, text, on: "Person", values + held, in: f.db)
         #expect(answers.count > 2, "\(text): the values gave too few different answers")
         if !text.hasPrefix("$0") { #expect(p.indexedLookups > values.count / 2, "\(text): the index was not asked directly") }
     }
@@ -302,17 +310,7 @@ import TestSupport
         let owned = f.dogs.compactMap(\.owner).prefix(6).map { f.people[$0] }
         let held: [Value] = text.hasPrefix("owner.name") ? owned.map { .string($0.name) }
             : text.hasPrefix("owner.age") ? owned.map { .int($0.age) } : owned.map { .int($0.id) }
-        var answers: Set<[ObjectKey]> = []
-        try f.db.read { s in
-            for round in 0..<2 {
-                for v in values + held {
-                    let fresh = try Query.parse(text).bind(to: "Dog", in: s, arguments: [.value(v)]).evaluate(in: s)
-                    let got = try p.evaluate(in: s, arguments: [.value(v)])
-                    #expect(got == fresh, "\(text) with \(v), round \(round)")
-                    answers.insert(got)
-                }
-            }
-        }
+        let answers = try Self.answersMatchingFreshBindings(p, text, on: "Dog", values + held, in: f.db)
         #expect(answers.count > 2, "\(text): the values gave too few different answers")
         #expect(p.indexedLookups > values.count / 2, "\(text): the index was not asked directly")
     }
