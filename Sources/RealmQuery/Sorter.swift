@@ -30,47 +30,11 @@ struct Sorter {
     }
 
     func column(_ path: BoundPath, _ keys: [ObjectKey], keysAreSorted: Bool) throws -> Column {
-        if keysAreSorted, let prop = path.directProperty, let s = ex.schema(cls, prop), !s.isList {
-            // One pass over the table's leaves, merging with the sorted keys: columns read in place.
-            let h = try ex.handle(cls, prop)
-            var bytes: [UInt8] = []
-            var offsets: [Int] = [0]
-            var nulls: [Bool] = []
-            var values: [Value] = []
-            let isString = s.type == .string
-            if isString {
-                offsets.reserveCapacity(keys.count + 1)
-                nulls.reserveCapacity(keys.count)
-            } else {
-                values.reserveCapacity(keys.count)
-            }
-            var i = 0
-            var found = 0
-            var rows: [Int32] = []
-            try ex.snapshot.scan(ex.table(cls)) { leaf in
-                guard i < keys.count else { return false }
-                let first = i
-                rows.removeAll(keepingCapacity: true)
-                leaf.appendRows(ofSortedKeys: keys, from: &i, to: &rows)
-                if rows.isEmpty { return true }
-                let col = try leaf.column(h)
-                for r in rows {
-                    let row = Int(r)
-                    if isString {
-                        let isNull = try col.withUTF8(row) { bytes.append(contentsOf: $0) } == nil
-                        nulls.append(isNull)
-                        offsets.append(bytes.count)
-                    } else {
-                        values.append(try col.value(row))
-                    }
-                }
-                found += rows.count
-                try progress?.advance(by: i - first)
-                return true
-            }
-            // Every key found (a key the table does not hold sends the sort the general way, which reports it).
-            if found == keys.count { return isString ? .strings(bytes: bytes, offsets: offsets, nulls: nulls) : .values(values, nullLinks: []) }
+        if keysAreSorted, let prop = path.directProperty, let s = ex.schema(cls, prop), !s.isList,
+           let column = try read(cls, prop, ofSortedKeys: keys, strings: s.type == .string) {
+            return column
         }
+        if let column = try readThroughLinks(path, keys, keysAreSorted: keysAreSorted) { return column }
         var values: [Value] = []
         values.reserveCapacity(keys.count)
         var nullLinks: [Bool] = []
@@ -92,6 +56,141 @@ struct Sorter {
             }
         }
         return .values(values, nullLinks: nullLinks)
+    }
+
+    /// The values of a property (not a list, set or dictionary) of `cls` for `keys`, ascending and each once,
+    /// read leaf by leaf in one pass over the table, columns read in place: strings as bytes when `strings`.
+    /// nil when a key is not in the table (the general path reports it).
+    func read(_ cls: String, _ prop: String, ofSortedKeys keys: [ObjectKey], strings: Bool) throws -> Column? {
+        let h = try ex.handle(cls, prop)
+        var bytes: [UInt8] = []
+        var offsets: [Int] = [0]
+        var nulls: [Bool] = []
+        var values: [Value] = []
+        if strings {
+            offsets.reserveCapacity(keys.count + 1)
+            nulls.reserveCapacity(keys.count)
+        } else {
+            values.reserveCapacity(keys.count)
+        }
+        var i = 0
+        var found = 0
+        var rows: [Int32] = []
+        try ex.snapshot.scan(ex.table(cls)) { leaf in
+            guard i < keys.count else { return false }
+            let first = i
+            rows.removeAll(keepingCapacity: true)
+            leaf.appendRows(ofSortedKeys: keys, from: &i, to: &rows)
+            if rows.isEmpty { return true }
+            let col = try leaf.column(h)
+            for r in rows {
+                let row = Int(r)
+                if strings {
+                    let isNull = try col.withUTF8(row) { bytes.append(contentsOf: $0) } == nil
+                    nulls.append(isNull)
+                    offsets.append(bytes.count)
+                } else {
+                    values.append(try col.value(row))
+                }
+            }
+            found += rows.count
+            try progress?.advance(by: i - first)
+            return true
+        }
+        guard found == keys.count else { return nil }
+        return strings ? .strings(bytes: bytes, offsets: offsets, nulls: nulls) : .values(values, nullLinks: [])
+    }
+
+    /// A path of to-one links ending at a property (not a list, set or dictionary; `owner.name`,
+    /// `owner.company.name`), read a step at a time for all the keys at once: each step's distinct keys in key
+    /// order, one pass over their table. nil for any other path, or when a key is not found.
+    func readThroughLinks(_ path: BoundPath, _ keys: [ObjectKey], keysAreSorted: Bool) throws -> Column? {
+        guard path.variable == nil, !path.typeOf, path.steps.count >= 2,
+              case .value(let lastClass, let lastProp) = path.steps[path.steps.count - 1],
+              let lastSchema = ex.schema(lastClass, lastProp), !lastSchema.isList, !lastSchema.isSet,
+              !lastSchema.isDictionary else { return nil }
+        var links: [(cls: String, prop: String)] = []
+        for step in path.steps.dropLast() {
+            guard case .toOne(let c, let p, _) = step else { return nil }
+            links.append((c, p))
+        }
+        // `at[i]`: the key object i has reached; nil once a link on its way is null.
+        var at: [ObjectKey?] = keys
+        var sorted = keysAreSorted
+        // One pass over a table is worth it when the keys are a good part of it; a few are looked up one by one.
+        func worthScanning(_ distinct: [ObjectKey], _ cls: String) throws -> Bool {
+            try distinct.count * 256 >= ex.snapshot.count(ex.table(cls))
+        }
+        for (c, p) in links {
+            guard let (distinct, index) = try Sorter.distinctKeys(at, sorted: sorted), try worthScanning(distinct, c),
+                  case .values(let targets, _)? = try read(c, p, ofSortedKeys: distinct, strings: false) else { return nil }
+            for i in at.indices {
+                guard at[i] != nil else { continue }
+                if case .link(let t) = targets[Int(index[i])] { at[i] = t } else { at[i] = nil }
+            }
+            sorted = false
+        }
+        let strings = lastSchema.type == .string
+        guard let (distinct, index) = try Sorter.distinctKeys(at, sorted: sorted), try worthScanning(distinct, lastClass),
+              let column = try read(lastClass, lastProp, ofSortedKeys: distinct, strings: strings) else { return nil }
+        let nullLinks = at.map { $0 == nil }
+        switch column {
+        case .strings(let bytes, let offsets, let targetNulls) where !nullLinks.contains(true):
+            // Each object's string, copied from its target's.
+            var out: [UInt8] = []
+            var outOffsets = [0]
+            var nulls: [Bool] = []
+            out.reserveCapacity(bytes.count)
+            outOffsets.reserveCapacity(keys.count + 1)
+            nulls.reserveCapacity(keys.count)
+            for i in keys.indices {
+                let t = Int(index[i])
+                out.append(contentsOf: bytes[offsets[t]..<offsets[t + 1]])
+                outOffsets.append(out.count)
+                nulls.append(targetNulls[t])
+            }
+            return .strings(bytes: out, offsets: outOffsets, nulls: nulls)
+        case .strings(let bytes, let offsets, let targetNulls):
+            var values: [Value] = []
+            values.reserveCapacity(keys.count)
+            for i in keys.indices {
+                let t = Int(index[i])
+                values.append(at[i] == nil || targetNulls[t] ? .null
+                              : .string(String(decoding: bytes[offsets[t]..<offsets[t + 1]], as: UTF8.self)))
+            }
+            return .values(values, nullLinks: nullLinks)
+        case .values(let targetValues, _):
+            let values = keys.indices.map { at[$0] == nil ? Value.null : targetValues[Int(index[$0])] }
+            return .values(values, nullLinks: nullLinks.contains(true) ? nullLinks : [])
+        }
+    }
+
+    /// The distinct keys of `keys` ascending, and for each position the index of its key among them (0 for a
+    /// nil key, which stands for nothing). nil when every key is nil.
+    static func distinctKeys(_ keys: [ObjectKey?], sorted: Bool) throws -> ([ObjectKey], [Int32])? {
+        var index = [Int32](repeating: 0, count: keys.count)
+        var distinct: [ObjectKey] = []
+        if sorted {
+            for (i, k) in keys.enumerated() {
+                guard let k else { continue }
+                if distinct.last != k { distinct.append(k) }
+                index[i] = Int32(distinct.count - 1)
+            }
+        } else {
+            var items: [SortItem] = []
+            items.reserveCapacity(keys.count)
+            for (i, k) in keys.enumerated() {
+                if let k { items.append(SortItem(prefix: k.rawValue, index: Int32(i))) }
+            }
+            // Counted with the reads that follow, so no progress of its own.
+            try Sorter.radixSort(&items, descending: false, progress: nil)
+            for item in items {
+                let k = ObjectKey(item.prefix)
+                if distinct.last != k { distinct.append(k) }
+                index[Int(item.index)] = Int32(distinct.count - 1)
+            }
+        }
+        return distinct.isEmpty ? nil : (distinct, index)
     }
 
     /// The last step of an ordering path, as a path of its own (`value` follows the links before it).
@@ -117,55 +216,110 @@ struct Sorter {
     func sort(_ keys: [ObjectKey], _ descriptors: [(path: BoundPath, ascending: Bool)], keysAreSorted: Bool) throws -> [ObjectKey] {
         if keys.count < 2 { return keys }
         if let walked = try indexWalk(keys, descriptors, keysAreSorted: keysAreSorted) { return walked }
-        let columns = try descriptors.map { try column($0.path, keys, keysAreSorted: keysAreSorted) }
-        // A single string key: sorted by its first 8 bytes, then runs of equal prefixes by their bytes.
-        if columns.count == 1, case .strings(let bytes, let offsets, let nulls) = columns[0] {
-            return try sortStrings(keys, bytes: bytes, offsets: offsets, nulls: nulls, ascending: descriptors[0].ascending)
+        if descriptors.count == 1 {
+            let column = try column(descriptors[0].path, keys, keysAreSorted: keysAreSorted)
+            return try order(column, ascending: descriptors[0].ascending).map { keys[Int($0)] }
         }
-        // A single column of ints, bools, floats, doubles or dates (and nulls): the same with the value as integers.
-        if columns.count == 1, case .values(let vs, let nullLinks) = columns[0], nullLinks.isEmpty,
-           let sorted = try sortNumbers(keys, vs, ascending: descriptors[0].ascending) {
-            return sorted
+        // Several columns: each is ordered on its own (the one-column sorts below) and turned into ranks, equal
+        // values one rank; then a stable radix sort by the ranks of the last column, then of the one before,
+        // and so on to the first, leaves the objects in the order of the first column, ties broken by the
+        // next, and so on, the remaining ties in key order.
+        var items = (0..<Int32(keys.count)).map { SortItem(prefix: 0, index: $0) }
+        for n in descriptors.indices.reversed() {
+            let column = try column(descriptors[n].path, keys, keysAreSorted: keysAreSorted)
+            let ranks = try Sorter.ranks(column, order(column, ascending: descriptors[n].ascending))
+            for j in items.indices { items[j].prefix = UInt64(ranks[Int(items[j].index)]) }
+            try Sorter.radixSort(&items, descending: false, progress: progress)
         }
-        var order = [Int32](0..<Int32(keys.count))
-        try sort(&order) { x, y in
-            let a = Int(x), c = Int(y)
-            for (n, col) in columns.enumerated() {
-                let o: Int
-                switch col {
-                case .values(let vs, let nullLinks):
-                    if !nullLinks.isEmpty, nullLinks[a] || nullLinks[c] {
-                        if nullLinks[a] == nullLinks[c] { continue }
-                        // After every value ascending, before every value descending.
-                        return descriptors[n].ascending ? nullLinks[c] : nullLinks[a]
-                    }
-                    o = Sorter.compare(vs[a], vs[c])
-                case .strings(let bytes, let offsets, let nulls):
-                    if nulls[a] || nulls[c] { o = nulls[a] == nulls[c] ? 0 : (nulls[a] ? -1 : 1) } else {
-                        o = bytes.withUnsafeBytes { b in
-                            Semantics.rawOrder(UnsafeRawBufferPointer(rebasing: b[offsets[a]..<offsets[a + 1]]),
-                                               UnsafeRawBufferPointer(rebasing: b[offsets[c]..<offsets[c + 1]]))
-                        }
-                    }
-                }
-                if o != 0 { return descriptors[n].ascending ? o < 0 : o > 0 }
-            }
-            return a < c
-        }
-        return order.map { keys[Int($0)] }
+        return items.map { keys[Int($0.index)] }
     }
 
-    /// The keys ordered by one string column: null first (last descending), then by UTF-8 bytes, equal values in
-    /// the keys' order. Each value's first 8 bytes, big-endian, make one integer, sorted with the positions
+    /// The positions of a column's values in the order of one sort descriptor, equal values in position order:
+    /// nulls first (last descending); an object whose path meets a null link after every value (before every
+    /// value descending).
+    func order(_ column: Column, ascending: Bool) throws -> [Int32] {
+        switch column {
+        case .strings(let bytes, let offsets, let nulls):
+            return try orderStrings(bytes: bytes, offsets: offsets, nulls: nulls, ascending: ascending)
+        case .values(let values, let nullLinks):
+            guard nullLinks.contains(true) else { return try orderValues(values, ascending: ascending) }
+            var reached: [Value] = []
+            var positions: [Int32] = []
+            var unreached: [Int32] = []
+            for (i, v) in values.enumerated() {
+                if nullLinks[i] { unreached.append(Int32(i)) } else { reached.append(v); positions.append(Int32(i)) }
+            }
+            let ordered = try orderValues(reached, ascending: ascending).map { positions[Int($0)] }
+            return ascending ? ordered + unreached : unreached + ordered
+        }
+    }
+
+    /// `order` of values without null links: numbers and dates as integers, strings by their bytes, anything
+    /// else (values of several kinds) by a comparison sort.
+    func orderValues(_ values: [Value], ascending: Bool) throws -> [Int32] {
+        if let ordered = try orderNumbers(values, ascending: ascending) { return ordered }
+        if values.allSatisfy({ if case .string = $0 { return true }; return $0.isNull }) {
+            var bytes: [UInt8] = []
+            var offsets = [0]
+            var nulls: [Bool] = []
+            offsets.reserveCapacity(values.count + 1)
+            nulls.reserveCapacity(values.count)
+            for v in values {
+                if case .string(var s) = v { s.withUTF8 { bytes.append(contentsOf: $0) } }
+                nulls.append(v.isNull)
+                offsets.append(bytes.count)
+            }
+            return try orderStrings(bytes: bytes, offsets: offsets, nulls: nulls, ascending: ascending)
+        }
+        var order = [Int32](0..<Int32(values.count))
+        try sort(&order) { x, y in
+            let o = Sorter.compare(values[Int(x)], values[Int(y)])
+            return o != 0 ? (ascending ? o < 0 : o > 0) : x < y
+        }
+        return order
+    }
+
+    /// For each position of `column`, the rank of its value in `order` (the column's positions ordered): 0 for
+    /// the first value, one more for each value that differs from the one before it, the same for equal ones.
+    static func ranks(_ column: Column, _ order: [Int32]) -> [Int32] {
+        var ranks = [Int32](repeating: 0, count: order.count)
+        guard order.count > 1 else { return ranks }
+        var rank: Int32 = 0
+        switch column {
+        case .strings(let bytes, let offsets, let nulls):
+            bytes.withUnsafeBytes { b in
+                for j in 1..<order.count {
+                    let x = Int(order[j - 1]), y = Int(order[j])
+                    let same = nulls[x] || nulls[y] ? nulls[x] == nulls[y]
+                        : Semantics.rawOrder(UnsafeRawBufferPointer(rebasing: b[offsets[x]..<offsets[x + 1]]),
+                                             UnsafeRawBufferPointer(rebasing: b[offsets[y]..<offsets[y + 1]])) == 0
+                    if !same { rank += 1 }
+                    ranks[y] = rank
+                }
+            }
+        case .values(let values, let nullLinks):
+            for j in 1..<order.count {
+                let x = Int(order[j - 1]), y = Int(order[j])
+                let same = !nullLinks.isEmpty && (nullLinks[x] || nullLinks[y]) ? nullLinks[x] == nullLinks[y]
+                    : compare(values[x], values[y]) == 0
+                if !same { rank += 1 }
+                ranks[y] = rank
+            }
+        }
+        return ranks
+    }
+
+    /// The positions of one string column in order: null first (last descending), then by UTF-8 bytes, equal
+    /// values in position order. Each value's first 8 bytes, big-endian, make one integer, sorted with the positions
     /// (`sortItems`); only a run of equal prefixes where a value is longer than 8 bytes or lengths differ (a NUL
     /// byte pads like the end) is sorted again by its bytes. A column of few distinct short values (names,
     /// cities) never reaches the bytes.
-    func sortStrings(_ keys: [ObjectKey], bytes: [UInt8], offsets: [Int], nulls: [Bool], ascending: Bool) throws -> [ObjectKey] {
+    func orderStrings(bytes: [UInt8], offsets: [Int], nulls: [Bool], ascending: Bool) throws -> [Int32] {
         var items: [SortItem] = []
         var nullItems: [Int32] = []
-        items.reserveCapacity(keys.count)
+        items.reserveCapacity(nulls.count)
         bytes.withUnsafeBufferPointer { b in
-            for i in 0..<keys.count {
+            for i in 0..<nulls.count {
                 if nulls[i] { nullItems.append(Int32(i)); continue }
                 let s = offsets[i], e = offsets[i + 1]
                 var p: UInt64 = 0
@@ -200,15 +354,15 @@ struct Sorter {
                 start = end
             }
         }
-        return Sorter.ordered(keys, items, nulls: nullItems, ascending: ascending)
+        return Sorter.ordered(items, nulls: nullItems, ascending: ascending)
     }
 
-    /// The keys ordered by one column of ints, bools, floats, doubles or dates (nulls allowed), as `compare`
-    /// orders them (nulls first, NaN before every other number and equal to itself, -0 equal to 0, dates by
-    /// seconds then nanoseconds), equal values in the keys' order; nil when the values are of another kind or of
-    /// more than one, which the general sort takes. Each value becomes an integer of the same order (a date two:
+    /// The positions of one column of ints, bools, floats, doubles or dates (nulls allowed) in the order
+    /// `compare` gives them (nulls first, NaN before every other number and equal to itself, -0 equal to 0, dates
+    /// by seconds then nanoseconds), equal values in position order; nil when the values are of another kind or
+    /// of more than one, which `orderValues` sorts otherwise. Each value becomes an integer of the same order (a date two:
     /// its nanoseconds sorted first, then its seconds, both passes stable), so the sort compares two words.
-    func sortNumbers(_ keys: [ObjectKey], _ values: [Value], ascending: Bool) throws -> [ObjectKey]? {
+    func orderNumbers(_ values: [Value], ascending: Bool) throws -> [Int32]? {
         var items: [SortItem] = []
         var nullItems: [Int32] = []
         items.reserveCapacity(values.count)
@@ -261,7 +415,7 @@ struct Sorter {
         } else {
             try sortItems(&items, ascending: ascending)
         }
-        return Sorter.ordered(keys, items, nulls: nullItems, ascending: ascending)
+        return Sorter.ordered(items, nulls: nullItems, ascending: ascending)
     }
 
     /// A value's order as an integer, and its position among the keys sorted.
@@ -344,13 +498,13 @@ struct Sorter {
         }
     }
 
-    /// The keys in the order of `items`, the null ones first (ascending) or last, in the keys' order.
-    static func ordered(_ keys: [ObjectKey], _ items: [SortItem], nulls: [Int32], ascending: Bool) -> [ObjectKey] {
-        var out: [ObjectKey] = []
-        out.reserveCapacity(keys.count)
-        if ascending { for i in nulls { out.append(keys[Int(i)]) } }
-        for item in items { out.append(keys[Int(item.index)]) }
-        if !ascending { for i in nulls { out.append(keys[Int(i)]) } }
+    /// The positions in the order of `items`, the null ones first (ascending) or last, in position order.
+    static func ordered(_ items: [SortItem], nulls: [Int32], ascending: Bool) -> [Int32] {
+        var out: [Int32] = []
+        out.reserveCapacity(items.count + nulls.count)
+        if ascending { out.append(contentsOf: nulls) }
+        for item in items { out.append(item.index) }
+        if !ascending { out.append(contentsOf: nulls) }
         return out
     }
 

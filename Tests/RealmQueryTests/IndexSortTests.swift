@@ -133,6 +133,110 @@ import TestSupport
     }
 }
 
+/// `SORT` by several properties, through links and over mixed values: each column ordered on its own and the
+/// orders combined by rank must give exactly the stable sort by all the descriptors at once.
+@Suite struct MultiColumnSortTests {
+    /// Items as `IndexSortTests` makes them, each linked (or not) to an owner whose name, age and mixed value
+    /// repeat, so that ties on one descriptor are broken by the next.
+    func makeDatabase() throws -> Database {
+        let db = try IndexSortTests().makeDatabase(count: 3000, longStrings: true)
+        var rng = SplitMix64(seed: 29)
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "Owner", properties: [
+                PropertySchema(name: "name", type: .string, isOptional: true),
+                PropertySchema(name: "age", type: .int),
+                PropertySchema(name: "m", type: .mixed, isOptional: true),
+                PropertySchema(name: "boss", type: .link, isOptional: true, objectClassName: "Owner"),
+            ]))
+            try tx.addProperty("Item", PropertySchema(name: "owner", type: .link, isOptional: true, objectClassName: "Owner"))
+            let names: [Value] = [.null, .string("Ann"), .string("ann"), .string("Änne"), .string("日本"), .string("Bo\u{0}"), .string("Bo")]
+            let mixed: [Value] = [.null, .int(1), .double(1.0), .double(.nan), .string("1"), .bool(true), .int(-3), .date(Timestamp(seconds: 5))]
+            var owners: [ObjectKey] = []
+            for _ in 0..<40 {
+                owners.append(try tx.createObject("Owner", ["name": names[Int(rng.next() % UInt64(names.count))],
+                                                           "age": .int(Int64(rng.next() % 4)),
+                                                           "m": mixed[Int(rng.next() % UInt64(mixed.count))]]))
+            }
+            let boss = try tx.property(tx.table("Owner"), "boss")
+            for o in owners where rng.next() % 3 != 0 {
+                try tx.set(o, boss, .link(owners[Int(rng.next() % UInt64(owners.count))]))
+            }
+            let items = try tx.keys(tx.table("Item"))
+            let owner = try tx.property(tx.table("Item"), "owner")
+            for k in items where rng.next() % 5 != 0 {
+                try tx.set(k, owner, .link(owners[Int(rng.next() % UInt64(owners.count))]))
+            }
+        }
+        return db
+    }
+
+    /// A descriptor's value for one item, nil when its path meets a null link.
+    func value(_ s: Snapshot, _ key: ObjectKey, _ path: String) throws -> Value? {
+        let item = try s.table("Item")
+        var parts = path.split(separator: ".").map(String.init)
+        guard parts.count >= 2 else { return try s.value(key, s.property(item, path)) }
+        guard case .link(var o) = try s.value(key, s.property(item, parts.removeFirst())) else { return nil }
+        let owner = try s.table("Owner")
+        while parts.count > 1 {
+            guard case .link(let next) = try s.value(o, s.property(owner, parts.removeFirst())) else { return nil }
+            o = next
+        }
+        return try s.value(o, s.property(owner, parts[0]))
+    }
+
+    /// The stable sort by every descriptor at once, with `ValueOrder` (a null link after every value ascending,
+    /// before every value descending).
+    func reference(_ s: Snapshot, _ keys: [ObjectKey], _ descriptors: [(String, Bool)]) throws -> [ObjectKey] {
+        let values = try descriptors.map { d in try keys.map { try value(s, $0, d.0) } }
+        let order = keys.indices.sorted { a, b in
+            for (n, d) in descriptors.enumerated() {
+                let x = values[n][a], y = values[n][b]
+                let o: Int
+                switch (x, y) {
+                case (nil, nil): o = 0
+                case (nil, _): o = d.1 ? 1 : -1
+                case (_, nil): o = d.1 ? -1 : 1
+                case (let x?, let y?): o = d.1 ? ValueOrder.compare(x, y) : -ValueOrder.compare(x, y)
+                }
+                if o != 0 { return o < 0 }
+            }
+            return a < b
+        }
+        return order.map { keys[$0] }
+    }
+
+    @Test func severalDescriptorsMatchTheReferenceOrder() throws {
+        let db = try makeDatabase()
+        let sorts: [[(String, Bool)]] = [
+            [("plain", true), ("num", false)],
+            [("flag", false), ("free", true)],
+            [("n", true), ("name", true)],
+            [("when", true), ("dbl", false), ("flt", true)],
+            [("free", false), ("when", false)],
+            [("owner.name", true)],
+            [("owner.name", false)],
+            [("owner.m", true)],
+            [("owner.m", false), ("n", true)],
+            [("owner.age", false), ("owner.name", true), ("plain", false)],
+            [("flag", true), ("owner.name", false), ("dbl", true)],
+            [("owner.boss.name", true), ("num", true)],
+            [("owner.boss.age", false)],
+            [("owner.boss.m", true), ("owner.boss", true)],
+        ]
+        try db.read { s in
+            for query in ["TRUEPREDICATE", "n >= -2", "owner.age == 1"] {
+                let matching = try Query.evaluate(query, on: "Item", in: s)
+                for descriptors in sorts {
+                    let clause = descriptors.map { "\($0.0) \($0.1 ? "ASC" : "DESC")" }.joined(separator: ", ")
+                    let text = "\(query) SORT(\(clause))"
+                    let got = try Query.evaluate(text, on: "Item", in: s)
+                    #expect(got == (try reference(s, matching, descriptors)), "\(text)")
+                }
+            }
+        }
+    }
+}
+
 /// `CONTAINS[c]` folds the haystack while it searches; it must agree with folding a copy first.
 @Suite struct FoldedContainsTests {
     @Test func agreesWithFoldingACopyFirst() {
