@@ -560,6 +560,7 @@ struct Sorter {
     /// The first object of each distinct combination of values (equal as `==` in queries: strings bytewise).
     /// An object whose path meets a null link is dropped, as Realm Core does.
     func distinct(_ keys: [ObjectKey], _ paths: [BoundPath]) throws -> [ObjectKey] {
+        if let kept = try distinctByRanks(keys, paths) { return kept }
         var seen = Set<[Value]>()
         var out: [ObjectKey] = []
         var buffer: [Value] = []
@@ -578,6 +579,65 @@ struct Sorter {
             if seen.insert(combo).inserted { out.append(k) }
         }
         return out
+    }
+
+    /// `distinct` for columns of strings, ints, bools and dates (nulls allowed), where equal in the sort's order
+    /// is equal as `distinct` means it: each column ordered and ranked as for a sort, the ranks of several
+    /// columns combined into one, and the first object of each rank kept. nil for other columns (floating
+    /// point, mixed and the rest keep the comparison of values).
+    func distinctByRanks(_ keys: [ObjectKey], _ paths: [BoundPath]) throws -> [ObjectKey]? {
+        guard keys.count >= 2 else { return nil }
+        let keysAreSorted = zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
+        var combined: [Int32]? = nil
+        var dropped = [Bool](repeating: false, count: keys.count)
+        for path in paths {
+            let column = try column(path, keys, keysAreSorted: keysAreSorted)
+            if case .values(let values, let nullLinks) = column {
+                guard Sorter.distinctAsOrdered(values) else { return nil }
+                for (i, unreached) in nullLinks.enumerated() where unreached { dropped[i] = true }
+            }
+            let ranks = try Sorter.ranks(column, order(column, ascending: true))
+            guard let previous = combined else { combined = ranks; continue }
+            // The pair (earlier columns' rank, this column's) ranked again: equal pairs one rank.
+            var items = (0..<Int32(keys.count)).map {
+                SortItem(prefix: UInt64(UInt32(previous[Int($0)])) << 32 | UInt64(UInt32(ranks[Int($0)])), index: $0)
+            }
+            try Sorter.radixSort(&items, descending: false, progress: progress)
+            var next = [Int32](repeating: 0, count: keys.count)
+            var rank: Int32 = 0
+            for j in items.indices {
+                if j > 0 && items[j].prefix != items[j - 1].prefix { rank += 1 }
+                next[Int(items[j].index)] = rank
+            }
+            combined = next
+        }
+        guard let combined else { return nil }
+        var seen = [Bool](repeating: false, count: keys.count)
+        var out: [ObjectKey] = []
+        for (i, k) in keys.enumerated() where !dropped[i] && !seen[Int(combined[i])] {
+            seen[Int(combined[i])] = true
+            out.append(k)
+        }
+        return out
+    }
+
+    /// Whether values equal in `compare`'s order are exactly the values `distinct` takes as equal: one kind of
+    /// string, int, bool or date, and nulls.
+    static func distinctAsOrdered(_ values: [Value]) -> Bool {
+        var kind = -1
+        for v in values {
+            let k: Int
+            switch v {
+            case .null: continue
+            case .string: k = 0
+            case .int: k = 1
+            case .bool: k = 2
+            case .date: k = 3
+            default: return false
+            }
+            if kind != k { if kind >= 0 { return false }; kind = k }
+        }
+        return true
     }
 
     static func distinctKey(_ v: Value) -> Value {

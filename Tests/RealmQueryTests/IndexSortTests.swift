@@ -235,6 +235,39 @@ import TestSupport
             }
         }
     }
+
+    /// The first object of each combination of values, strings bytewise, objects behind a null link dropped.
+    func referenceDistinct(_ s: Snapshot, _ keys: [ObjectKey], _ paths: [String]) throws -> [ObjectKey] {
+        var seen = Set<[Value]>()
+        var out: [ObjectKey] = []
+        next: for k in keys {
+            var combo: [Value] = []
+            for p in paths {
+                guard let v = try value(s, k, p) else { continue next }
+                if case .string(let t) = v { combo.append(.data(Array(t.utf8))) } else { combo.append(v) }
+            }
+            if seen.insert(combo).inserted { out.append(k) }
+        }
+        return out
+    }
+
+    @Test func distinctMatchesTheReferenceForEveryKindOfColumn() throws {
+        let db = try makeDatabase()
+        let distincts: [[String]] = [
+            ["plain"], ["free"], ["name"], ["num"], ["flag", "n"], ["when"], ["free", "num", "flag"],
+            ["owner.name"], ["owner.age", "plain"], ["owner.boss.name", "flag"], ["owner.m"], ["dbl"], ["flt", "n"],
+        ]
+        try db.read { s in
+            for query in ["TRUEPREDICATE", "n >= -2 SORT(num DESC)", "owner.age == 1 SORT(owner.name ASC, free DESC)"] {
+                let matching = try Query.evaluate(query, on: "Item", in: s)
+                for paths in distincts {
+                    let text = "\(query) DISTINCT(\(paths.joined(separator: ", ")))"
+                    let got = try Query.evaluate(text, on: "Item", in: s)
+                    #expect(got == (try referenceDistinct(s, matching, paths)), "\(text)")
+                }
+            }
+        }
+    }
 }
 
 /// `CONTAINS[c]` folds the haystack while it searches; it must agree with folding a copy first.
