@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import RealmStorage
 
 /// SORT and DISTINCT over key paths through to-one links.
@@ -24,7 +27,8 @@ struct Sorter {
 
     /// A column of sort values for the keys, strings kept as bytes in one buffer.
     enum Column {
-        case strings(bytes: [UInt8], offsets: [Int], nulls: [Bool])
+        /// `unreached[i]`: the path of object i meets a null link (empty when none does).
+        case strings(bytes: [UInt8], offsets: [Int], nulls: [Bool], unreached: [Bool])
         /// `nullLinks[i]`: the path of object i meets a null link (empty when the path follows no link).
         case values([Value], nullLinks: [Bool])
     }
@@ -98,7 +102,7 @@ struct Sorter {
             return true
         }
         guard found == keys.count else { return nil }
-        return strings ? .strings(bytes: bytes, offsets: offsets, nulls: nulls) : .values(values, nullLinks: [])
+        return strings ? .strings(bytes: bytes, offsets: offsets, nulls: nulls, unreached: []) : .values(values, nullLinks: [])
     }
 
     /// A path of to-one links ending at a property (not a list, set or dictionary; `owner.name`,
@@ -135,8 +139,8 @@ struct Sorter {
               let column = try read(lastClass, lastProp, ofSortedKeys: distinct, strings: strings) else { return nil }
         let nullLinks = at.map { $0 == nil }
         switch column {
-        case .strings(let bytes, let offsets, let targetNulls) where !nullLinks.contains(true):
-            // Each object's string, copied from its target's.
+        case .strings(let bytes, let offsets, let targetNulls, _):
+            // Each object's string, copied from its target's (none behind a null link).
             var out: [UInt8] = []
             var outOffsets = [0]
             var nulls: [Bool] = []
@@ -145,20 +149,11 @@ struct Sorter {
             nulls.reserveCapacity(keys.count)
             for i in keys.indices {
                 let t = Int(index[i])
-                out.append(contentsOf: bytes[offsets[t]..<offsets[t + 1]])
+                if at[i] != nil { out.append(contentsOf: bytes[offsets[t]..<offsets[t + 1]]) }
                 outOffsets.append(out.count)
-                nulls.append(targetNulls[t])
+                nulls.append(at[i] != nil && targetNulls[t])
             }
-            return .strings(bytes: out, offsets: outOffsets, nulls: nulls)
-        case .strings(let bytes, let offsets, let targetNulls):
-            var values: [Value] = []
-            values.reserveCapacity(keys.count)
-            for i in keys.indices {
-                let t = Int(index[i])
-                values.append(at[i] == nil || targetNulls[t] ? .null
-                              : .string(String(decoding: bytes[offsets[t]..<offsets[t + 1]], as: UTF8.self)))
-            }
-            return .values(values, nullLinks: nullLinks)
+            return .strings(bytes: out, offsets: outOffsets, nulls: nulls, unreached: nullLinks.contains(true) ? nullLinks : [])
         case .values(let targetValues, _):
             let values = keys.indices.map { at[$0] == nil ? Value.null : targetValues[Int(index[$0])] }
             return .values(values, nullLinks: nullLinks.contains(true) ? nullLinks : [])
@@ -220,44 +215,123 @@ struct Sorter {
             let column = try column(descriptors[0].path, keys, keysAreSorted: keysAreSorted)
             return try order(column, ascending: descriptors[0].ascending).map { keys[Int($0)] }
         }
-        // Several columns: each is ordered on its own (the one-column sorts below) and turned into ranks, equal
-        // values one rank; then a stable radix sort by the ranks of the last column, then of the one before,
-        // and so on to the first, leaves the objects in the order of the first column, ties broken by the
-        // next, and so on, the remaining ties in key order.
-        var items = (0..<Int32(keys.count)).map { SortItem(prefix: 0, index: $0) }
-        for n in descriptors.indices.reversed() {
-            let column = try column(descriptors[n].path, keys, keysAreSorted: keysAreSorted)
-            let ranks = try Sorter.ranks(column, order(column, ascending: descriptors[n].ascending))
-            for j in items.indices { items[j].prefix = UInt64(ranks[Int(items[j].index)]) }
-            try Sorter.radixSort(&items, descending: false, progress: progress)
+        // Several columns: each is ordered on its own (the one-column sorts below), which gives each object the
+        // rank of its value (equal values one rank); the objects are then sorted by their ranks, the first
+        // column's before the next (`sortByRanks`), ties in key order.
+        var ranked: [Ranked] = []
+        for d in descriptors {
+            let column = try column(d.path, keys, keysAreSorted: keysAreSorted)
+            ranked.append(try order(column, ascending: d.ascending, ranked: true))
         }
-        return items.map { keys[Int($0.index)] }
+        return try sortByRanks(ranked).map { keys[Int($0)] }
+    }
+
+    /// A column's positions in one descriptor's order and, when asked for, each position's rank in it: 0 for
+    /// the first value, one more for each value that differs from the one before it (`distinct` of them).
+    struct Ranked {
+        var order: [Int32]
+        var ranks: [Int32] = []
+        var distinct = 0
+
+        /// Ranks from the ordered positions and whether each differs from the one before it (`differs[0]` is
+        /// ignored).
+        init(order: [Int32], differs: (Int) -> Bool, ranked: Bool) {
+            self.order = order
+            guard ranked, !order.isEmpty else { return }
+            ranks = [Int32](repeating: 0, count: order.count)
+            var rank: Int32 = 0
+            ranks.withUnsafeMutableBufferPointer { r in
+                order.withUnsafeBufferPointer { o in
+                    for j in 0..<o.count {
+                        if j > 0 && differs(j) { rank += 1 }
+                        r[Int(o[j])] = rank
+                    }
+                }
+            }
+            distinct = Int(rank) + 1
+        }
+
+        init(order: [Int32]) { self.order = order }
+    }
+
+    /// The positions ordered by the ranks of several columns, the first column's first, equal ranks in
+    /// position order. When the ranks fit one 64-bit word side by side, one stable radix sort of those words;
+    /// otherwise the pairs of ranks are ranked again, column by column.
+    func sortByRanks(_ columns: [Ranked]) throws -> [Int32] {
+        try Sorter.itemsByRanks(columns, progress: progress).map(\.index)
+    }
+
+    /// `sortByRanks` as items whose `prefix` is equal exactly where every column's rank is.
+    static func itemsByRanks(_ columns: [Ranked], progress: QueryProgress?) throws -> [SortItem] {
+        let n = columns[0].ranks.count
+        let widths = columns.map { Int.bitWidth - max(0, $0.distinct - 1).leadingZeroBitCount }
+        var key = [UInt64](repeating: 0, count: n)
+        var used = 0
+        var items: [SortItem] = []
+        for (c, column) in columns.enumerated() {
+            if used + widths[c] > 64 {
+                // The columns so far become one rank: their words sorted and ranked.
+                items = (0..<Int32(n)).map { SortItem(prefix: key[Int($0)], index: $0) }
+                try Sorter.radixSort(&items, descending: false, progress: progress)
+                var rank: UInt64 = 0
+                for j in items.indices {
+                    if j > 0 && items[j].prefix != items[j - 1].prefix { rank += 1 }
+                    key[Int(items[j].index)] = rank
+                }
+                used = Int.bitWidth - rank.leadingZeroBitCount
+            }
+            let shift = UInt64(widths[c])
+            column.ranks.withUnsafeBufferPointer { r in
+                key.withUnsafeMutableBufferPointer { k in
+                    for i in 0..<n { k[i] = k[i] &<< shift | UInt64(UInt32(bitPattern: r[i])) }
+                }
+            }
+            used += widths[c]
+        }
+        items = (0..<Int32(n)).map { SortItem(prefix: key[Int($0)], index: $0) }
+        try Sorter.radixSort(&items, descending: false, progress: progress)
+        return items
     }
 
     /// The positions of a column's values in the order of one sort descriptor, equal values in position order:
     /// nulls first (last descending); an object whose path meets a null link after every value (before every
     /// value descending).
     func order(_ column: Column, ascending: Bool) throws -> [Int32] {
+        try order(column, ascending: ascending, ranked: false).order
+    }
+
+    /// `order`, with each position's rank when `ranked`.
+    func order(_ column: Column, ascending: Bool, ranked: Bool) throws -> Ranked {
         switch column {
-        case .strings(let bytes, let offsets, let nulls):
-            return try orderStrings(bytes: bytes, offsets: offsets, nulls: nulls, ascending: ascending)
+        case .strings(let bytes, let offsets, let nulls, let unreached):
+            return try orderStrings(bytes: bytes, offsets: offsets, nulls: nulls, unreached: unreached, ascending: ascending,
+                                    ranked: ranked)
         case .values(let values, let nullLinks):
-            guard nullLinks.contains(true) else { return try orderValues(values, ascending: ascending) }
+            guard nullLinks.contains(true) else { return try orderValues(values, ascending: ascending, ranked: ranked) }
             var reached: [Value] = []
             var positions: [Int32] = []
             var unreached: [Int32] = []
             for (i, v) in values.enumerated() {
                 if nullLinks[i] { unreached.append(Int32(i)) } else { reached.append(v); positions.append(Int32(i)) }
             }
-            let ordered = try orderValues(reached, ascending: ascending).map { positions[Int($0)] }
-            return ascending ? ordered + unreached : unreached + ordered
+            let inner = try orderValues(reached, ascending: ascending, ranked: ranked)
+            let ordered = inner.order.map { positions[Int($0)] }
+            var result = Ranked(order: ascending ? ordered + unreached : unreached + ordered)
+            guard ranked else { return result }
+            // The unreached ones share a rank: after the values' ranks, or before them (the values' one up).
+            let unreachedRank = Int32(ascending ? inner.distinct : 0)
+            let shift: Int32 = ascending || unreached.isEmpty ? 0 : 1
+            result.ranks = [Int32](repeating: unreachedRank, count: values.count)
+            for (j, p) in positions.enumerated() { result.ranks[Int(p)] = inner.ranks[j] + shift }
+            result.distinct = inner.distinct + (unreached.isEmpty ? 0 : 1)
+            return result
         }
     }
 
     /// `order` of values without null links: numbers and dates as integers, strings by their bytes, anything
     /// else (values of several kinds) by a comparison sort.
-    func orderValues(_ values: [Value], ascending: Bool) throws -> [Int32] {
-        if let ordered = try orderNumbers(values, ascending: ascending) { return ordered }
+    func orderValues(_ values: [Value], ascending: Bool, ranked: Bool = false) throws -> Ranked {
+        if let ordered = try orderNumbers(values, ascending: ascending, ranked: ranked) { return ordered }
         if values.allSatisfy({ if case .string = $0 { return true }; return $0.isNull }) {
             var bytes: [UInt8] = []
             var offsets = [0]
@@ -269,44 +343,16 @@ struct Sorter {
                 nulls.append(v.isNull)
                 offsets.append(bytes.count)
             }
-            return try orderStrings(bytes: bytes, offsets: offsets, nulls: nulls, ascending: ascending)
+            return try orderStrings(bytes: bytes, offsets: offsets, nulls: nulls, unreached: [], ascending: ascending,
+                                    ranked: ranked)
         }
         var order = [Int32](0..<Int32(values.count))
         try sort(&order) { x, y in
             let o = Sorter.compare(values[Int(x)], values[Int(y)])
             return o != 0 ? (ascending ? o < 0 : o > 0) : x < y
         }
-        return order
-    }
-
-    /// For each position of `column`, the rank of its value in `order` (the column's positions ordered): 0 for
-    /// the first value, one more for each value that differs from the one before it, the same for equal ones.
-    static func ranks(_ column: Column, _ order: [Int32]) -> [Int32] {
-        var ranks = [Int32](repeating: 0, count: order.count)
-        guard order.count > 1 else { return ranks }
-        var rank: Int32 = 0
-        switch column {
-        case .strings(let bytes, let offsets, let nulls):
-            bytes.withUnsafeBytes { b in
-                for j in 1..<order.count {
-                    let x = Int(order[j - 1]), y = Int(order[j])
-                    let same = nulls[x] || nulls[y] ? nulls[x] == nulls[y]
-                        : Semantics.rawOrder(UnsafeRawBufferPointer(rebasing: b[offsets[x]..<offsets[x + 1]]),
-                                             UnsafeRawBufferPointer(rebasing: b[offsets[y]..<offsets[y + 1]])) == 0
-                    if !same { rank += 1 }
-                    ranks[y] = rank
-                }
-            }
-        case .values(let values, let nullLinks):
-            for j in 1..<order.count {
-                let x = Int(order[j - 1]), y = Int(order[j])
-                let same = !nullLinks.isEmpty && (nullLinks[x] || nullLinks[y]) ? nullLinks[x] == nullLinks[y]
-                    : compare(values[x], values[y]) == 0
-                if !same { rank += 1 }
-                ranks[y] = rank
-            }
-        }
-        return ranks
+        return Ranked(order: order, differs: { Sorter.compare(values[Int(order[$0 - 1])], values[Int(order[$0])]) != 0 },
+                      ranked: ranked)
     }
 
     /// The positions of one string column in order: null first (last descending), then by UTF-8 bytes, equal
@@ -314,12 +360,15 @@ struct Sorter {
     /// (`sortItems`); only a run of equal prefixes where a value is longer than 8 bytes or lengths differ (a NUL
     /// byte pads like the end) is sorted again by its bytes. A column of few distinct short values (names,
     /// cities) never reaches the bytes.
-    func orderStrings(bytes: [UInt8], offsets: [Int], nulls: [Bool], ascending: Bool) throws -> [Int32] {
+    func orderStrings(bytes: [UInt8], offsets: [Int], nulls: [Bool], unreached: [Bool], ascending: Bool,
+                      ranked: Bool = false) throws -> Ranked {
         var items: [SortItem] = []
         var nullItems: [Int32] = []
+        var unreachedItems: [Int32] = []
         items.reserveCapacity(nulls.count)
         bytes.withUnsafeBufferPointer { b in
             for i in 0..<nulls.count {
+                if !unreached.isEmpty && unreached[i] { unreachedItems.append(Int32(i)); continue }
                 if nulls[i] { nullItems.append(Int32(i)); continue }
                 let s = offsets[i], e = offsets[i + 1]
                 var p: UInt64 = 0
@@ -327,34 +376,156 @@ struct Sorter {
                 items.append(SortItem(prefix: p, index: Int32(i)))
             }
         }
+        // A column of few distinct values longer than 8 bytes (breeds, cities, names shared by many): its distinct
+        // values are ordered once, and the objects by their value's rank among them.
+        if items.count >= 4_096, let (ids, firsts) = Sorter.fewDistinct(bytes: bytes, offsets: offsets, items: items) {
+            var distinctBytes: [UInt8] = []
+            var distinctOffsets = [0]
+            for f in firsts {
+                distinctBytes.append(contentsOf: bytes[offsets[Int(f)]..<offsets[Int(f) + 1]])
+                distinctOffsets.append(distinctBytes.count)
+            }
+            let ranks = try orderStrings(bytes: distinctBytes, offsets: distinctOffsets,
+                                         nulls: [Bool](repeating: false, count: firsts.count), unreached: [],
+                                         ascending: ascending, ranked: true).ranks
+            for j in items.indices { items[j].prefix = UInt64(ranks[Int(ids[j])]) }
+            try Sorter.radixSort(&items, descending: false, progress: progress)
+            let differs = ranked ? items.indices.map { $0 == 0 || items[$0].prefix != items[$0 - 1].prefix } : []
+            return Sorter.ordered(items, nulls: nullItems, unreached: unreachedItems, ascending: ascending, differs: differs,
+                                  ranked: ranked)
+        }
         try sortItems(&items, ascending: ascending)
-        // Runs of one prefix whose values may still differ: sorted by their bytes, stably (they are in key order).
+        // `differs[j]`: item j's value is not item j - 1's (items of different prefixes differ).
+        var differs = ranked ? [Bool](repeating: true, count: items.count) : []
+        // Runs of one prefix whose values may still differ are ordered by their next 8 bytes the same way, and so
+        // on (`refine`); a few values are sorted by comparing their bytes.
         try bytes.withUnsafeBytes { b in
             func value(_ i: Int32) -> UnsafeRawBufferPointer {
                 UnsafeRawBufferPointer(rebasing: b[offsets[Int(i)]..<offsets[Int(i) + 1]])
+            }
+            // Each value's length and bytes 8..<16 (zero-padded), in position order: a run of one first 8 bytes
+            // is ordered from these without going back to the bytes, unless its values are longer than 16.
+            var tails: [(next: UInt64, length: Int32)] = []
+            if items.contains(where: { offsets[Int($0.index) + 1] - offsets[Int($0.index)] > 8 }) {
+                tails = (0..<nulls.count).map { i in
+                    let s = offsets[i] + 8, e = offsets[i + 1]
+                    var p: UInt64 = 0
+                    for k in 0..<8 { p = p &<< 8 | UInt64(s + k < e ? b[s + k] : 0) }
+                    return (p, Int32(e - offsets[i]))
+                }
+            }
+            func length(_ i: Int32) -> Int { offsets[Int(i) + 1] - offsets[Int(i)] }
+            /// Orders `items[lo..<hi]`, whose values agree on their first `depth` bytes (a value shorter than
+            /// that padded with zeros), in position order now: by their bytes, ties in position order; and sets
+            /// `differs` inside the range.
+            func refine(_ lo: Int, _ hi: Int, depth: Int) throws {
+                var run = Array(items[lo..<hi])
+                var longest = 0
+                var sameLength = true
+                let first = length(items[lo].index)
+                for j in run.indices {
+                    let i = Int(run[j].index)
+                    let n: Int
+                    if depth == 8 && !tails.isEmpty {
+                        (run[j].prefix, n) = (tails[i].next, Int(tails[i].length))
+                    } else {
+                        n = offsets[i + 1] - offsets[i]
+                        let s = offsets[i] + depth, e = offsets[i + 1]
+                        var p: UInt64 = 0
+                        for k in 0..<8 { p = p &<< 8 | UInt64(s + k < e ? b[s + k] : 0) }
+                        run[j].prefix = p
+                    }
+                    longest = max(longest, n)
+                    if n != first { sameLength = false }
+                }
+                if longest <= depth {
+                    // Equal but for trailing zeros: the shorter value is the smaller.
+                    if !sameLength {
+                        items[lo..<hi].sort { x, y in
+                            let a = length(x.index), c = length(y.index)
+                            return a != c ? (ascending ? a < c : a > c) : x.index < y.index
+                        }
+                    }
+                    if ranked { for j in lo + 1..<hi { differs[j] = length(items[j].index) != length(items[j - 1].index) } }
+                    return
+                }
+                if hi - lo <= 32 {
+                    items[lo..<hi].sort { x, y in
+                        let o = Semantics.rawOrder(value(x.index), value(y.index))
+                        return o != 0 ? (ascending ? o < 0 : o > 0) : x.index < y.index
+                    }
+                    if ranked {
+                        for j in lo + 1..<hi { differs[j] = Semantics.rawOrder(value(items[j - 1].index), value(items[j].index)) != 0 }
+                    }
+                    return
+                }
+                try progress?.check()
+                let shared = items[lo].prefix
+                try Sorter.radixSort(&run, descending: !ascending, progress: nil)
+                var j = 0
+                while j < run.count {
+                    var k = j + 1
+                    while k < run.count && run[k].prefix == run[j].prefix { k += 1 }
+                    if ranked && j > 0 { differs[lo + j] = true }
+                    for m in j..<k { items[lo + m] = SortItem(prefix: shared, index: run[m].index) }
+                    if k - j > 1 { try refine(lo + j, lo + k, depth: depth + 8) }
+                    j = k
+                }
             }
             var start = 0
             while start < items.count {
                 var end = start + 1
                 let p = items[start].prefix
-                let length = offsets[Int(items[start].index) + 1] - offsets[Int(items[start].index)]
-                var uniform = length <= 8
-                while end < items.count && items[end].prefix == p {
-                    let i = Int(items[end].index)
-                    if offsets[i + 1] - offsets[i] != length { uniform = false }
-                    end += 1
-                }
-                if end - start > 1 && !uniform {
-                    try progress?.check()
-                    items[start..<end].sort { x, y in
-                        let o = Semantics.rawOrder(value(x.index), value(y.index))
-                        return o != 0 ? (ascending ? o < 0 : o > 0) : x.index < y.index
-                    }
-                }
+                while end < items.count && items[end].prefix == p { end += 1 }
+                if end - start > 1 { try refine(start, end, depth: 8) }
                 start = end
             }
         }
-        return Sorter.ordered(items, nulls: nullItems, ascending: ascending)
+        return Sorter.ordered(items, nulls: nullItems, unreached: unreachedItems, ascending: ascending, differs: differs,
+                              ranked: ranked)
+    }
+
+    /// For the values of `items` (in position order): each one's id among the distinct values (`ids[j]` for
+    /// `items[j]`) and the position of each distinct value's first occurrence, when the values are few (at most
+    /// one in 64 of them distinct, or 1,024) and some are longer than 8 bytes (shorter ones sort as integers
+    /// anyway); nil otherwise, decided from the first 4,096 values when they are already too many.
+    static func fewDistinct(bytes: [UInt8], offsets: [Int], items: [SortItem]) -> ([Int32], [Int32])? {
+        let limit = min(1_024, items.count / 64)
+        var slots = [Int32](repeating: -1, count: 4 * 1_024)
+        let mask = slots.count - 1
+        var firsts: [Int32] = []
+        var ids = [Int32](repeating: 0, count: items.count)
+        var long = false
+        let found: Bool = bytes.withUnsafeBytes { b in
+            for (j, item) in items.enumerated() {
+                let i = Int(item.index)
+                let start = offsets[i], count = offsets[i + 1] - start
+                if count > 8 { long = true }
+                // FNV-1a over the bytes; the table holds the first position of each value.
+                var h: UInt64 = 0xcbf2_9ce4_8422_2325
+                for k in 0..<count { h = (h ^ UInt64(b[start + k])) &* 0x100_0000_01b3 }
+                var at = Int(truncatingIfNeeded: h ^ (h >> 32)) & mask
+                while true {
+                    let e = Int(slots[at])
+                    if e < 0 {
+                        if firsts.count == limit || (j == 4_095 && firsts.count > 64) { return false }
+                        slots[at] = Int32(firsts.count)
+                        ids[j] = Int32(firsts.count)
+                        firsts.append(item.index)
+                        break
+                    }
+                    let f = Int(firsts[e])
+                    let fs = offsets[f], fc = offsets[f + 1] - fs
+                    if fc == count && (count == 0 || memcmp(b.baseAddress! + fs, b.baseAddress! + start, count) == 0) {
+                        ids[j] = Int32(e)
+                        break
+                    }
+                    at = (at + 1) & mask
+                }
+            }
+            return true
+        }
+        return found && long ? (ids, firsts) : nil
     }
 
     /// The positions of one column of ints, bools, floats, doubles or dates (nulls allowed) in the order
@@ -362,7 +533,7 @@ struct Sorter {
     /// by seconds then nanoseconds), equal values in position order; nil when the values are of another kind or
     /// of more than one, which `orderValues` sorts otherwise. Each value becomes an integer of the same order (a date two:
     /// its nanoseconds sorted first, then its seconds, both passes stable), so the sort compares two words.
-    func orderNumbers(_ values: [Value], ascending: Bool) throws -> [Int32]? {
+    func orderNumbers(_ values: [Value], ascending: Bool, ranked: Bool = false) throws -> Ranked? {
         var items: [SortItem] = []
         var nullItems: [Int32] = []
         items.reserveCapacity(values.count)
@@ -409,13 +580,23 @@ struct Sorter {
         }
         if kind == .date {
             // Two stable passes make the order of (seconds, nanoseconds), then position.
+            let nanoseconds = ranked ? items : []
             try Sorter.radixSort(&items, descending: !ascending, progress: progress)
             for j in items.indices { items[j].prefix = seconds[Int(items[j].index)] }
             try Sorter.radixSort(&items, descending: !ascending, progress: progress)
-        } else {
-            try sortItems(&items, ascending: ascending)
+            guard ranked else { return Sorter.ordered(items, nulls: nullItems, ascending: ascending, differs: [], ranked: false) }
+            // Positions of the non-null values, to find their nanoseconds (items were made in position order).
+            var at = [Int32](repeating: 0, count: values.count)
+            for (j, item) in nanoseconds.enumerated() { at[Int(item.index)] = Int32(j) }
+            let differs = items.indices.map { j in
+                j == 0 || items[j].prefix != items[j - 1].prefix
+                    || nanoseconds[Int(at[Int(items[j].index)])].prefix != nanoseconds[Int(at[Int(items[j - 1].index)])].prefix
+            }
+            return Sorter.ordered(items, nulls: nullItems, ascending: ascending, differs: differs, ranked: true)
         }
-        return Sorter.ordered(items, nulls: nullItems, ascending: ascending)
+        try sortItems(&items, ascending: ascending)
+        let differs = ranked ? items.indices.map { $0 == 0 || items[$0].prefix != items[$0 - 1].prefix } : []
+        return Sorter.ordered(items, nulls: nullItems, ascending: ascending, differs: differs, ranked: ranked)
     }
 
     /// A value's order as an integer, and its position among the keys sorted.
@@ -498,14 +679,25 @@ struct Sorter {
         }
     }
 
-    /// The positions in the order of `items`, the null ones first (ascending) or last, in position order.
-    static func ordered(_ items: [SortItem], nulls: [Int32], ascending: Bool) -> [Int32] {
+    /// The positions in the order of `items`, the null ones first (ascending) or last, in position order; when
+    /// `ranked`, with ranks from `differs` (whether item j's value differs from item j - 1's), the nulls one rank.
+    /// Objects whose path meets a null link (`unreached`) come after everything ascending, before it descending,
+    /// in position order, one rank.
+    static func ordered(_ items: [SortItem], nulls: [Int32], unreached: [Int32] = [], ascending: Bool, differs: [Bool],
+                        ranked: Bool) -> Ranked {
         var out: [Int32] = []
-        out.reserveCapacity(items.count + nulls.count)
-        if ascending { out.append(contentsOf: nulls) }
+        out.reserveCapacity(items.count + nulls.count + unreached.count)
+        out.append(contentsOf: ascending ? nulls : unreached)
+        let itemsStart = out.count
         for item in items { out.append(item.index) }
-        if !ascending { out.append(contentsOf: nulls) }
-        return out
+        let afterStart = out.count
+        out.append(contentsOf: ascending ? unreached : nulls)
+        // One value before the items, one after them, the items' own boundaries between.
+        return Ranked(order: out, differs: { j in
+            if j == itemsStart || j == afterStart { return true }
+            let i = j - itemsStart
+            return i > 0 && i < items.count ? differs[i] : false
+        }, ranked: ranked)
     }
 
     /// Sorts `order` by `less`; with a `progress`, counts the comparisons and checks every 65,536 of them
@@ -588,37 +780,25 @@ struct Sorter {
     func distinctByRanks(_ keys: [ObjectKey], _ paths: [BoundPath]) throws -> [ObjectKey]? {
         guard keys.count >= 2 else { return nil }
         let keysAreSorted = zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
-        var combined: [Int32]? = nil
+        var ranked: [Ranked] = []
         var dropped = [Bool](repeating: false, count: keys.count)
         for path in paths {
             let column = try column(path, keys, keysAreSorted: keysAreSorted)
-            if case .values(let values, let nullLinks) = column {
+            switch column {
+            case .values(let values, let nullLinks):
                 guard Sorter.distinctAsOrdered(values) else { return nil }
                 for (i, unreached) in nullLinks.enumerated() where unreached { dropped[i] = true }
+            case .strings(_, _, _, let unreached):
+                for (i, u) in unreached.enumerated() where u { dropped[i] = true }
             }
-            let ranks = try Sorter.ranks(column, order(column, ascending: true))
-            guard let previous = combined else { combined = ranks; continue }
-            // The pair (earlier columns' rank, this column's) ranked again: equal pairs one rank.
-            var items = (0..<Int32(keys.count)).map {
-                SortItem(prefix: UInt64(UInt32(previous[Int($0)])) << 32 | UInt64(UInt32(ranks[Int($0)])), index: $0)
-            }
-            try Sorter.radixSort(&items, descending: false, progress: progress)
-            var next = [Int32](repeating: 0, count: keys.count)
-            var rank: Int32 = 0
-            for j in items.indices {
-                if j > 0 && items[j].prefix != items[j - 1].prefix { rank += 1 }
-                next[Int(items[j].index)] = rank
-            }
-            combined = next
+            ranked.append(try order(column, ascending: true, ranked: true))
         }
-        guard let combined else { return nil }
-        var seen = [Bool](repeating: false, count: keys.count)
-        var out: [ObjectKey] = []
-        for (i, k) in keys.enumerated() where !dropped[i] && !seen[Int(combined[i])] {
-            seen[Int(combined[i])] = true
-            out.append(k)
-        }
-        return out
+        guard !ranked.isEmpty else { return nil }
+        // Objects of one combination of values are adjacent, the first of them (in the result's order) first.
+        let items = try Sorter.itemsByRanks(ranked, progress: progress)
+        var kept = [Bool](repeating: false, count: keys.count)
+        for j in items.indices where j == 0 || items[j].prefix != items[j - 1].prefix { kept[Int(items[j].index)] = true }
+        return keys.indices.filter { kept[$0] && !dropped[$0] }.map { keys[$0] }
     }
 
     /// Whether values equal in `compare`'s order are exactly the values `distinct` takes as equal: one kind of

@@ -236,6 +236,63 @@ import TestSupport
         }
     }
 
+    /// A column of few distinct values longer than 8 bytes is ordered through its distinct values; the order
+    /// and the ties must be those of the plain string sort.
+    @Test func fewDistinctLongStringsMatchTheReferenceOrder() throws {
+        let db = try Database.inMemory(identifier: "few-distinct-\(UUID())")
+        let words: [Value] = [.null, .string("Labrador Retriever"), .string("Labrador Retriever\u{0}"), .string("Labrador"),
+                              .string("Labrador Retrievers"), .string("Golden Retriever"), .string("日本語の犬の名前"),
+                              .string("🐶🐶🐶🐶"), .string(""), .string("Labrador Retriev\u{e9}r"), .string("Lab")]
+        var rng = SplitMix64(seed: 53)
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "Item", properties: [
+                PropertySchema(name: "breed", type: .string, isOptional: true),
+                PropertySchema(name: "n", type: .int),
+            ]))
+            for _ in 0..<6_000 {
+                _ = try tx.createObject("Item", ["breed": words[Int(rng.next() % UInt64(words.count))],
+                                                 "n": .int(Int64(rng.next() % 3))])
+            }
+        }
+        try db.read { s in
+            let all = try s.keys(s.table("Item"))
+            let breed = try s.property(s.table("Item"), "breed"), n = try s.property(s.table("Item"), "n")
+            let values = try all.map { (try s.value($0, breed), try s.value($0, n)) }
+            for (text, byN) in [("SORT(breed ASC)", false), ("SORT(breed DESC)", false), ("SORT(breed DESC, n ASC)", true)] {
+                let ascending = !text.contains("breed DESC")
+                let expected = all.indices.sorted { a, b in
+                    let o = ValueOrder.compare(values[a].0, values[b].0)
+                    if o != 0 { return ascending ? o < 0 : o > 0 }
+                    if byN, values[a].1 != values[b].1 { return ValueOrder.compare(values[a].1, values[b].1) < 0 }
+                    return a < b
+                }.map { all[$0] }
+                #expect(try Query.evaluate("TRUEPREDICATE \(text)", on: "Item", in: s) == expected, "\(text)")
+            }
+            let distinct = try Query.evaluate("TRUEPREDICATE DISTINCT(breed)", on: "Item", in: s)
+            #expect(distinct.count == words.count)
+        }
+    }
+
+    /// Ranks too wide to sit side by side in one word (five columns of up to 2^20 ranks) are combined a few
+    /// columns at a time; the order must still be the lexicographic one, ties in position order.
+    @Test func ranksWiderThanAWordCombineInSteps() throws {
+        var rng = SplitMix64(seed: 41)
+        let n = 5_000
+        let columns: [Sorter.Ranked] = (0..<5).map { c in
+            var r = Sorter.Ranked(order: [])
+            // Few distinct values among the rows, so that ties reach the later columns.
+            r.ranks = (0..<n).map { _ in Int32(rng.next() % (c == 4 ? 3 : 5)) * Int32(c == 2 ? 1 : 200_000) }
+            r.distinct = 1 << 20
+            return r
+        }
+        let got = try Sorter.itemsByRanks(columns, progress: nil).map { Int($0.index) }
+        let expected = (0..<n).sorted { a, b in
+            for c in columns where c.ranks[a] != c.ranks[b] { return c.ranks[a] < c.ranks[b] }
+            return a < b
+        }
+        #expect(got == expected)
+    }
+
     /// The first object of each combination of values, strings bytewise, objects behind a null link dropped.
     func referenceDistinct(_ s: Snapshot, _ keys: [ObjectKey], _ paths: [String]) throws -> [ObjectKey] {
         var seen = Set<[Value]>()
