@@ -255,8 +255,8 @@ struct Sorter {
     }
 
     /// The positions ordered by the ranks of several columns, the first column's first, equal ranks in
-    /// position order. When the ranks fit one 64-bit word side by side, one stable radix sort of those words;
-    /// otherwise the pairs of ranks are ranked again, column by column.
+    /// position order: the ranks side by side in one 64-bit word, sorted by one stable radix sort; before a
+    /// column's ranks would overflow the word, the columns so far are ranked again as one.
     func sortByRanks(_ columns: [Ranked]) throws -> [Int32] {
         try Sorter.itemsByRanks(columns, progress: progress).map(\.index)
     }
