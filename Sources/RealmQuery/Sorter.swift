@@ -508,7 +508,7 @@ struct Sorter {
                 while true {
                     let e = Int(slots[at])
                     if e < 0 {
-                        if firsts.count == limit || (j == 4_095 && firsts.count > 64) { return false }
+                        if firsts.count == limit { return false }
                         slots[at] = Int32(firsts.count)
                         ids[j] = Int32(firsts.count)
                         firsts.append(item.index)
@@ -522,6 +522,7 @@ struct Sorter {
                     }
                     at = (at + 1) & mask
                 }
+                if j == 4_095 && firsts.count > 64 { return false }
             }
             return true
         }
