@@ -29,13 +29,24 @@ struct Sorter {
     enum Column {
         /// `unreached[i]`: the path of object i meets a null link (empty when none does).
         case strings(bytes: [UInt8], offsets: [Int], nulls: [Bool], unreached: [Bool])
+        /// The values of an int property (a null as 0 with its flag), read without making `Value`s.
+        case ints([Int64], nulls: [Bool], unreached: [Bool])
         /// `nullLinks[i]`: the path of object i meets a null link (empty when the path follows no link).
         case values([Value], nullLinks: [Bool])
     }
 
+    /// How `read` keeps a column: strings as bytes, ints as integers, anything else as values.
+    enum Form {
+        case strings, ints, values
+
+        init(_ type: PropertyType) {
+            self = type == .string ? .strings : type == .int ? .ints : .values
+        }
+    }
+
     func column(_ path: BoundPath, _ keys: [ObjectKey], keysAreSorted: Bool) throws -> Column {
         if keysAreSorted, let prop = path.directProperty, let s = ex.schema(cls, prop), !s.isList,
-           let column = try read(cls, prop, ofSortedKeys: keys, strings: s.type == .string) {
+           let column = try read(cls, prop, ofSortedKeys: keys, as: Form(s.type)) {
             return column
         }
         if let column = try readThroughLinks(path, keys, keysAreSorted: keysAreSorted) { return column }
@@ -63,18 +74,23 @@ struct Sorter {
     }
 
     /// The values of a property (not a list, set or dictionary) of `cls` for `keys`, ascending and each once,
-    /// read leaf by leaf in one pass over the table, columns read in place: strings as bytes when `strings`.
+    /// read leaf by leaf in one pass over the table, columns read in place, kept in `form`.
     /// nil when a key is not in the table (the general path reports it).
-    func read(_ cls: String, _ prop: String, ofSortedKeys keys: [ObjectKey], strings: Bool) throws -> Column? {
+    func read(_ cls: String, _ prop: String, ofSortedKeys keys: [ObjectKey], as form: Form) throws -> Column? {
         let h = try ex.handle(cls, prop)
         var bytes: [UInt8] = []
         var offsets: [Int] = [0]
         var nulls: [Bool] = []
+        var ints: [Int64] = []
         var values: [Value] = []
-        if strings {
+        switch form {
+        case .strings:
             offsets.reserveCapacity(keys.count + 1)
             nulls.reserveCapacity(keys.count)
-        } else {
+        case .ints:
+            ints.reserveCapacity(keys.count)
+            nulls.reserveCapacity(keys.count)
+        case .values:
             values.reserveCapacity(keys.count)
         }
         var i = 0
@@ -87,22 +103,31 @@ struct Sorter {
             leaf.appendRows(ofSortedKeys: keys, from: &i, to: &rows)
             if rows.isEmpty { return true }
             let col = try leaf.column(h)
-            for r in rows {
-                let row = Int(r)
-                if strings {
-                    let isNull = try col.withUTF8(row) { bytes.append(contentsOf: $0) } == nil
+            switch form {
+            case .strings:
+                for r in rows {
+                    let isNull = try col.withUTF8(Int(r)) { bytes.append(contentsOf: $0) } == nil
                     nulls.append(isNull)
                     offsets.append(bytes.count)
-                } else {
-                    values.append(try col.value(row))
                 }
+            case .ints:
+                for r in rows {
+                    ints.append(col.int(Int(r)))
+                    nulls.append(col.isNull(Int(r)))
+                }
+            case .values:
+                for r in rows { values.append(try col.value(Int(r))) }
             }
             found += rows.count
             try progress?.advance(by: i - first)
             return true
         }
         guard found == keys.count else { return nil }
-        return strings ? .strings(bytes: bytes, offsets: offsets, nulls: nulls, unreached: []) : .values(values, nullLinks: [])
+        switch form {
+        case .strings: return .strings(bytes: bytes, offsets: offsets, nulls: nulls, unreached: [])
+        case .ints: return .ints(ints, nulls: nulls, unreached: [])
+        case .values: return .values(values, nullLinks: [])
+        }
     }
 
     /// A path of to-one links ending at a property (not a list, set or dictionary; `owner.name`,
@@ -127,16 +152,15 @@ struct Sorter {
         }
         for (c, p) in links {
             guard let (distinct, index) = try Sorter.distinctKeys(at, sorted: sorted), try worthScanning(distinct, c),
-                  case .values(let targets, _)? = try read(c, p, ofSortedKeys: distinct, strings: false) else { return nil }
+                  case .values(let targets, _)? = try read(c, p, ofSortedKeys: distinct, as: .values) else { return nil }
             for i in at.indices {
                 guard at[i] != nil else { continue }
                 if case .link(let t) = targets[Int(index[i])] { at[i] = t } else { at[i] = nil }
             }
             sorted = false
         }
-        let strings = lastSchema.type == .string
         guard let (distinct, index) = try Sorter.distinctKeys(at, sorted: sorted), try worthScanning(distinct, lastClass),
-              let column = try read(lastClass, lastProp, ofSortedKeys: distinct, strings: strings) else { return nil }
+              let column = try read(lastClass, lastProp, ofSortedKeys: distinct, as: Form(lastSchema.type)) else { return nil }
         let nullLinks = at.map { $0 == nil }
         switch column {
         case .strings(let bytes, let offsets, let targetNulls, _):
@@ -154,6 +178,10 @@ struct Sorter {
                 nulls.append(at[i] != nil && targetNulls[t])
             }
             return .strings(bytes: out, offsets: outOffsets, nulls: nulls, unreached: nullLinks.contains(true) ? nullLinks : [])
+        case .ints(let targetInts, let targetNulls, _):
+            let ints = keys.indices.map { at[$0] == nil ? 0 : targetInts[Int(index[$0])] }
+            let nulls = keys.indices.map { at[$0] != nil && targetNulls[Int(index[$0])] }
+            return .ints(ints, nulls: nulls, unreached: nullLinks.contains(true) ? nullLinks : [])
         case .values(let targetValues, _):
             let values = keys.indices.map { at[$0] == nil ? Value.null : targetValues[Int(index[$0])] }
             return .values(values, nullLinks: nullLinks.contains(true) ? nullLinks : [])
@@ -306,6 +334,20 @@ struct Sorter {
         case .strings(let bytes, let offsets, let nulls, let unreached):
             return try orderStrings(bytes: bytes, offsets: offsets, nulls: nulls, unreached: unreached, ascending: ascending,
                                     ranked: ranked)
+        case .ints(let ints, let nulls, let unreached):
+            var items: [SortItem] = []
+            var nullItems: [Int32] = []
+            var unreachedItems: [Int32] = []
+            items.reserveCapacity(ints.count)
+            for i in ints.indices {
+                if !unreached.isEmpty && unreached[i] { unreachedItems.append(Int32(i)); continue }
+                if nulls[i] { nullItems.append(Int32(i)); continue }
+                items.append(SortItem(prefix: UInt64(bitPattern: ints[i]) ^ (1 << 63), index: Int32(i)))
+            }
+            try sortItems(&items, ascending: ascending)
+            let differs = ranked ? items.indices.map { $0 == 0 || items[$0].prefix != items[$0 - 1].prefix } : []
+            return Sorter.ordered(items, nulls: nullItems, unreached: unreachedItems, ascending: ascending, differs: differs,
+                                  ranked: ranked)
         case .values(let values, let nullLinks):
             guard nullLinks.contains(true) else { return try orderValues(values, ascending: ascending, ranked: ranked) }
             var reached: [Value] = []
@@ -789,7 +831,7 @@ struct Sorter {
             case .values(let values, let nullLinks):
                 guard Sorter.distinctAsOrdered(values) else { return nil }
                 for (i, unreached) in nullLinks.enumerated() where unreached { dropped[i] = true }
-            case .strings(_, _, _, let unreached):
+            case .strings(_, _, _, let unreached), .ints(_, _, let unreached):
                 for (i, u) in unreached.enumerated() where u { dropped[i] = true }
             }
             ranked.append(try order(column, ascending: true, ranked: true))
