@@ -278,8 +278,6 @@ struct Sorter {
             }
             distinct = Int(rank) + 1
         }
-
-        init(order: [Int32]) { self.order = order }
     }
 
     /// The positions ordered by the ranks of several columns, the first column's first, equal ranks in
@@ -345,35 +343,17 @@ struct Sorter {
                 items.append(SortItem(prefix: UInt64(bitPattern: ints[i]) ^ (1 << 63), index: Int32(i)))
             }
             try sortItems(&items, ascending: ascending)
-            let differs = ranked ? items.indices.map { $0 == 0 || items[$0].prefix != items[$0 - 1].prefix } : []
-            return Sorter.ordered(items, nulls: nullItems, unreached: unreachedItems, ascending: ascending, differs: differs,
-                                  ranked: ranked)
+            return Sorter.ordered(items, nulls: nullItems, unreached: unreachedItems, ascending: ascending,
+                                  differs: ranked ? Sorter.prefixesDiffer(items) : [], ranked: ranked)
         case .values(let values, let nullLinks):
-            guard nullLinks.contains(true) else { return try orderValues(values, ascending: ascending, ranked: ranked) }
-            var reached: [Value] = []
-            var positions: [Int32] = []
-            var unreached: [Int32] = []
-            for (i, v) in values.enumerated() {
-                if nullLinks[i] { unreached.append(Int32(i)) } else { reached.append(v); positions.append(Int32(i)) }
-            }
-            let inner = try orderValues(reached, ascending: ascending, ranked: ranked)
-            let ordered = inner.order.map { positions[Int($0)] }
-            var result = Ranked(order: ascending ? ordered + unreached : unreached + ordered)
-            guard ranked else { return result }
-            // The unreached ones share a rank: after the values' ranks, or before them (the values' one up).
-            let unreachedRank = Int32(ascending ? inner.distinct : 0)
-            let shift: Int32 = ascending || unreached.isEmpty ? 0 : 1
-            result.ranks = [Int32](repeating: unreachedRank, count: values.count)
-            for (j, p) in positions.enumerated() { result.ranks[Int(p)] = inner.ranks[j] + shift }
-            result.distinct = inner.distinct + (unreached.isEmpty ? 0 : 1)
-            return result
+            return try orderValues(values, unreached: nullLinks, ascending: ascending, ranked: ranked)
         }
     }
 
-    /// `order` of values without null links: numbers and dates as integers, strings by their bytes, anything
-    /// else (values of several kinds) by a comparison sort.
-    func orderValues(_ values: [Value], ascending: Bool, ranked: Bool = false) throws -> Ranked {
-        if let ordered = try orderNumbers(values, ascending: ascending, ranked: ranked) { return ordered }
+    /// `order` of values (`unreached` as in `Column`): numbers and dates as integers, strings by their bytes,
+    /// anything else (values of several kinds) by a comparison sort.
+    func orderValues(_ values: [Value], unreached: [Bool] = [], ascending: Bool, ranked: Bool = false) throws -> Ranked {
+        if let ordered = try orderNumbers(values, unreached: unreached, ascending: ascending, ranked: ranked) { return ordered }
         if values.allSatisfy({ if case .string = $0 { return true }; return $0.isNull }) {
             var bytes: [UInt8] = []
             var offsets = [0]
@@ -385,16 +365,24 @@ struct Sorter {
                 nulls.append(v.isNull)
                 offsets.append(bytes.count)
             }
-            return try orderStrings(bytes: bytes, offsets: offsets, nulls: nulls, unreached: [], ascending: ascending,
+            return try orderStrings(bytes: bytes, offsets: offsets, nulls: nulls, unreached: unreached, ascending: ascending,
                                     ranked: ranked)
         }
-        var order = [Int32](0..<Int32(values.count))
-        try sort(&order) { x, y in
+        var reached: [Int32] = []
+        var unreachedItems: [Int32] = []
+        for i in values.indices {
+            if !unreached.isEmpty && unreached[i] { unreachedItems.append(Int32(i)) } else { reached.append(Int32(i)) }
+        }
+        try sort(&reached) { x, y in
             let o = Sorter.compare(values[Int(x)], values[Int(y)])
             return o != 0 ? (ascending ? o < 0 : o > 0) : x < y
         }
-        return Ranked(order: order, differs: { Sorter.compare(values[Int(order[$0 - 1])], values[Int(order[$0])]) != 0 },
-                      ranked: ranked)
+        // Nulls are values here: `compare` orders them first.
+        let items = reached.map { SortItem(prefix: 0, index: $0) }
+        let differs = ranked ? items.indices.map { j in
+            j == 0 || Sorter.compare(values[Int(items[j - 1].index)], values[Int(items[j].index)]) != 0
+        } : []
+        return Sorter.ordered(items, nulls: [], unreached: unreachedItems, ascending: ascending, differs: differs, ranked: ranked)
     }
 
     /// The positions of one string column in order: null first (last descending), then by UTF-8 bytes, equal
@@ -412,10 +400,7 @@ struct Sorter {
             for i in 0..<nulls.count {
                 if !unreached.isEmpty && unreached[i] { unreachedItems.append(Int32(i)); continue }
                 if nulls[i] { nullItems.append(Int32(i)); continue }
-                let s = offsets[i], e = offsets[i + 1]
-                var p: UInt64 = 0
-                for j in 0..<8 { p = p &<< 8 | UInt64(s + j < e ? b[s + j] : 0) }
-                items.append(SortItem(prefix: p, index: Int32(i)))
+                items.append(SortItem(prefix: Sorter.eightBytes(b, from: offsets[i], to: offsets[i + 1]), index: Int32(i)))
             }
         }
         // A column of few distinct values longer than 8 bytes (breeds, cities, names shared by many): its distinct
@@ -432,9 +417,8 @@ struct Sorter {
                                          ascending: ascending, ranked: true).ranks
             for j in items.indices { items[j].prefix = UInt64(ranks[Int(ids[j])]) }
             try Sorter.radixSort(&items, descending: false, progress: progress)
-            let differs = ranked ? items.indices.map { $0 == 0 || items[$0].prefix != items[$0 - 1].prefix } : []
-            return Sorter.ordered(items, nulls: nullItems, unreached: unreachedItems, ascending: ascending, differs: differs,
-                                  ranked: ranked)
+            return Sorter.ordered(items, nulls: nullItems, unreached: unreachedItems, ascending: ascending,
+                                  differs: ranked ? Sorter.prefixesDiffer(items) : [], ranked: ranked)
         }
         try sortItems(&items, ascending: ascending)
         // `differs[j]`: item j's value is not item j - 1's (items of different prefixes differ).
@@ -450,10 +434,7 @@ struct Sorter {
             var tails: [(next: UInt64, length: Int32)] = []
             if items.contains(where: { offsets[Int($0.index) + 1] - offsets[Int($0.index)] > 8 }) {
                 tails = (0..<nulls.count).map { i in
-                    let s = offsets[i] + 8, e = offsets[i + 1]
-                    var p: UInt64 = 0
-                    for k in 0..<8 { p = p &<< 8 | UInt64(s + k < e ? b[s + k] : 0) }
-                    return (p, Int32(e - offsets[i]))
+                    (Sorter.eightBytes(b, from: offsets[i] + 8, to: offsets[i + 1]), Int32(offsets[i + 1] - offsets[i]))
                 }
             }
             func length(_ i: Int32) -> Int { offsets[Int(i) + 1] - offsets[Int(i)] }
@@ -472,10 +453,7 @@ struct Sorter {
                         (run[j].prefix, n) = (tails[i].next, Int(tails[i].length))
                     } else {
                         n = offsets[i + 1] - offsets[i]
-                        let s = offsets[i] + depth, e = offsets[i + 1]
-                        var p: UInt64 = 0
-                        for k in 0..<8 { p = p &<< 8 | UInt64(s + k < e ? b[s + k] : 0) }
-                        run[j].prefix = p
+                        run[j].prefix = Sorter.eightBytes(b, from: offsets[i] + depth, to: offsets[i + 1])
                     }
                     longest = max(longest, n)
                     if n != first { sameLength = false }
@@ -576,15 +554,21 @@ struct Sorter {
     /// by seconds then nanoseconds), equal values in position order; nil when the values are of another kind or
     /// of more than one, which `orderValues` sorts otherwise. Each value becomes an integer of the same order (a date two:
     /// its nanoseconds sorted first, then its seconds, both passes stable), so the sort compares two words.
-    func orderNumbers(_ values: [Value], ascending: Bool, ranked: Bool = false) throws -> Ranked? {
+    func orderNumbers(_ values: [Value], unreached: [Bool] = [], ascending: Bool, ranked: Bool = false) throws -> Ranked? {
         var items: [SortItem] = []
         var nullItems: [Int32] = []
+        var unreachedItems: [Int32] = []
         items.reserveCapacity(values.count)
         enum Kind { case unknown, int, bool, floating, date }
         var kind = Kind.unknown
-        // Dates: sorted by their nanoseconds first, then (stably) by their seconds.
+        // Dates: sorted by their nanoseconds first, then (stably) by their seconds; both kept by position.
         var seconds: [UInt64] = []
+        var nanoseconds: [UInt64] = []
         for (i, v) in values.enumerated() {
+            if !unreached.isEmpty && unreached[i] {
+                unreachedItems.append(Int32(i))
+                continue
+            }
             let k: UInt64
             switch v {
             case .null:
@@ -612,34 +596,52 @@ struct Sorter {
                 }
             case .date(let t):
                 guard kind == .unknown || kind == .date else { return nil }
-                if kind == .unknown { seconds = [UInt64](repeating: 0, count: values.count) }
+                if kind == .unknown {
+                    seconds = [UInt64](repeating: 0, count: values.count)
+                    nanoseconds = [UInt64](repeating: 0, count: values.count)
+                }
                 kind = .date
                 seconds[i] = UInt64(bitPattern: t.seconds) ^ (1 << 63)
                 k = UInt64(UInt32(bitPattern: t.nanoseconds) ^ 0x8000_0000)
+                nanoseconds[i] = k
             default:
                 return nil
             }
             items.append(SortItem(prefix: k, index: Int32(i)))
         }
+        var differs: [Bool] = []
         if kind == .date {
             // Two stable passes make the order of (seconds, nanoseconds), then position.
-            let nanoseconds = ranked ? items : []
             try Sorter.radixSort(&items, descending: !ascending, progress: progress)
             for j in items.indices { items[j].prefix = seconds[Int(items[j].index)] }
             try Sorter.radixSort(&items, descending: !ascending, progress: progress)
-            guard ranked else { return Sorter.ordered(items, nulls: nullItems, ascending: ascending, differs: [], ranked: false) }
-            // Positions of the non-null values, to find their nanoseconds (items were made in position order).
-            var at = [Int32](repeating: 0, count: values.count)
-            for (j, item) in nanoseconds.enumerated() { at[Int(item.index)] = Int32(j) }
-            let differs = items.indices.map { j in
-                j == 0 || items[j].prefix != items[j - 1].prefix
-                    || nanoseconds[Int(at[Int(items[j].index)])].prefix != nanoseconds[Int(at[Int(items[j - 1].index)])].prefix
+            if ranked {
+                differs = items.indices.map { j in
+                    j == 0 || items[j].prefix != items[j - 1].prefix
+                        || nanoseconds[Int(items[j].index)] != nanoseconds[Int(items[j - 1].index)]
+                }
             }
-            return Sorter.ordered(items, nulls: nullItems, ascending: ascending, differs: differs, ranked: true)
+        } else {
+            try sortItems(&items, ascending: ascending)
+            if ranked { differs = Sorter.prefixesDiffer(items) }
         }
-        try sortItems(&items, ascending: ascending)
-        let differs = ranked ? items.indices.map { $0 == 0 || items[$0].prefix != items[$0 - 1].prefix } : []
-        return Sorter.ordered(items, nulls: nullItems, ascending: ascending, differs: differs, ranked: ranked)
+        return Sorter.ordered(items, nulls: nullItems, unreached: unreachedItems, ascending: ascending, differs: differs,
+                              ranked: ranked)
+    }
+
+    /// Bytes `start..<end` of `b` (at most 8 of them, zeros past `end`) as a big-endian integer: strings
+    /// compare as these do, 8 bytes at a time.
+    @inline(__always)
+    static func eightBytes<B: RandomAccessCollection>(_ b: B, from start: Int, to end: Int) -> UInt64
+        where B.Element == UInt8, B.Index == Int {
+        var p: UInt64 = 0
+        for k in 0..<8 { p = p &<< 8 | UInt64(start + k < end ? b[start + k] : 0) }
+        return p
+    }
+
+    /// Whether each item's prefix differs from the one before it (the first: true).
+    static func prefixesDiffer(_ items: [SortItem]) -> [Bool] {
+        items.indices.map { $0 == 0 || items[$0].prefix != items[$0 - 1].prefix }
     }
 
     /// A value's order as an integer, and its position among the keys sorted.

@@ -279,7 +279,7 @@ import TestSupport
         var rng = SplitMix64(seed: 41)
         let n = 5_000
         let columns: [Sorter.Ranked] = (0..<5).map { c in
-            var r = Sorter.Ranked(order: [])
+            var r = Sorter.Ranked(order: [], differs: { _ in false }, ranked: false)
             // Few distinct values among the rows, so that ties reach the later columns.
             r.ranks = (0..<n).map { _ in Int32(rng.next() % (c == 4 ? 3 : 5)) * Int32(c == 2 ? 1 : 200_000) }
             r.distinct = 1 << 20
