@@ -54,6 +54,14 @@ final class Mapping: @unchecked Sendable {
         return true
     }
 
+    /// Records that the node at `ref` is known to match its checksum without computing it: for a node this
+    /// process sealed and wrote itself, whose bytes no disk has touched since (a commit's own nodes, served
+    /// from its record in memory until a checkpoint copies them to the file with the same checksum field).
+    @inline(__always) func noteChecked(_ node: UnsafeRawBufferPointer, ref: UInt64) {
+        guard let words = sumWords, ref < sumPages else { return }
+        CheckedChecksums.word(words, ref).store(node.u64(at: 8), ordering: .relaxed)
+    }
+
     /// Makes the pages of the node at `ref` readable in this mapping (decrypting and authenticating them)
     /// when the file is encrypted; nothing otherwise.
     @inline(__always) func materializeNode(_ ref: UInt64, limit: UInt64) throws {
