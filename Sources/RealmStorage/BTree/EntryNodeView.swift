@@ -395,20 +395,19 @@ struct EntryNodeView {
         }
         if endWidth == 2 {
             // A prefix leaf: its entries whole, with 32-bit offsets, as a dirty node holds them.
-            let p = prefixLength
-            var ends = [UInt32](repeating: 0, count: count + 1)
-            var whole = [UInt8](repeating: 0, count: count * p + area)
-            whole.withUnsafeMutableBytes { out in
-                for i in 0..<count {
-                    let a = end(i), z = end(i + 1), at = i * p + a
-                    if p > 0 { (out.baseAddress! + at).copyMemory(from: base + prefixStart, byteCount: p) }
-                    if z > a { (out.baseAddress! + at + p).copyMemory(from: base + entryStart + a, byteCount: z - a) }
-                    ends[i + 1] = UInt32(at + p + z - a).littleEndian
-                }
-            }
-            return whole.withUnsafeBytes { w in
-                ends.withUnsafeBytes { e in
-                    EntryTreeNode(level: 0, area: w, ends: e.baseAddress!, count: count, children: [])
+            // Each entry's prefix then its suffix; the prefix's copy may run past it (`copyEntryBytes`), into
+            // where the suffix then goes.
+            let p = prefixLength, m = count, base = base, prefix = base + prefixStart, suffixes = base + entryStart
+            let readable = bytes.count
+            return EntryTreeNode(leafOf: m, bytes: m * p + area) { out, ends in
+                let prefixRoomy = prefixStart &+ 32 <= readable
+                var at = 0
+                for i in 0..<m {
+                    let a = end(i), z = end(i &+ 1)
+                    copyEntryBytes(to: out + at, from: prefix, p, roomy: prefixRoomy)
+                    copyEntryBytes(to: out + (at &+ p), from: suffixes + a, z &- a, roomy: entryStart &+ a &+ 32 <= readable)
+                    at &+= p &+ z &- a
+                    ends[i &+ 1] = UInt32(at)
                 }
             }
         }
