@@ -96,7 +96,7 @@ extension KeyPath: CustomStringConvertible {
             } else if let k = c.key {
                 names += "['" + k.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "']"
             } else {
-                names += (names.isEmpty ? "" : ".") + c.name
+                names += (names.isEmpty ? "" : ".") + Query.escapedName(c.name)
             }
         }
         guard let v = variable else { return names }

@@ -6,6 +6,9 @@ struct Token: Sendable {
     enum Kind: Equatable, Sendable {
         /// A name: a property, a class, a keyword (keywords are recognized by the parser, case-insensitively).
         case identifier(String)
+        /// A name that is never a keyword: written with NSPredicate's escape `#` (`#any`, for a property
+        /// named `any`), or given by `%K`. The name without `#`.
+        case name(String)
         /// `@count`, `@links`, ... (the name without `@`).
         case atIdentifier(String)
         /// `$0`, `$1`, ...
@@ -102,6 +105,11 @@ struct Lexer {
             }
             if lower == "bin", peek() == 40 { return tok(.binary(try binaryLiteral(start))) }
             return tok(.identifier(name))
+        }
+        if c == 35 {  // #name: NSPredicate's escape of a reserved word used as a name
+            pos += 1
+            guard let d = peek(), Lexer.isIdentStart(d) else { throw error("expected a name after '#'", start, pos) }
+            return tok(.name(identifier()))
         }
         if c == 64 {  // @
             pos += 1
@@ -332,7 +340,7 @@ struct Lexer {
                 throw error("%K: '\(path)' is not a key path (names joined by '.')", start, pos)
             }
             if i > 0 { out.append(Token(kind: .symbol("."), range: r)) }
-            out.append(Token(kind: name.hasPrefix("@") ? .atIdentifier(String(bare)) : .identifier(String(bare)), range: r))
+            out.append(Token(kind: name.hasPrefix("@") ? .atIdentifier(String(bare)) : .name(String(bare)), range: r))
         }
         keyPathsTaken.append(n)
         pending = Array(out.dropFirst())

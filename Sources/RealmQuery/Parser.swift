@@ -28,6 +28,11 @@ extension Query {
         return q
     }
 
+    /// `name` as a key path component in query text: escaped with `#` when it is a reserved word (`#any`).
+    public static func escapedName(_ name: String) -> String {
+        Parser.reserved.contains(name.lowercased()) ? "#" + name : name
+    }
+
     /// Parses query text; `nil` text or a parse failure throws.
     public init(_ text: String) throws(QueryError) { self = try Query.parse(text) }
 }
@@ -40,11 +45,16 @@ struct Parser {
     var depth = 0
     static let maxDepth = 200
 
+    /// Words that are never a name where a key path may start: they start a condition or are a value. A
+    /// property named so is written `#any` (NSPredicate's escape) or given by `%K`.
     static let reserved: Set<String> = [
-        "and", "or", "not", "any", "some", "all", "none", "between", "in", "beginswith", "endswith", "contains",
-        "like", "truepredicate", "falsepredicate", "true", "false", "nil", "null", "subquery", "sort", "distinct",
-        "limit", "inf", "infinity", "nan",
+        "and", "or", "not", "any", "some", "all", "none", "truepredicate", "falsepredicate", "true", "false", "nil",
+        "null", "subquery", "inf", "infinity", "nan",
     ]
+
+    // The other keywords (`between`, `in`, `beginswith`, `endswith`, `contains`, `like`, `sort`, `distinct`,
+    // `limit`) are keywords only where an operator or a clause goes; where a key path starts they are names,
+    // as Realm's parser reads them (`sort == 1`, `SORT(limit ASC)`).
 
     init(text: String, tokens: [Token]) {
         self.text = text
@@ -393,7 +403,7 @@ struct Parser {
                 if Parser.reserved.contains(w.lowercased()) { throw noValue() }
                 return .keyPath(try keyPath(allowVariable: true))
             }
-        case .atIdentifier, .variable: return .keyPath(try keyPath(allowVariable: true))
+        case .atIdentifier, .variable, .name: return .keyPath(try keyPath(allowVariable: true))
         default: throw noValue()
         }
     }
@@ -515,7 +525,7 @@ struct Parser {
             advance()
             if !isSymbol(current, ".") { return KeyPath(variable: v, components: []) }
             advance()
-        case .identifier(let w) where !Parser.reserved.contains(w.lowercased()):
+        case .identifier(let w) where !Parser.reserved.contains(w.lowercased()), .name(let w):
             components.append(.init(w, t.range))
             advance()
             try subscripts(&components)
@@ -531,7 +541,7 @@ struct Parser {
         }
         while true {
             switch current.kind {
-            case .identifier(let w): components.append(.init(w, current.range))
+            case .identifier(let w), .name(let w): components.append(.init(w, current.range))
             case .atIdentifier(let a): components.append(.init("@" + a, current.range))
             default: throw error("expected a property name after '.', found \(spelling(current))", current.range)
             }

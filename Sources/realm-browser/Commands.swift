@@ -148,10 +148,12 @@ struct Query: ParsableCommand {
     var queryText: String {
         var text = predicate
         if !sort.isEmpty {
+            // Each name of the key path as a name, even a reserved word (`--sort any` sorts by a property `any`).
+            let path = { (p: Substring) in p.split(separator: ".", omittingEmptySubsequences: false).map { RealmQuery.Query.escapedName(String($0)) }.joined(separator: ".") }
             let keys = sort.map { s -> String in
-                if s.lowercased().hasSuffix(":desc") { return String(s.dropLast(5)) + " DESC" }
-                if s.lowercased().hasSuffix(":asc") { return String(s.dropLast(4)) + " ASC" }
-                return s + " ASC"
+                if s.lowercased().hasSuffix(":desc") { return path(s.dropLast(5)) + " DESC" }
+                if s.lowercased().hasSuffix(":asc") { return path(s.dropLast(4)) + " ASC" }
+                return path(s[...]) + " ASC"
             }
             text += " SORT(\(keys.joined(separator: ", ")))"
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealmStorage
+import RealmQuery
 @testable import BrowserCore
 import TestSupport
 
@@ -100,6 +101,19 @@ import TestSupport
         h.type("/SORT(name DESC) LIMIT(2)\r")
         #expect(h.state.prompt == nil)
         #expect(try names(h) == ["김민준", "佐藤 花子"])
+    }
+
+    /// Typed text that starts with a property named like a clause (`sortOrder`) is a condition, not a bare
+    /// clause; a column named like a reserved word (`any`) is sorted by with its name escaped.
+    @Test func propertiesNamedLikeKeywordsAreQueriedAndSorted() throws {
+        let condition = try #require(TableQuery(query: "sortOrder > 1", sort: nil))
+        #expect(condition.text == "sortOrder > 1")
+        #expect(try #require(TableQuery(query: "limitValue == 2 SORT(x ASC)", sort: nil)).text == "limitValue == 2 SORT(x ASC)")
+        #expect(try #require(TableQuery(query: "SORT (name ASC)", sort: nil)).text == "TRUEPREDICATE SORT (name ASC)")
+        #expect(try #require(TableQuery(query: "limit(3)", sort: nil)).text == "TRUEPREDICATE limit(3)")
+        let sorted = try #require(TableQuery(query: "", sort: ColumnSort(property: "any", ascending: false)))
+        #expect(sorted.text == "TRUEPREDICATE SORT(#any DESC)")
+        for q in [condition, sorted] { _ = try Query.parse(q.text) }
     }
 
     @Test func sortingByAColumnSortsEveryObjectInTheEngine() throws {

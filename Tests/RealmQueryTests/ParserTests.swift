@@ -170,7 +170,7 @@ let referenceExamples = [
         ("age BETWEEN {1}", "BETWEEN needs a list of two values", 13),
         ("年齢 >> 3", "expected a value after '>'", 5),
         ("x == B64\"!!\"", "invalid base64", 6),
-        ("age ># 3", "unexpected character '#'", 6),
+        ("age ># 3", "expected a name after '#'", 6),
     ]
 
     @Test func errorsSayWhatAndWhere() {
@@ -203,5 +203,68 @@ let referenceExamples = [
         #expect(throws: QueryError.self) { try Query.parse(nots) }
         let ok = String(repeating: "(", count: 50) + "a == 1" + String(repeating: ")", count: 50)
         #expect(throws: Never.self) { try Query.parse(ok) }
+    }
+}
+
+/// Properties named like keywords: Realm's files and models have them (`sortOrder`, `limit`, `in`, `any`).
+/// Operator and clause words are names where a key path starts, as in Realm's parser; words that start a
+/// condition or are a value are written with NSPredicate's escape `#`, or given by `%K`.
+@Suite struct KeywordNamedPropertyTests {
+    func makeDatabase() throws -> Database {
+        let db = try Database.inMemory(identifier: "keyword-names-\(UUID())")
+        try db.write { tx in
+            try tx.createClass(ClassSchema(name: "Item", properties: [
+                PropertySchema(name: "any", type: .int),
+                PropertySchema(name: "sort", type: .int),
+                PropertySchema(name: "limit", type: .string),
+                PropertySchema(name: "in", type: .int),
+                PropertySchema(name: "contains", type: .string),
+                PropertySchema(name: "sortOrder", type: .int),
+                PropertySchema(name: "tags", type: .string, isList: true),
+            ]))
+            for i in 0..<6 {
+                _ = try tx.createObject("Item", ["any": .int(Int64(5 - i)), "sort": .int(Int64(i % 3)), "limit": .string("l\(i % 2)"),
+                                                 "in": .int(Int64(i)), "contains": .string("c\(i)"), "sortOrder": .int(Int64(10 - i))],
+                                     lists: ["tags": [.string("t\(i)")]])
+            }
+        }
+        return db
+    }
+
+    /// The `in` values of the matching objects, in the result's order.
+    func ins(_ db: Database, _ text: String, _ args: [QueryArgument] = []) throws -> [Int64] {
+        let s = try db.snapshot()
+        defer { s.close() }
+        let t = try s.table("Item")
+        let p = try s.property(t, "in")
+        var arguments = args
+        let q = try Query.parse(text, arguments: &arguments)
+        return try q.bind(to: "Item", in: s, arguments: arguments).evaluate(in: s).map { k in
+            guard case .int(let v) = try s.value(k, p) else { return -1 }
+            return v
+        }
+    }
+
+    @Test func operatorAndClauseWordsAreNamesWhereAKeyPathStarts() throws {
+        let db = try makeDatabase()
+        #expect(try ins(db, "sort == 1") == [1, 4])
+        #expect(try ins(db, "in IN {2, 3}") == [2, 3])
+        #expect(try ins(db, "contains CONTAINS 'c5'") == [5])
+        #expect(try ins(db, "limit == 'l1' SORT(sort DESC, in ASC) LIMIT(2)") == [5, 1])
+        #expect(try ins(db, "TRUEPREDICATE DISTINCT(limit) SORT(in DESC)") == [1, 0])
+        #expect(try ins(db, "sortOrder BETWEEN {7, 8}") == [2, 3])
+        #expect(try ins(db, "ANY tags == 't3'") == [3])
+    }
+
+    @Test func reservedWordsAreNamesWhenEscapedOrGivenByK() throws {
+        let db = try makeDatabase()
+        #expect(try ins(db, "#any < 2") == [4, 5])
+        #expect(try ins(db, "TRUEPREDICATE SORT(#any ASC)") == [5, 4, 3, 2, 1, 0])
+        #expect(try ins(db, "TRUEPREDICATE SORT(%K ASC)", [.value(.string("any"))]) == [5, 4, 3, 2, 1, 0])
+        #expect(try ins(db, "%K == %@", [.value(.string("any")), .value(.int(3))]) == [2])
+        #expect(Query.escapedName("any") == "#any" && Query.escapedName("ALL") == "#ALL" && Query.escapedName("sort") == "sort")
+        // Unescaped, `any` is the quantifier, and says what it expected.
+        #expect(throws: QueryError.self) { try ins(db, "TRUEPREDICATE SORT(any ASC)") }
+        #expect(throws: QueryError.self) { try ins(db, "# == 1") }
     }
 }

@@ -22,12 +22,20 @@ public struct TableQuery: Equatable, Sendable {
     public init?(query: String, sort: ColumnSort?) {
         let typed = query.trimmingCharacters(in: .whitespaces)
         if typed.isEmpty && sort == nil { return nil }
-        let upper = typed.uppercased()
-        let prefix = typed.isEmpty ? "TRUEPREDICATE" : ["SORT", "DISTINCT", "LIMIT"].contains(where: { upper.hasPrefix($0) }) ? "TRUEPREDICATE " : ""
+        let prefix = typed.isEmpty ? "TRUEPREDICATE" : TableQuery.startsWithClause(typed) ? "TRUEPREDICATE " : ""
         text = prefix + typed
-        if let sort { text += " SORT(\(sort.property) \(sort.ascending ? "ASC" : "DESC"))" }
+        if let sort { text += " SORT(\(Query.escapedName(sort.property)) \(sort.ascending ? "ASC" : "DESC"))" }
         typedOffset = prefix.utf8.count
         self.typed = typed
+    }
+
+    /// Whether the typed text is only ordering clauses (`SORT(name ASC)`, `LIMIT (10)`), which need a condition
+    /// before them; not a condition on a property whose name starts with one (`sortOrder > 1`).
+    static func startsWithClause(_ typed: String) -> Bool {
+        let upper = typed.uppercased()
+        return ["SORT", "DISTINCT", "LIMIT"].contains { word in
+            upper.hasPrefix(word) && upper.dropFirst(word.count).drop(while: { $0 == " " }).first == "("
+        }
     }
 
     /// What the breadcrumb shows: the typed query and the sort.

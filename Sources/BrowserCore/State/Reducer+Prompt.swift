@@ -1,4 +1,5 @@
 import RealmStorage
+import RealmQuery
 
 /// The query bar (`/`), column sorting (`[` `]`), the command palette (`:`) and the pager its reports open in.
 extension AppState {
@@ -171,11 +172,11 @@ extension AppState {
             return
         }
         if property.isList || property.isCollection || property.type == .linkingObjects {
-            message = StatusMessage("\(property.name) is a list: sort by its size with / SORT(\(property.name).@count ASC)")
+            message = StatusMessage("\(property.name) is a list: sort by its size with / SORT(\(Query.escapedName(property.name)).@count ASC)")
             return
         }
         if property.type == .link {
-            message = StatusMessage("\(property.name) is a link: sort by a property of its object, e.g. / SORT(\(property.name).\(linkSortHint(property, data)) ASC)")
+            message = StatusMessage("\(property.name) is a link: sort by a property of its object, e.g. / SORT(\(Query.escapedName(property.name)).\(Query.escapedName(linkSortHint(property, data))) ASC)")
             return
         }
         let wanted = ColumnSort(property: property.name, ascending: ascending)
