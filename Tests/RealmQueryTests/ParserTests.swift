@@ -171,6 +171,7 @@ let referenceExamples = [
         ("年齢 >> 3", "expected a value after '>'", 5),
         ("x == B64\"!!\"", "invalid base64", 6),
         ("age ># 3", "expected a name after '#'", 6),
+        ("any > 1", "expected a key path after 'any', found '>'; a property named 'any' is written #any", 5),
     ]
 
     @Test func errorsSayWhatAndWhere() {
