@@ -121,31 +121,8 @@ extension Sorter {
         }
         guard let (distinct, index) = try Sorter.distinctKeys(at, sorted: sorted), try worthScanning(distinct, lastClass),
               let column = try read(lastClass, lastProp, ofSortedKeys: distinct, as: Form(lastSchema.type)) else { return nil }
-        let nullLinks = at.map { $0 == nil }
-        switch column {
-        case .strings(let bytes, let offsets, let targetNulls, _):
-            // Each object's string, copied from its target's (none behind a null link).
-            var out: [UInt8] = []
-            var outOffsets = [0]
-            var nulls: [Bool] = []
-            out.reserveCapacity(bytes.count)
-            outOffsets.reserveCapacity(keys.count + 1)
-            nulls.reserveCapacity(keys.count)
-            for i in keys.indices {
-                let t = Int(index[i])
-                if at[i] != nil { out.append(contentsOf: bytes[offsets[t]..<offsets[t + 1]]) }
-                outOffsets.append(out.count)
-                nulls.append(at[i] != nil && targetNulls[t])
-            }
-            return .strings(bytes: out, offsets: outOffsets, nulls: nulls, unreached: nullLinks.contains(true) ? nullLinks : [])
-        case .ints(let targetInts, let targetNulls, _):
-            let ints = keys.indices.map { at[$0] == nil ? 0 : targetInts[Int(index[$0])] }
-            let nulls = keys.indices.map { at[$0] != nil && targetNulls[Int(index[$0])] }
-            return .ints(ints, nulls: nulls, unreached: nullLinks.contains(true) ? nullLinks : [])
-        case .values(let targetValues, _):
-            let values = keys.indices.map { at[$0] == nil ? Value.null : targetValues[Int(index[$0])] }
-            return .values(values, unreached: nullLinks.contains(true) ? nullLinks : [])
-        }
+        let unreached = at.contains(nil) ? at.map { $0 == nil } : []
+        return .targets(column, index: index, unreached: unreached)
     }
 
     /// The distinct keys of `keys` ascending, and for each position the index of its key among them (0 for a

@@ -33,6 +33,20 @@ extension Sorter {
                                   differs: ranked ? Sorter.prefixesDiffer(items) : [], ranked: ranked)
         case .values(let values, let nullLinks):
             return try orderValues(values, unreached: nullLinks, ascending: ascending, ranked: ranked)
+        case .targets(let targets, let index, let unreached):
+            // The targets' ranks are in this direction already: the objects go by them ascending, those behind a
+            // null link where the direction puts them.
+            let ranks = try order(targets, ascending: ascending, ranked: true).ranks
+            var items: [SortItem] = []
+            var unreachedItems: [Int32] = []
+            items.reserveCapacity(index.count)
+            for i in index.indices {
+                if !unreached.isEmpty && unreached[i] { unreachedItems.append(Int32(i)); continue }
+                items.append(SortItem(prefix: UInt64(ranks[Int(index[i])]), index: Int32(i)))
+            }
+            try Sorter.radixSort(&items, descending: false, progress: progress)
+            return Sorter.ordered(items, nulls: [], unreached: unreachedItems, ascending: ascending,
+                                  differs: ranked ? Sorter.prefixesDiffer(items) : [], ranked: ranked)
         }
     }
 

@@ -30,6 +30,11 @@ struct Sorter {
         case ints([Int64], nulls: [Bool], unreached: [Bool])
         /// Any other values; `unreached` as for strings.
         case values([Value], unreached: [Bool])
+        /// Values reached through links: the column of the distinct objects reached (`targets`, without
+        /// `unreached` of its own), and for each object the position of its target there (meaningless where
+        /// `unreached`). The targets' values are ordered once, and each object takes its target's rank: no copy
+        /// of a target's value per object (`owner.name` over 4,000,000 dogs copied 900 MB of strings).
+        indirect case targets(Column, index: [Int32], unreached: [Bool])
     }
 
     /// How `read` keeps a column: strings as bytes, ints as integers, anything else as values.
@@ -213,6 +218,9 @@ struct Sorter {
                 guard Sorter.distinctAsOrdered(values) else { return nil }
                 for (i, unreached) in nullLinks.enumerated() where unreached { dropped[i] = true }
             case .strings(_, _, _, let unreached), .ints(_, _, let unreached):
+                for (i, u) in unreached.enumerated() where u { dropped[i] = true }
+            case .targets(let targets, _, let unreached):
+                if case .values(let values, _) = targets, !Sorter.distinctAsOrdered(values) { return nil }
                 for (i, u) in unreached.enumerated() where u { dropped[i] = true }
             }
             ranked.append(try order(column, ascending: true, ranked: true))
