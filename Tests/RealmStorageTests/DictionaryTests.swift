@@ -78,6 +78,24 @@ import Testing
         #expect(try db.verify().problems.isEmpty)
     }
 
+    /// A dictionary built from entries has its keys in UTF-8 byte order, each once with the last value given
+    /// for it: few entries take an insertion sort, many a sort by position.
+    @Test func entriesAreSortedAndTheLastValueOfAKeyWins() {
+        var rng = SplitMix64(seed: 0xD1C7)
+        let keys = ["a", "b", "ab", "Z", "é", "日本", "🦄", "", "a\u{0}", "aa"]
+        for count in [0, 1, 2, 7, 16, 17, 60] {
+            for _ in 0..<30 {
+                let entries = (0..<count).map { i in (keys[Int(rng.next() % UInt64(keys.count))], Value.int(Int64(i))) }
+                var last: [String: Value] = [:]
+                for (k, v) in entries { last[k] = v }
+                let expectedKeys = last.keys.sorted { SetOrder.compareUTF8($0, $1) < 0 }
+                let d = ValueDictionary(entries)
+                #expect(Array(d.keys) == expectedKeys, "\(entries)")
+                #expect(d.values == expectedKeys.map { last[$0]! }, "\(entries)")
+            }
+        }
+    }
+
     @Test func aMissingKeyIsNilAndAStoredNullIsNull() throws {
         let f = try Self.fixture()
         try f.db.write { tx throws in

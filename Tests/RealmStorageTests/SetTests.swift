@@ -124,6 +124,32 @@ import Testing
         #expect(try f.db.verify().problems.isEmpty)
     }
 
+    /// Elements given to a set are sorted and deduplicated as Realm Core's set order has them, the first of
+    /// equal ones kept (`1` before `1.0`): few elements take an insertion sort, many a sort by position.
+    @Test func normalizingKeepsTheFirstOfEqualElementsInOrder() {
+        var rng = SplitMix64(seed: 0x5E7)
+        for count in [0, 1, 2, 5, 16, 17, 40] {
+            for _ in 0..<50 {
+                let values: [Value] = (0..<count).map { _ in
+                    let n = Int64(rng.next() % 6)
+                    switch rng.next() % 4 {
+                    case 0: return .int(n)
+                    case 1: return .double(Double(n))
+                    case 2: return .string("s\(n)")
+                    default: return rng.next() % 3 == 0 ? .null : .float(Float(n))
+                    }
+                }
+                // Reference: each value in turn, kept unless an equal one came before; then ordered.
+                var reference: [Value] = []
+                for v in values where !reference.contains(where: { SetOrder.compare($0, v) == 0 }) { reference.append(v) }
+                reference.sort { SetOrder.compare($0, $1) < 0 }
+                let got = SetElements.normalized(values)
+                #expect(got.count == reference.count && zip(got, reference).allSatisfy { $0.isStoredIdentically(to: $1) },
+                        "\(values) → \(got), expected \(reference)")
+            }
+        }
+    }
+
     // MARK: Realm Core's equality and order
 
     @Test func numbersEqualByValueAreOneElementInASetOfMixed() throws {

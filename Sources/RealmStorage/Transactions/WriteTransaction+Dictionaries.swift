@@ -42,12 +42,11 @@ extension WriteTransaction {
 
     /// `entries` with every key and value checked.
     func dictionaryEntries(_ entries: ValueDictionary, for p: PropertyInfo, in c: ClassInfo) throws -> ValueDictionary {
-        var out = ValueDictionary()
-        for (k, v) in entries {
+        // The keys stay as they are, in their order.
+        try entries.mapValues { k, v in
             try checkDictionaryKey(k, for: p, in: c)
-            out[k] = try dictionaryElement(v, for: p, in: c)
+            return try dictionaryElement(v, for: p, in: c)
         }
-        return out
     }
 
     /// Sets the value of `dictionaryKey` (adding the key when it is new). Storing the value the key already
