@@ -179,40 +179,35 @@ struct Sorter {
     }
 
     /// The first object of each distinct combination of values (equal as `==` in queries: strings bytewise).
-    /// An object whose path meets a null link is dropped, as Realm Core does.
+    /// An object whose path meets a null link is dropped, as Realm Core does. The columns are read as for a sort;
+    /// where equal in the order is equal as `distinct` means it, by ranks (`distinctByRanks`), else by hashing
+    /// the values (floating point and mixed: `1` and `1.0` are one in the order but two values).
     func distinct(_ keys: [ObjectKey], _ paths: [BoundPath]) throws -> [ObjectKey] {
-        if let kept = try distinctByRanks(keys, paths) { return kept }
+        let keysAreSorted = zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
+        let columns = try paths.map { try column($0, keys, keysAreSorted: keysAreSorted) }
+        if keys.count >= 2, let kept = try distinctByRanks(keys, columns) { return kept }
         var seen = Set<[Value]>()
         var out: [ObjectKey] = []
-        var buffer: [Value] = []
-        let tails = paths.map(Sorter.tail)
-        next: for (n, k) in keys.enumerated() {
-            if n & 255 == 255 {
-                ex.snapshot.releaseDecryptedPagesIfOverBudget()
-                try progress?.check()
+        var combo: [Value] = []
+        next: for i in keys.indices {
+            if i & 0xFFFF == 0xFFFF { try progress?.check() }
+            combo.removeAll(keepingCapacity: true)
+            for c in columns {
+                guard let v = c.distinctKey(at: i) else { continue next }
+                combo.append(v)
             }
-            var combo: [Value] = []
-            for (p, tail) in zip(paths, tails) {
-                buffer.removeAll(keepingCapacity: true)
-                guard let v = try value(p, tail, k, &buffer) else { continue next }
-                combo.append(Sorter.distinctKey(v))
-            }
-            if seen.insert(combo).inserted { out.append(k) }
+            if seen.insert(combo).inserted { out.append(keys[i]) }
         }
         return out
     }
 
     /// `distinct` for columns of strings, ints, bools and dates (nulls allowed), where equal in the sort's order
     /// is equal as `distinct` means it: each column ordered and ranked as for a sort, the ranks of several
-    /// columns combined into one, and the first object of each rank kept. nil for other columns (floating
-    /// point, mixed and the rest keep the comparison of values).
-    func distinctByRanks(_ keys: [ObjectKey], _ paths: [BoundPath]) throws -> [ObjectKey]? {
-        guard keys.count >= 2 else { return nil }
-        let keysAreSorted = zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
+    /// columns combined into one, and the first object of each rank kept. nil for other columns.
+    func distinctByRanks(_ keys: [ObjectKey], _ columns: [Column]) throws -> [ObjectKey]? {
         var ranked: [Ranked] = []
         var dropped = [Bool](repeating: false, count: keys.count)
-        for path in paths {
-            let column = try column(path, keys, keysAreSorted: keysAreSorted)
+        for column in columns {
             switch column {
             case .values(let values, let nullLinks):
                 guard Sorter.distinctAsOrdered(values) else { return nil }
@@ -223,8 +218,8 @@ struct Sorter {
                 if case .values(let values, _) = targets, !Sorter.distinctAsOrdered(values) { return nil }
                 for (i, u) in unreached.enumerated() where u { dropped[i] = true }
             }
-            ranked.append(try order(column, ascending: true, ranked: true))
         }
+        for column in columns { ranked.append(try order(column, ascending: true, ranked: true)) }
         guard !ranked.isEmpty else { return nil }
         // Objects of one combination of values are adjacent, the first of them (in the result's order) first.
         let items = try Sorter.itemsByRanks(ranked, progress: progress)
@@ -272,6 +267,26 @@ struct Sorter {
         let na = Semantics.isNaN(a), nb = Semantics.isNaN(b)
         if na != nb { return na ? -1 : 1 }
         return 0
+    }
+}
+
+extension Sorter.Column {
+    /// Object `i`'s value as `distinct` compares it (`Sorter.distinctKey`); nil when its path meets a null link.
+    func distinctKey(at i: Int) -> Value? {
+        switch self {
+        case .strings(let bytes, let offsets, let nulls, let unreached):
+            if !unreached.isEmpty && unreached[i] { return nil }
+            return nulls[i] ? .null : .data(Array(bytes[offsets[i]..<offsets[i + 1]]))
+        case .ints(let ints, let nulls, let unreached):
+            if !unreached.isEmpty && unreached[i] { return nil }
+            return nulls[i] ? .null : .int(ints[i])
+        case .values(let values, let unreached):
+            if !unreached.isEmpty && unreached[i] { return nil }
+            return Sorter.distinctKey(values[i])
+        case .targets(let targets, let index, let unreached):
+            if !unreached.isEmpty && unreached[i] { return nil }
+            return targets.distinctKey(at: Int(index[i]))
+        }
     }
 }
 
