@@ -223,10 +223,9 @@ struct Parser {
         if isKeyword(current, "any") || isKeyword(current, "some") { quantifier = .any; advance() }
         else if isKeyword(current, "all") { quantifier = .all; advance() }
         else if isKeyword(current, "none") { quantifier = Comparison.Quantifier.none; advance() }
-        if quantifier != nil, case .symbol(let s) = current.kind, s != "(" && s != "{" {
+        if quantifier != nil, case .identifier(let w) = word.kind, case .symbol(let s) = current.kind, s != "(" && s != "{" {
             // `any > 1`: most likely a property named so.
-            let w = text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: word.range.start)..<text.utf8.index(text.utf8.startIndex, offsetBy: word.range.end)]
-            throw error("expected a key path after \(spelling(word)), found \(spelling(current)); a property named \(spelling(word)) is written #\(String(decoding: w, as: UTF8.self))", current.range)
+            throw error("expected a key path after \(spelling(word)), found \(spelling(current)); a property named \(spelling(word)) is written #\(w)", current.range)
         }
         if current.kind == .end {
             throw error(quantifier.map { "expected a key path after \($0.rawValue)" } ?? "expected a condition", current.range)
