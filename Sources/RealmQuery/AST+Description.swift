@@ -130,12 +130,12 @@ extension Literal: CustomStringConvertible {
         }
     }
 
-    /// A single-quoted string literal with escapes.
-    static func quote(_ s: String) -> String {
-        var out = "'"
+    /// A string literal with escapes, single-quoted unless `quote` is `"`.
+    static func quote(_ s: String, with quote: Unicode.Scalar = "'") -> String {
+        var out = String(quote)
         for u in s.unicodeScalars {
             switch u {
-            case "'": out += "\\'"
+            case quote: out += "\\" + String(quote)
             case "\\": out += "\\\\"
             case "\n": out += "\\n"
             case "\t": out += "\\t"
@@ -148,6 +148,6 @@ extension Literal: CustomStringConvertible {
                 }
             }
         }
-        return out + "'"
+        return out + String(quote)
     }
 }

@@ -108,7 +108,16 @@ struct Lexer {
         }
         if c == 35 {  // #name: NSPredicate's escape of a reserved word used as a name
             pos += 1
-            guard let d = peek(), Lexer.isIdentStart(d) else { throw error("expected a name after '#'", start, pos) }
+            if let q = peek(), q == 34 || q == 39 {
+                // #"first name": a name that is not an identifier (spaces, punctuation, a leading digit), which
+                // Realm files written by other SDKs may have. Quoted and escaped as a string is.
+                let name = try string(quote: q)
+                guard !name.isEmpty else { throw error("expected a name inside the quotes after '#'", start, pos) }
+                return tok(.name(name))
+            }
+            guard let d = peek(), Lexer.isIdentStart(d) else {
+                throw error("expected a name after '#' (a name with spaces or punctuation is quoted: #\"first name\")", start, pos)
+            }
             return tok(.name(identifier()))
         }
         if c == 64 {  // @
@@ -336,7 +345,9 @@ struct Lexer {
         var out: [Token] = []
         for (i, name) in path.split(separator: ".", omittingEmptySubsequences: false).enumerated() {
             let bare = name.hasPrefix("@") ? name.dropFirst() : name[...]
-            guard let f = bare.utf8.first, Lexer.isIdentStart(f), bare.utf8.allSatisfy(Lexer.isIdentChar) else {
+            // Any name but an empty one: a property may be named `first name` (NSPredicate's %K takes it too);
+            // an aggregate after `@` is a word.
+            guard !bare.isEmpty, !name.hasPrefix("@") || (Lexer.isIdentStart(bare.utf8.first!) && bare.utf8.allSatisfy(Lexer.isIdentChar)) else {
                 throw error("%K: '\(path)' is not a key path (names joined by '.')", start, pos)
             }
             if i > 0 { out.append(Token(kind: .symbol("."), range: r)) }

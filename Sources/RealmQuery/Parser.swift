@@ -28,9 +28,15 @@ extension Query {
         return q
     }
 
-    /// `name` as a key path component in query text: escaped with `#` when it is a reserved word (`#any`).
+    /// `name` as a key path component in query text: escaped with `#` when it is a reserved word (`#any`), and
+    /// quoted after `#` when it is not an identifier (`#"first name"`, `#"2nd"`, `#"a.b"`).
     public static func escapedName(_ name: String) -> String {
-        Parser.reserved.contains(name.lowercased()) ? "#" + name : name
+        // `@count`, `@links`: the aggregates and operators a key path's components hold with their `@`.
+        let utf8 = name.hasPrefix("@") ? name.utf8.dropFirst() : name.utf8[...]
+        guard let first = utf8.first, Lexer.isIdentStart(first), utf8.allSatisfy(Lexer.isIdentChar) else {
+            return "#" + Literal.quote(name, with: "\"")
+        }
+        return Parser.reserved.contains(name.lowercased()) ? "#" + name : name
     }
 
     /// Parses query text; `nil` text or a parse failure throws.

@@ -116,6 +116,31 @@ import TestSupport
         for q in [condition, sorted] { _ = try Query.parse(q.text) }
     }
 
+    @Test func aColumnWhoseNameIsNotAnIdentifierIsSortedAndQueried() throws {
+        // Realm files written by other SDKs may name a property `first name`: the column sort quotes it.
+        let h = try Harness(size: Size(width: 80, height: 12), fill: { tx in
+            try tx.createClasses([ClassSchema(name: "Item", properties: [
+                PropertySchema(name: "first name", type: .string),
+            ])])
+            for name in ["Mia", "Ada", "Zoë", "Bo"] { _ = try tx.createObject("Item", ["first name": .string(name)]) }
+        })
+        func names() throws -> [String] {
+            guard case .table(let t)? = h.state.stack.last else { return [] }
+            return try (0..<h.app.data.rowCount(t.source)).map { row in
+                let k = try #require(try h.app.data.key(row: row, in: t.source))
+                guard case .string(let v) = try h.app.data.value(ObjectRef(className: "Item", key: k), "first name") else { return "" }
+                return v
+            }
+        }
+        h.type("l[")
+        #expect(h.state.message?.isError != true, "\(h.state.message?.text ?? "")")
+        #expect(try names() == ["Ada", "Bo", "Mia", "Zoë"])
+        #expect(try #require(TableQuery(query: "", sort: ColumnSort(property: "first name", ascending: true))).text
+                == "TRUEPREDICATE SORT(#\"first name\" ASC)")
+        h.type("/#'first name' BEGINSWITH 'M'\r")
+        #expect(try names() == ["Mia"])
+    }
+
     @Test func sortingByAColumnSortsEveryObjectInTheEngine() throws {
         // More objects than the screen shows: the sort must order all of them, not the visible rows.
         let n = 500
