@@ -162,37 +162,11 @@ public struct ValueDictionary: Hashable, Sendable, RandomAccessCollection {
 
     /// A dictionary of `entries`; a key given twice keeps its last value.
     public init<S: Sequence>(_ entries: S) where S.Element == (String, Value) {
-        var pairs = Array(entries)
-        if pairs.isEmpty { return }
-        // Sorted once by key, equal keys in the order given (a stable insertion sort for a few, else by index),
-        // then the last of equal keys kept: inserting the entries one by one grew and shifted both arrays for each.
-        if pairs.count <= 16 {
-            for i in 1..<pairs.count {
-                let e = pairs[i]
-                var j = i
-                while j > 0 && SetOrder.compareUTF8(pairs[j - 1].0, e.0) > 0 {
-                    pairs[j] = pairs[j - 1]
-                    j -= 1
-                }
-                pairs[j] = e
-            }
-        } else {
-            let given = pairs
-            pairs = pairs.indices.sorted { i, j in
-                let c = SetOrder.compareUTF8(given[i].0, given[j].0)
-                return c != 0 ? c < 0 : i < j
-            }.map { given[$0] }
-        }
-        keys.reserveCapacity(pairs.count)
-        values.reserveCapacity(pairs.count)
-        for (k, v) in pairs {
-            if let last = keys.last, SetOrder.compareUTF8(last, k) == 0 {
-                values[values.count - 1] = v
-            } else {
-                keys.append(k)
-                values.append(v)
-            }
-        }
+        // Sorted once by key, the last of equal keys kept: inserting the entries one by one grew and shifted both
+        // arrays for each.
+        let pairs = Array(entries).sortedUnique(keeping: .last) { SetOrder.compareUTF8($0.0, $1.0) }
+        keys = pairs.map(\.0)
+        values = pairs.map(\.1)
     }
 
     public var startIndex: Int { 0 }

@@ -18,34 +18,7 @@ enum SetElements {
     /// `values` in set order, each value equal to an earlier one (in `SetOrder`) dropped.
     static func normalized(_ values: [Value]) -> [Value] {
         if firstDisorder(values) == nil { return values }
-        var out: [Value]
-        if values.count <= 16 {
-            // A few elements (an object's tags): a stable insertion sort in one copy.
-            out = values
-            for i in 1..<out.count {
-                let v = out[i]
-                var j = i
-                while j > 0 && SetOrder.compare(out[j - 1], v) > 0 {
-                    out[j] = out[j - 1]
-                    j -= 1
-                }
-                out[j] = v
-            }
-        } else {
-            let order = values.indices.sorted { i, j in
-                let c = SetOrder.compare(values[i], values[j])
-                return c != 0 ? c < 0 : i < j
-            }
-            out = order.map { values[$0] }
-        }
-        // The first of equal elements stays.
-        var kept = 1
-        for i in 1..<out.count where SetOrder.compare(out[kept - 1], out[i]) != 0 {
-            out[kept] = out[i]
-            kept += 1
-        }
-        out.removeLast(out.count - kept)
-        return out
+        return values.sortedUnique(keeping: .first, by: SetOrder.compare)
     }
 
     /// The position of the first element that is not strictly greater than the one before it, or nil.
