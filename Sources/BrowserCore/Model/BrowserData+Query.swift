@@ -102,11 +102,11 @@ extension BrowserData {
         guard let cls = rowClass(base, in: reader) else {
             throw QueryFailure(message: "a list of values has no objects to query or sort", start: 0, width: 0)
         }
-        do {
+        do throws(QueryError) {
             let bound = try Query.parse(q.text).bind(to: cls, in: reader)
             return PreparedTableQuery(query: q, bound: bound, keys: keys)
-        } catch let e as QueryError {
-            throw q.failure(e)
+        } catch {
+            throw q.failure(error)
         }
     }
 
