@@ -104,7 +104,7 @@ extension Sorter {
             }
         }
         // A column of few distinct values longer than 8 bytes (breeds, cities, names shared by many): its distinct
-        // values are ordered once, and the objects by their value's rank among them.
+        // values are ordered once, and the objects by their value's rank among them, as the targets of a link are.
         if items.count >= 4_096, let (ids, firsts) = Sorter.fewDistinct(bytes: bytes, offsets: offsets, items: items) {
             var distinctBytes: [UInt8] = []
             var distinctOffsets = [0]
@@ -112,13 +112,18 @@ extension Sorter {
                 distinctBytes.append(contentsOf: bytes[offsets[Int(f)]..<offsets[Int(f) + 1]])
                 distinctOffsets.append(distinctBytes.count)
             }
-            let ranks = try orderStrings(bytes: distinctBytes, offsets: distinctOffsets,
-                                         nulls: [Bool](repeating: false, count: firsts.count), unreached: [],
-                                         ascending: ascending, ranked: true).ranks
-            for j in items.indices { items[j].prefix = UInt64(ranks[Int(ids[j])]) }
-            try Sorter.radixSort(&items, descending: false, progress: progress)
-            return Sorter.ordered(items, nulls: nullItems, unreached: unreachedItems, ascending: ascending,
-                                  differs: ranked ? Sorter.prefixesDiffer(items) : [], ranked: ranked)
+            var distinctNulls = [Bool](repeating: false, count: firsts.count)
+            // The nulls are one more distinct value; positions behind a null link are set aside by `unreached`
+            // before their index is read.
+            let nullID = Int32(firsts.count)
+            if !nullItems.isEmpty {
+                distinctNulls.append(true)
+                distinctOffsets.append(distinctBytes.count)
+            }
+            var index = [Int32](repeating: nullID, count: nulls.count)
+            for j in items.indices { index[Int(items[j].index)] = ids[j] }
+            let distinct = Column.strings(bytes: distinctBytes, offsets: distinctOffsets, nulls: distinctNulls, unreached: [])
+            return try order(.targets(distinct, index: index, unreached: unreached), ascending: ascending, ranked: ranked)
         }
         try sortItems(&items, ascending: ascending)
         // `differs[j]`: item j's value is not item j - 1's (items of different prefixes differ).

@@ -33,7 +33,8 @@ struct Sorter {
         /// Values reached through links: the column of the distinct objects reached (`targets`, without
         /// `unreached` of its own), and for each object the position of its target there (meaningless where
         /// `unreached`). The targets' values are ordered once, and each object takes its target's rank (one
-        /// case for every kind of column, instead of a copy of each object's target value per kind).
+        /// case for every kind of column, instead of a copy of each object's target value per kind). A string
+        /// column of few distinct values is ordered the same way, its distinct values as the targets.
         indirect case targets(Column, index: [Int32], unreached: [Bool])
     }
 
