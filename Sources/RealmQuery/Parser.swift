@@ -254,7 +254,14 @@ struct Parser {
             case "like": op = .like
             case "in": op = .in
             case "between": op = .between
-            default: throw error("expected an operator after '\(lhs)', found \(spelling(current))", current.range)
+            default:
+                // `first name == 'Ada'`: most likely a property whose name has a space.
+                var hint = ""
+                if case .keyPath(let path) = lhs, path.variable == nil, path.components.count == 1,
+                   path.components[0].key == nil, path.components[0].index == nil, !path.components[0].name.hasPrefix("@") {
+                    hint = "; a property named '\(path.components[0].name) \(w)' is written #\"\(path.components[0].name) \(w)\""
+                }
+                throw error("expected an operator after '\(lhs)', found \(spelling(current))\(hint)", current.range)
             }
         case .end: throw error("expected an operator after '\(lhs)'", current.range)
         default: throw error("expected an operator after '\(lhs)', found \(spelling(current))", current.range)
