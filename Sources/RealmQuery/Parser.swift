@@ -259,7 +259,7 @@ struct Parser {
                 var hint = ""
                 if case .keyPath(let path) = lhs, path.variable == nil, path.components.count == 1,
                    path.components[0].key == nil, path.components[0].index == nil, !path.components[0].name.hasPrefix("@") {
-                    hint = "; a property named '\(path.components[0].name) \(w)' is written #\"\(path.components[0].name) \(w)\""
+                    hint = "; a name with a space is written #\"\(path.components[0].name) \(w)\""
                 }
                 throw error("expected an operator after '\(lhs)', found \(spelling(current))\(hint)", current.range)
             }

@@ -172,7 +172,7 @@ let referenceExamples = [
         ("x == B64\"!!\"", "invalid base64", 6),
         ("age ># 3", "expected a name after '#'", 6),
         ("any > 1", "expected a key path after 'any', found '>'; a property named 'any' is written #any", 5),
-        ("first name == 'Ada'", "expected an operator after 'first', found 'name'; a property named 'first name' is written #\"first name\"", 7),
+        ("first name == 'Ada'", "expected an operator after 'first', found 'name'; a name with a space is written #\"first name\"", 7),
     ]
 
     @Test func errorsSayWhatAndWhere() {
