@@ -30,16 +30,7 @@ import RealmStorage
 
     /// The `in` values of the matching objects, in the result's order.
     func ins(_ db: Database, _ text: String, _ args: [QueryArgument] = []) throws -> [Int64] {
-        let s = try db.snapshot()
-        defer { s.close() }
-        let t = try s.table("Item")
-        let p = try s.property(t, "in")
-        var arguments = args
-        let q = try Query.parse(text, arguments: &arguments)
-        return try q.bind(to: "Item", in: s, arguments: arguments).evaluate(in: s).map { k in
-            guard case .int(let v) = try s.value(k, p) else { return -1 }
-            return v
-        }
+        try intsOfItems(db, "in", text, args)
     }
 
     @Test func operatorAndClauseWordsAreNamesWhereAKeyPathStarts() throws {
@@ -85,16 +76,9 @@ import RealmStorage
         return db
     }
 
+    /// The `n` values of the matching objects, in the result's order.
     func ns(_ db: Database, _ text: String, _ args: [QueryArgument] = []) throws -> [Int64] {
-        let s = try db.snapshot()
-        defer { s.close() }
-        let p = try s.property(try s.table("Item"), "n")
-        var arguments = args
-        let q = try Query.parse(text, arguments: &arguments)
-        return try q.bind(to: "Item", in: s, arguments: arguments).evaluate(in: s).map { k in
-            guard case .int(let v) = try s.value(k, p) else { return -1 }
-            return v
-        }
+        try intsOfItems(db, "n", text, args)
     }
 
     @Test func namesThatAreNotIdentifiersAreQueriedSortedAndPrintedQuoted() throws {
@@ -121,5 +105,19 @@ import RealmStorage
         #expect(throws: QueryError.self) { try Query.parse("#\"\" == 1") }
         #expect(throws: QueryError.self) { try Query.parse("#\"first name == 1") }
         #expect(throws: QueryError.self) { try Query.parse("first name == 1") }
+    }
+}
+
+/// The values of the int property `property` of the `Item` objects that `text` (with `args` for `%K` and `%@`)
+/// matches, in the result's order.
+func intsOfItems(_ db: Database, _ property: String, _ text: String, _ args: [QueryArgument]) throws -> [Int64] {
+    let s = try db.snapshot()
+    defer { s.close() }
+    let p = try s.property(try s.table("Item"), property)
+    var arguments = args
+    let q = try Query.parse(text, arguments: &arguments)
+    return try q.bind(to: "Item", in: s, arguments: arguments).evaluate(in: s).map { k in
+        guard case .int(let v) = try s.value(k, p) else { return -1 }
+        return v
     }
 }
