@@ -347,7 +347,8 @@ struct Lexer {
             let bare = name.hasPrefix("@") ? name.dropFirst() : name[...]
             // Any name but an empty one: a property may be named `first name` (NSPredicate's %K takes it too);
             // an aggregate after `@` is a word.
-            guard !bare.isEmpty, !name.hasPrefix("@") || (Lexer.isIdentStart(bare.utf8.first!) && bare.utf8.allSatisfy(Lexer.isIdentChar)) else {
+            let isWord = bare.utf8.first.map(Lexer.isIdentStart) == true && bare.utf8.allSatisfy(Lexer.isIdentChar)
+            guard !bare.isEmpty, isWord || !name.hasPrefix("@") else {
                 throw error("%K: '\(path)' is not a key path (names joined by '.')", start, pos)
             }
             if i > 0 { out.append(Token(kind: .symbol("."), range: r)) }
