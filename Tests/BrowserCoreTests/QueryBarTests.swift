@@ -141,6 +141,21 @@ import TestSupport
         #expect(try names() == ["Mia"])
     }
 
+    @Test func anErrorWiderThanTheScreenWrapsAboveTheQuery() throws {
+        // The hint at the end of the message is the part that says how to mend the text: it must be on screen.
+        let h = try Harness(size: Size(width: 60, height: 14))
+        h.type("/first name == 'Ada'\r")
+        let e = try #require(h.state.prompt?.error)
+        #expect(e.message.hasSuffix("#\"first name\""))
+        let lines = h.screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let query = try #require(lines.lastIndex { $0.hasPrefix("/ first name") })
+        // The message's lines, then the caret's line, then the query.
+        let shown = lines[(query - 3)..<(query - 1)].map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        #expect(shown == e.message, "\(lines[(query - 4)...query])")
+        #expect(lines[query - 1].contains("^~~~"))
+        #expect(!lines[query - 4].contains("expected"))
+    }
+
     @Test func sortingByAColumnSortsEveryObjectInTheEngine() throws {
         // More objects than the screen shows: the sort must order all of them, not the visible rows.
         let n = 500

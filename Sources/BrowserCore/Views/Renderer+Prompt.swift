@@ -30,8 +30,18 @@ extension Renderer {
         case .command: isProblem = e.width > 0
         default: isProblem = true
         }
-        canvas.fill(x: 0, y: y - 2, width: w, height: 2, role: .normal)
-        canvas.draw(Canvas.truncate(e.message, to: w - 3), x: 2, y: y - 2, maxWidth: w - 3, role: isProblem ? .statusError : .statusMessage)
+        // A message wider than the screen wraps onto up to three lines (a hint at its end says how to mend the
+        // text), the last cut if it is longer still.
+        var lines = ObjectLayout.wrap(e.message, width: max(1, w - 3))
+        let room = max(1, min(3, y - 1))
+        if lines.count > room {
+            lines[room - 1] = Canvas.truncate(lines[(room - 1)...].joined(), to: w - 3)
+            lines.removeLast(lines.count - room)
+        }
+        canvas.fill(x: 0, y: y - 1 - lines.count, width: w, height: lines.count + 1, role: .normal)
+        for (i, line) in lines.enumerated() {
+            canvas.draw(line, x: 2, y: y - 1 - lines.count + i, maxWidth: w - 3, role: isProblem ? .statusError : .statusMessage)
+        }
         let start = e.start - (p.editor.cursorCell - cursorX)
         if e.width > 0 && start >= 0 && start < fieldWidth {
             let caret = "^" + String(repeating: "~", count: max(0, min(e.width, fieldWidth - start) - 1))
