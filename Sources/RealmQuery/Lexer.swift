@@ -73,6 +73,10 @@ struct Lexer {
 
     static func isIdentStart(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || c >= 0x80 }
     static func isIdentChar(_ c: UInt8) -> Bool { isIdentStart(c) || isDigit(c) }
+    /// Whether `bytes` are one name as the lexer reads it unescaped (`first_name`, `年齢`; not `first name`).
+    static func isIdentifier<C: Collection<UInt8>>(_ bytes: C) -> Bool {
+        bytes.first.map(isIdentStart) == true && bytes.allSatisfy(isIdentChar)
+    }
     static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
     static func isHex(_ c: UInt8) -> Bool { isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102) }
 
@@ -347,8 +351,7 @@ struct Lexer {
             let bare = name.hasPrefix("@") ? name.dropFirst() : name[...]
             // Any name but an empty one: a property may be named `first name` (NSPredicate's %K takes it too);
             // an aggregate after `@` is a word.
-            let isWord = bare.utf8.first.map(Lexer.isIdentStart) == true && bare.utf8.allSatisfy(Lexer.isIdentChar)
-            guard !bare.isEmpty, isWord || !name.hasPrefix("@") else {
+            guard !bare.isEmpty, Lexer.isIdentifier(bare.utf8) || !name.hasPrefix("@") else {
                 throw error("%K: '\(path)' is not a key path (names joined by '.')", start, pos)
             }
             if i > 0 { out.append(Token(kind: .symbol("."), range: r)) }

@@ -32,8 +32,7 @@ extension Query {
     /// quoted after `#` when it is not an identifier (`#"first name"`, `#"2nd"`, `#"a.b"`).
     public static func escapedName(_ name: String) -> String {
         // `@count`, `@links`: the aggregates and operators a key path's components hold with their `@`.
-        let utf8 = name.hasPrefix("@") ? name.utf8.dropFirst() : name.utf8[...]
-        guard let first = utf8.first, Lexer.isIdentStart(first), utf8.allSatisfy(Lexer.isIdentChar) else {
+        guard Lexer.isIdentifier(name.hasPrefix("@") ? name.utf8.dropFirst() : name.utf8[...]) else {
             return "#" + Literal.quote(name, with: "\"")
         }
         return Parser.reserved.contains(name.lowercased()) ? "#" + name : name
