@@ -135,14 +135,17 @@ public enum ValueCodec {
 
     // MARK: Dates
 
-    /// `1970-01-01T00:00:00Z`, with a fraction of up to nine digits when there are nanoseconds.
+    /// `1970-01-01T00:00:00Z`, with a fraction of up to nine digits when there are nanoseconds. Every timestamp has
+    /// one: Realm's SDKs store `Long.MIN_VALUE` seconds and the extremes (−2^63 s, −999,999,999 ns) and
+    /// (2^63 − 1 s, 999,999,999 ns), years beyond ±292,277,026,596, which take a sign and more than four digits.
     public static func iso8601(_ t: Timestamp) -> String {
-        var secs = t.seconds
-        var nanos = Int64(t.nanoseconds)
-        if nanos < 0 { secs -= 1; nanos += 1_000_000_000 }
-        let days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400
-        let rem = secs - days * 86400
-        let (y, m, d) = civil(fromDays: days)
+        // Floor division in 128 bits: the instant of the extremes lies outside 64-bit seconds, and a foreign
+        // file's nanoseconds may lie outside ±10^9.
+        let total = Int128(t.seconds) * 1_000_000_000 + Int128(t.nanoseconds)
+        let (q, r) = total.quotientAndRemainder(dividingBy: 86_400 * 1_000_000_000)
+        let (days, dayNanos) = r < 0 ? (q - 1, r + 86_400 * 1_000_000_000) : (q, r)
+        let rem = Int64(dayNanos / 1_000_000_000), nanos = Int64(dayNanos % 1_000_000_000)
+        let (y, m, d) = civil(fromDays: Int64(days))
         let hh = rem / 3600, mm = (rem % 3600) / 60, ss = rem % 60
         var s = y < 0 || y > 9999 ? String(format: "%+05lld", y) : String(format: "%04lld", y)
         s += String(format: "-%02lld-%02lldT%02lld:%02lld:%02lld", m, d, hh, mm, ss)
@@ -181,7 +184,8 @@ public enum ValueCodec {
             i += 1
             var n = 0
             while i + n < b.count, b[i + n] >= 48, b[i + n] <= 57 { n += 1 }
-            guard n >= 4 else { return nil }
+            // Twelve digits reach past the years a timestamp holds (±292,277,026,596) without overflowing.
+            guard n >= 4, n <= 12 else { return nil }
             yearDigits = n
         }
         guard let yy = num(yearDigits), expect("-"), let mo = num(2), expect("-"), let dd = num(2) else { return nil }
@@ -224,11 +228,13 @@ public enum ValueCodec {
         }
         guard i == b.count else { return nil }
         let days = days(fromCivil: sign * yy, mo, dd)
-        var secs = days * 86400 + hh * 3600 + mi * 60 + ss - offset
+        var secs = Int128(days) * 86400 + Int128(hh * 3600 + mi * 60 + ss - offset)
         var ns = Int32(nanos)
         // Realm's convention: nanoseconds take the sign of seconds.
         if secs < 0 && ns > 0 { secs += 1; ns -= 1_000_000_000 }
-        return Timestamp(seconds: secs, nanoseconds: ns)
+        // A date past the range of 64-bit seconds is not a timestamp.
+        guard let seconds = Int64(exactly: secs) else { return nil }
+        return Timestamp(seconds: seconds, nanoseconds: ns)
     }
 
     static func daysIn(month m: Int64, year y: Int64) -> Int64 {

@@ -119,4 +119,29 @@ import TestSupport
         let query = try cli(dir, "query", "t.realm", "table", "TRUEPREDICATE", "--format", "count")
         #expect(query.status == 0 && query.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "41", "\(query.stdout)\(query.stderr)")
     }
+
+    /// Every fixture the reader opens is exported, as JSON and as CSV, and left as it was. The `alltypes-min` and
+    /// `-max` files of realm-java's tests hold dates of ±2^63 seconds, whose text overflowed and stopped the
+    /// program.
+    @Test(arguments: CoreConversionTests.all.filter { !CoreConversionTests.refused.contains($0) })
+    func everyReadableFixtureIsExported(_ name: String) throws {
+        let dir = TempDir()
+        try copy(name, dir, "app.realm")
+        let before = try state(dir.file("app.realm"))
+        let key = CoreConversionTests.key(name).map { ["--key", $0.map { String(format: "%02x", $0) }.joined()] } ?? []
+        let binary = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
+        let json = try runProcess(binary, ["export", "app.realm"] + key, in: dir.path)
+        #expect(json.status == 0, "\(name): \(json.stderr)")
+        let csv = try runProcess(binary, ["export", "app.realm", "--format", "csv", "--output", "out"] + key, in: dir.path)
+        #expect(csv.status == 0, "\(name): \(csv.stderr)")
+        let after = try state(dir.file("app.realm"))
+        #expect(after.0 == before.0 && after.1 == before.1, "\(name)")
+        let dates: [String: String] = [
+            "java/0.98.0-alltypes-min.realm": "\"dateCol\": \"-292277022657-01-27T08:29:52Z\"",
+            "java/0.98.0-alltypes-max.realm": "\"dateCol\": \"-292277022657-01-27T08:29:52Z\"",
+            "java/6.0.0-beta.2-alltypes-min.realm": "\"dateCol\": \"-292277022657-01-27T08:29:51.000000001Z\"",
+            "java/6.0.0-beta.2-alltypes-max.realm": "\"dateCol\": \"+292277026596-12-04T15:30:07.999999999Z\"",
+        ]
+        if let date = dates[name] { #expect(json.stdout.contains(date), "\(name): \(json.stdout)") }
+    }
 }
