@@ -317,8 +317,9 @@ struct Lexer {
             if p < bytes.count, bytes[p] == 45 { neg = true; p += 1 }
             let s = p
             while p < bytes.count, Lexer.isDigit(bytes[p]) { p += 1 }
-            guard p > s, p - s <= 19, let v = Int64(String(decoding: bytes[s..<p], as: UTF8.self)) else { return nil }
-            return neg ? -v : v
+            // The magnitude in 64 unsigned bits, so that -2^63 (the smallest date Realm's SDKs store) is read.
+            guard p > s, p - s <= 20, let v = UInt64(String(decoding: bytes[s..<p], as: UTF8.self)) else { return nil }
+            return neg ? Int64(exactly: -Int128(v)) : Int64(exactly: v)
         }
         guard let s = signedDigits(), p < bytes.count, bytes[p] == 58 else { return nil }
         p += 1

@@ -132,6 +132,8 @@ let referenceExamples = [
             .double(5e-324), .double(.infinity), .double(-.infinity), .double(.nan), .double(3),
             .string(""), .string("a'b\"c\\d\ne\tf\u{1}g🦄中文é"), .binary([]), .binary([0, 255, 1, 2]),
             .date(Timestamp(seconds: -1_000_000_000_000, nanoseconds: -1)), .date(Timestamp(seconds: 4_000_000_000, nanoseconds: 999_999_999)),
+            // The smallest and largest dates Realm's SDKs store.
+            .date(Timestamp(seconds: .min, nanoseconds: -999_999_999)), .date(Timestamp(seconds: .max, nanoseconds: 999_999_999)),
             .objectId(ObjectId.zero), .uuid(UUID(uuidString: "137DECC8-B300-4954-A233-F89909F4FD89")!),
             .decimal(Decimal128(string: "12345678901234567890.15")!), .decimal(Decimal128(string: "-1.000000000000000000000000000000001E-300")!),
             .decimal(Decimal128(string: "9999999999999999999999999999999999")!), .decimal(Decimal128(string: "1E+400")!),
