@@ -69,6 +69,29 @@ import TestSupport
         #expect(r.optInt == nil && r.mixed == .int(42) && r.optUUID == uuid)
     }
 
+    /// Realm's Swift SDK stores NaN as the epoch and a date past 64-bit seconds as the first or last timestamp;
+    /// so does this one, where the conversion trapped before (and a fraction that rounds to a whole second is
+    /// that second).
+    @Test func aDatePastWhatATimestampHoldsIsStoredAsRealmStoresIt() throws {
+        let realm = try memoryRealm([AllTypes.self])
+        let last = 9_223_372_036_854_775_807.0 + 0.999_999_999, first = -9_223_372_036_854_775_808.0 - 0.999_999_999
+        let cases: [(stored: Double, read: Double)] = [
+            (.nan, 0), (.infinity, last), (1e30, last), (-.infinity, first), (-1e300, first), (0.999_999_999_9, 1),
+        ]
+        try realm.write {
+            for (i, c) in cases.enumerated() {
+                realm.add(AllTypes(value: ["int": i, "date": Date(timeIntervalSince1970: c.stored)]))
+            }
+        }
+        for (i, c) in cases.enumerated() {
+            let o = try #require(realm.objects(AllTypes.self).filter("int == %@", i).first)
+            #expect(o.date == Date(timeIntervalSince1970: c.read), "\(c.stored)")
+            // A query's date is converted the same way, so it finds what was stored.
+            #expect(realm.objects(AllTypes.self).filter("date == %@ AND int == %@", Date(timeIntervalSince1970: c.stored), i).count == 1,
+                    "\(c.stored)")
+        }
+    }
+
     @Test func managedObjectsReadThrough() throws {
         let realm = try memoryRealm([Dog.self, Person.self])
         let rex = Dog(value: ["name": "Rex", "age": 3])

@@ -28,11 +28,19 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         self.seconds = seconds
         self.nanoseconds = nanoseconds
     }
+    /// A `Date` as Realm's Swift SDK stores it: NaN as the epoch, and a date past 64-bit seconds as the last or
+    /// first timestamp, (2^63 − 1 s, 999,999,999 ns) or (−2^63 s, −999,999,999 ns).
     public init(_ date: Date) {
         let t = date.timeIntervalSince1970
+        // ±2^63: no double lies strictly between the last second and 2^63.
+        if t.isNaN { self.init(seconds: 0); return }
+        if t >= 9_223_372_036_854_775_808.0 { self.init(seconds: .max, nanoseconds: 999_999_999); return }
+        if t < -9_223_372_036_854_775_808.0 { self.init(seconds: .min, nanoseconds: -999_999_999); return }
         let s = t.rounded(.towardZero)
-        self.seconds = Int64(s)
-        self.nanoseconds = Int32(((t - s) * 1e9).rounded())
+        let nanos = Int32(((t - s) * 1e9).rounded())
+        // A fraction that rounds to a whole second is that second (|s| < 2^63 - 1024 then: no overflow).
+        if abs(nanos) == 1_000_000_000 { self.init(seconds: Int64(s) + Int64(nanos.signum())); return }
+        self.init(seconds: Int64(s), nanoseconds: nanos)
     }
     public var date: Date { Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1e9) }
     public static func < (a: Timestamp, b: Timestamp) -> Bool {
