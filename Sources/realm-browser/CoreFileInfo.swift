@@ -1,5 +1,6 @@
 import Foundation
 import RealmCoreFile
+import RealmStorage
 import RealmTools
 
 /// The Realm Core file at `path`, if it is one: by its `T-DB` header, or (encrypted, when a key is given) by
@@ -20,5 +21,14 @@ func openRealmCoreFile(_ path: String, key: [UInt8]?, ownFormatError: Error? = n
         }
         return nil
     }
-    return try? RealmCoreFile(path: path, key: key)  // (not one either: the caller reports its own error)
+    do {
+        return try RealmCoreFile(path: path, key: key)
+    } catch RealmCoreFileError.wrongKey(let p) {
+        // Not one of ours by its header, and the key does not open it as an encrypted Realm Core file: the key is
+        // the likelier mistake, as the browser and `convert` say. (One of ours refuses a wrong key itself.)
+        if case StorageError.notADatabase? = ownFormatError as? StorageError { throw RealmCoreFileError.wrongKey(path: p) }
+        return nil
+    } catch {
+        return nil  // not one either: the caller reports its own error
+    }
 }

@@ -66,6 +66,11 @@ import TestSupport
         }
         let info = try cli(dir, "info", "e.realm", "--key", key)
         #expect(info.status == 0 && info.stdout.contains("IOSAllTypes"), "\(info.stderr)")
+        // Given a key that is not the file's, they say so, as `convert` and the browser do.
+        for sub in ["info", "schema", "verify", "export"] {
+            let wrongKey = try cli(dir, sub, "e.realm", "--key", String(repeating: "02", count: 64))
+            #expect(wrongKey.status == 1 && wrongKey.stderr.contains("wrong key"), "\(sub): \(wrongKey.stderr)")
+        }
     }
 
     @Test func convertRefusesAnInterruptedUpgradeAndOurOwnFiles() throws {
