@@ -388,6 +388,8 @@ let peopleSchema = """
         // Without the key, with a wrong one, with a malformed one: each says what is wrong, never the key.
         let none = try cli(dir, "info", "e.realm")
         #expect(none.status == 1 && none.stderr.contains("encrypted"), "\(none.stderr)")
+        // One of ours, known by its header: the flags to give the key, and no guess that it is Realm Core's.
+        #expect(none.stderr.contains("--key or --key-file") && !none.stderr.contains("Realm Core"), "\(none.stderr)")
         let wrongHex = String(Self.hex.reversed())
         let wrong = try cli(dir, "info", "e.realm", "--key", wrongHex)
         #expect(wrong.status == 1 && wrong.stderr.contains("invalid key") && !wrong.stderr.contains(wrongHex), "\(wrong.stderr)")
