@@ -25,8 +25,9 @@ public enum CoreFileVerification {
                 return true
             }
         }
-        var text = "Realm Core file, format \(core.format): \(core.classes.count) classes and \(core.systemTables.count) internal tables, "
-            + "\(objects) objects, \(values) values and \(links) links read\n"
+        var text = "Realm Core file, format \(core.format): \(counted(core.classes.count, "class", "classes")) and "
+            + "\(counted(core.systemTables.count, "internal table")), \(counted(objects, "object")), \(counted(values, "value")) and "
+            + "\(counted(links, "link")) read\n"
         if convert {
             let db = try ToolError.wrap { try Database.inMemory(identifier: "realm-core-verify-\(UUID().uuidString)") }
             try CoreConversion(file: core).run(into: db)
@@ -34,7 +35,7 @@ public enum CoreFileVerification {
             guard report.isOK else {
                 throw ToolError.io(path: core.path, message: "the converted copy does not verify: \(report.problems.first ?? "")")
             }
-            text += "converted copy: \(report.objects) objects\n"
+            text += "converted copy: \(counted(report.objects, "object"))\n"
         }
         return text + "no problems found"
     }

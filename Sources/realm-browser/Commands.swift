@@ -257,7 +257,7 @@ struct Import: ParsableCommand {
             report = try CSVImport(sources: sources, schema: schemaFile, progress: bar.update).run(into: db)
         }
         bar.finish()
-        var msg = "imported \(report.total) \(report.total == 1 ? "object" : "objects")"
+        var msg = "imported \(counted(report.total, "object"))"
         if !report.classesCreated.isEmpty { msg += "; created classes \(report.classesCreated.joined(separator: ", "))" }
         printError("realm-browser: \(msg)")
     }

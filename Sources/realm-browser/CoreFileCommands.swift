@@ -52,8 +52,8 @@ struct Convert: ParsableCommand {
             throw CommandFailure(message: "\(output): the converted copy does not verify: \(verify.problems.first ?? "")")
         }
         let seconds = converted.timeIntervalSince(start), checking = Date().timeIntervalSince(converted)
-        print("\(input) (Realm Core file, format \(core.format)) → \(output): \(report.classes.count) classes, "
-              + "\(report.total) objects, converted in \(String(format: "%.2f", seconds)) s, verified in "
+        print("\(input) (Realm Core file, format \(core.format)) → \(output): \(counted(report.classes.count, "class", "classes")), "
+              + "\(counted(report.total, "object")), converted in \(String(format: "%.2f", seconds)) s, verified in "
               + "\(String(format: "%.2f", checking)) s; no problems")
         for c in report.classes { print("  \(c.name)  \(c.objects)") }
         for r in report.renamed {

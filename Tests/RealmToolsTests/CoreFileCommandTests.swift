@@ -66,6 +66,10 @@ import TestSupport
         }
         let info = try cli(dir, "info", "e.realm", "--key", key)
         #expect(info.status == 0 && info.stdout.contains("IOSAllTypes"), "\(info.stderr)")
+        // One object, one class: in the singular.
+        let verify = try cli(dir, "verify", "e.realm", "--key", key)
+        #expect(verify.status == 0 && verify.stdout.contains("converted copy: 1 object\n"), "\(verify.stdout)")
+        #expect(run.stdout.contains(": 2 classes, 1 object, converted in"), "\(run.stdout)")
         // Given a key that is not the file's, they say so, as `convert` and the browser do.
         for sub in ["info", "schema", "verify", "export"] {
             let wrongKey = try cli(dir, sub, "e.realm", "--key", String(repeating: "02", count: 64))
