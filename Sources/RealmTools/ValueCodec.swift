@@ -136,8 +136,8 @@ public enum ValueCodec {
     // MARK: Dates
 
     /// `1970-01-01T00:00:00Z`, with a fraction of up to nine digits when there are nanoseconds. Every timestamp has
-    /// one: Realm's SDKs store `Long.MIN_VALUE` seconds and the extremes (−2^63 s, −999,999,999 ns) and
-    /// (2^63 − 1 s, 999,999,999 ns), years beyond ±292,277,026,596, which take a sign and more than four digits.
+    /// one, out to the extremes Realm's SDKs store, (−2^63 s, −999,999,999 ns) and (2^63 − 1 s, 999,999,999 ns), in
+    /// the years −292,277,022,657 and 292,277,026,596: a year outside 0000…9999 takes a sign and more digits.
     public static func iso8601(_ t: Timestamp) -> String {
         // Floor division in 128 bits: the instant of the extremes lies outside 64-bit seconds, and a foreign
         // file's nanoseconds may lie outside ±10^9.

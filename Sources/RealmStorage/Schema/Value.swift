@@ -32,8 +32,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// first timestamp, (2^63 − 1 s, 999,999,999 ns) or (−2^63 s, −999,999,999 ns).
     public init(_ date: Date) {
         let t = date.timeIntervalSince1970
-        // ±2^63: no double lies strictly between the last second and 2^63.
         if t.isNaN { self.init(seconds: 0); return }
+        // ±2^63: no double lies strictly between the last second and 2^63.
         if t >= 9_223_372_036_854_775_808.0 { self.init(seconds: .max, nanoseconds: 999_999_999); return }
         if t < -9_223_372_036_854_775_808.0 { self.init(seconds: .min, nanoseconds: -999_999_999); return }
         let s = t.rounded(.towardZero)
