@@ -6,6 +6,10 @@ import TestSupport
 
 /// Runs `realm-browser` with arguments in `dir`.
 func cli(_ dir: TempDir, _ args: String...) throws -> ProcessResult {
+    try cli(dir, args)
+}
+
+func cli(_ dir: TempDir, _ args: [String]) throws -> ProcessResult {
     try runProcess(try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER"), args, in: dir.path)
 }
 

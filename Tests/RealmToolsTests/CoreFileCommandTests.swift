@@ -138,10 +138,9 @@ import TestSupport
         try copy(name, dir, "app.realm")
         let before = try state(dir.file("app.realm"))
         let key = CoreConversionTests.key(name).map { ["--key", $0.map { String(format: "%02x", $0) }.joined()] } ?? []
-        let binary = try productExecutablePath("realm-browser", environmentVariable: "REALM_BROWSER")
-        let json = try runProcess(binary, ["export", "app.realm"] + key, in: dir.path)
+        let json = try cli(dir, ["export", "app.realm"] + key)
         #expect(json.status == 0, "\(name): \(json.stderr)")
-        let csv = try runProcess(binary, ["export", "app.realm", "--format", "csv", "--output", "out"] + key, in: dir.path)
+        let csv = try cli(dir, ["export", "app.realm", "--format", "csv", "--output", "out"] + key)
         #expect(csv.status == 0, "\(name): \(csv.stderr)")
         let after = try state(dir.file("app.realm"))
         #expect(after.0 == before.0 && after.1 == before.1, "\(name)")
